@@ -1,0 +1,68 @@
+// API-key authentication. Keys are looked up by their SHA-256, and a verified
+// key is trusted for API_KEY_CACHE_TTL_MS (at most 5 s, so a revocation
+// reaches every instance within 5 s). Unknown keys are cached briefly too, so a
+// flood of bad keys does not become a flood of queries.
+import type { Sql } from './db'
+import { hashSecret, isWellFormedKey } from './keys'
+
+export interface Principal {
+  keyId: number
+  workspaceId: number
+  workspace: string
+  defaultChannel: string
+}
+
+interface Entry {
+  principal: Principal | null
+  expires: number
+}
+
+const MAX_ENTRIES = 50_000
+const NEGATIVE_TTL_MS = 1000
+
+export const bearer = (header: string | null): string | null => {
+  if (!header || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') return null
+  return header.slice(7).trim() || null
+}
+
+export async function findApiKey(sql: Sql, hash: Buffer): Promise<Principal | null> {
+  const rows = await sql<Principal[]>`
+    UPDATE api_keys k SET last_used_at = now()
+    FROM workspaces w
+    WHERE k.hash = ${hash} AND k.revoked_at IS NULL AND w.id = k.workspace_id
+    RETURNING k.id AS "keyId", w.id AS "workspaceId", w.name AS workspace, w.default_channel AS "defaultChannel"`
+  return rows[0] ?? null
+}
+
+export function createApiKeyAuth(sql: Sql, ttlMs: number) {
+  const cache = new Map<string, Entry>()
+  const inflight = new Map<string, Promise<Principal | null>>()
+
+  async function lookup(id: string, hash: Buffer): Promise<Principal | null> {
+    const principal = await findApiKey(sql, hash)
+    if (cache.size >= MAX_ENTRIES) cache.clear()
+    cache.set(id, { principal, expires: Date.now() + (principal ? ttlMs : Math.min(ttlMs, NEGATIVE_TTL_MS)) })
+    return principal
+  }
+
+  return {
+    /** The workspace a bearer header authenticates, or null. */
+    async verify(header: string | null): Promise<Principal | null> {
+      const key = bearer(header)
+      if (!key || !isWellFormedKey(key)) return null
+      const hash = hashSecret(key)
+      const id = hash.toString('base64')
+      const hit = cache.get(id)
+      if (hit && hit.expires > Date.now()) return hit.principal
+      let pending = inflight.get(id)
+      if (!pending) {
+        pending = lookup(id, hash).finally(() => inflight.delete(id))
+        inflight.set(id, pending)
+      }
+      return pending
+    },
+    /** Forgets every cached key (used after this process revokes one). */
+    clear: () => cache.clear(),
+  }
+}
+export type ApiKeyAuth = ReturnType<typeof createApiKeyAuth>

@@ -1,0 +1,159 @@
+// The event body of POST /event: its TypeBox schema (which also feeds the
+// OpenAPI document) and the rules of SPEC.md and DECISIONS.md that turn a
+// parsed body into the event Herald stores, or into a 400.
+import { Type, type Static } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { type FieldError, validationError } from './problems'
+
+export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 64 } as const
+export const SLUG = /^[a-z0-9][a-z0-9_-]*$/
+const LINK_SCHEME = /^(https?:\/\/|mailto:|tel:)/i
+
+const opt = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
+
+export const EventBody = Type.Object(
+  {
+    message: Type.String({ description: `Notification body. Truncated to ${LIMITS.message} characters (code points). Must not be blank.`, examples: ['Jane Doe signed up'] }),
+    event: opt(Type.String({ description: `Event key that routers match, by convention \`domain.action\`. Truncated to ${LIMITS.event} characters.`, examples: ['user.signup'] })),
+    channel: opt(Type.String({ description: `Channel slug, lowercased, then truncated to ${LIMITS.channel} characters; must match ^[a-z0-9][a-z0-9_-]*$. Defaults to the workspace's default channel; created on first use.`, examples: ['signups'] })),
+    title: opt(Type.String({ description: `Headline above the message. Truncated to ${LIMITS.title} characters.`, examples: ['New user'] })),
+    link: opt(Type.String({ description: `URL opened when the notification is tapped: http://, https://, mailto: or tel: (any case). Longer than ${LIMITS.link} characters is rejected.`, examples: ['https://example.com/users/42'] })),
+    tags: Type.Optional(Type.Union([Type.Array(Type.String(), { description: `Up to ${LIMITS.tags} tags; extra tags are dropped, each is truncated to ${LIMITS.tag} characters.`, examples: [['signup', 'web']] }), Type.Null()])),
+    data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Arbitrary JSON object, readable by router templates as {{data.field}}.', examples: [{ plan: 'pro' }] }), Type.Null()])),
+  },
+  { additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
+)
+export type EventBodyType = Static<typeof EventBody>
+const checker = TypeCompiler.Compile(EventBody)
+const KNOWN = new Set(Object.keys(EventBody.properties))
+
+export interface NormalizedEvent {
+  message: string
+  event: string | null
+  channel: string | null // null: the workspace's default channel
+  title: string | null
+  link: string | null
+  tags: string[]
+  data: Record<string, unknown> | null
+}
+
+/** Truncates to `max` Unicode code points, never splitting a surrogate pair. */
+export function truncate(s: string, max: number): string | null {
+  if (s.length <= max) return null // UTF-16 length bounds the code-point count
+  let units = 0
+  for (let points = 0; points < max && units < s.length; points++) {
+    const c = s.charCodeAt(units)
+    units += c >= 0xd800 && c <= 0xdbff && units + 1 < s.length ? 2 : 1
+  }
+  return units < s.length ? s.slice(0, units) : null
+}
+
+const codePoints = (s: string) => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+// PostgreSQL can store neither U+0000 nor an unpaired surrogate, so both are
+// refused up front rather than failing the whole batch at commit.
+const storable = (s: string) => !s.includes('\0') && s.isWellFormed()
+const STRING_RULE = 'must not contain U+0000 or unpaired surrogates'
+
+function checkData(value: unknown, pointer: string, depth: number, errors: FieldError[]): void {
+  if (errors.length >= 10) return
+  if (typeof value === 'string') {
+    if (!storable(value)) errors.push({ pointer, detail: `${pointer.slice(1)} ${STRING_RULE}` })
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) errors.push({ pointer, detail: `${pointer.slice(1)} is a number out of range` })
+  } else if (value !== null && typeof value === 'object') {
+    if (depth > LIMITS.dataDepth) {
+      errors.push({ pointer, detail: `data is nested deeper than ${LIMITS.dataDepth} levels` })
+      return
+    }
+    for (const [k, v] of Object.entries(value)) {
+      const p = `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`
+      if (!storable(k)) errors.push({ pointer: p, detail: `a key in ${pointer.slice(1)} ${STRING_RULE}` })
+      checkData(v, p, depth + 1, errors)
+    }
+  }
+}
+
+function typeErrors(body: unknown): FieldError[] {
+  const errors: FieldError[] = []
+  for (const e of checker.Errors(body)) {
+    const field = e.path.split('/')[1]
+    if (!field) continue
+    if (errors.some((x) => x.pointer === `/${field}`)) continue
+    const detail =
+      field === 'message' && e.value === undefined ? 'message is required'
+      : field === 'tags' ? 'tags must be an array of strings'
+      : field === 'data' ? 'data must be a JSON object'
+      : `${field} must be a string`
+    errors.push({ pointer: `/${field}`, detail })
+  }
+  return errors
+}
+
+/**
+ * Applies SPEC.md 2.1 and DECISIONS.md to a parsed body. Returns the event and
+ * the list of changes made to it (the response's `errors`), or throws a 400.
+ */
+export function normalizeEvent(body: unknown): { event: NormalizedEvent; changes: string[] } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw validationError([{ pointer: '', detail: 'the body must be a JSON object' }])
+  }
+  if (!checker.Check(body)) throw validationError(typeErrors(body))
+  const b = body as EventBodyType & Record<string, unknown>
+  const errors: FieldError[] = []
+  const changes: string[] = []
+  const text = (field: 'message' | 'event' | 'title' | 'channel', value: string | null | undefined, max: number) => {
+    if (value == null) return null
+    if (!storable(value)) errors.push({ pointer: `/${field}`, detail: `${field} ${STRING_RULE}` })
+    const cut = truncate(value, max)
+    if (cut === null) return value
+    changes.push(`${field} was truncated to ${max} characters`)
+    return cut
+  }
+
+  if (b.message.trim() === '') errors.push({ pointer: '/message', detail: 'message must not be empty' })
+  const message = text('message', b.message, LIMITS.message) ?? ''
+  const event = text('event', b.event, LIMITS.event)
+  const title = text('title', b.title, LIMITS.title)
+  const channel = text('channel', b.channel?.toLowerCase(), LIMITS.channel)
+  if (channel !== null && !SLUG.test(channel)) {
+    errors.push({ pointer: '/channel', detail: 'channel must be a slug: lowercase letters, digits, "-" and "_", starting with a letter or digit' })
+  }
+
+  let link: string | null = null
+  if (b.link != null) {
+    link = b.link
+    if (link.length > LIMITS.link && codePoints(link) > LIMITS.link) {
+      errors.push({ pointer: '/link', detail: `link is longer than ${LIMITS.link} characters` })
+    } else if (!LINK_SCHEME.test(link)) {
+      errors.push({ pointer: '/link', detail: 'link must start with http://, https://, mailto: or tel:' })
+    } else if (!storable(link)) {
+      errors.push({ pointer: '/link', detail: `link ${STRING_RULE}` })
+    }
+  }
+
+  let tags: string[] = []
+  if (b.tags != null) {
+    if (b.tags.length > LIMITS.tags) changes.push(`tags beyond the first ${LIMITS.tags} were dropped (${b.tags.length} sent)`)
+    tags = b.tags.slice(0, LIMITS.tags).map((tag, i) => {
+      if (!storable(tag)) errors.push({ pointer: `/tags/${i}`, detail: `tags[${i}] ${STRING_RULE}` })
+      const cut = truncate(tag, LIMITS.tag)
+      if (cut === null) return tag
+      changes.push(`tags[${i}] was truncated to ${LIMITS.tag} characters`)
+      return cut
+    })
+  }
+
+  const data = b.data ?? null
+  if (data !== null) checkData(data, '/data', 1, errors)
+
+  for (const key of Object.keys(b)) {
+    if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped`)
+  }
+  if (errors.length) throw validationError(errors)
+  return { event: { message, event, channel, title, link, tags, data }, changes }
+}

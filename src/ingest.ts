@@ -1,0 +1,325 @@
+// The write path of POST /event. Accepted events wait a few milliseconds in a
+// micro-batch; each batch is one transaction that applies every workspace's
+// monthly quota and token bucket (under row locks, so the limits hold across
+// API instances), then inserts the events and their outbox rows. A request is
+// answered only after its batch has committed.
+import type { Sql, Tx } from './db'
+import { isConnectionError } from './db'
+import type { NormalizedEvent } from './event'
+import type { Principal } from './auth'
+import { HeraldError } from './problems'
+import type { Logger } from './log'
+
+export interface Submission {
+  principal: Principal
+  id: string // UUIDv7
+  createdAt: Date // the timestamp inside the UUIDv7
+  channel: string
+  event: NormalizedEvent
+  changes: string[]
+  idempotency?: { key: string; hash: string } // hash: hex SHA-256 of the raw body
+}
+
+export interface SubmitResult {
+  workspace: string
+  channel: string
+  eventId: string
+  remainingQuota: number
+  errors?: string[]
+}
+
+export interface RateState {
+  limit: number // the bucket's burst
+  remaining: number // whole tokens left
+  reset: number // seconds until the bucket is full again
+}
+
+export type Outcome =
+  | { kind: 'accepted'; body: SubmitResult; rate: RateState }
+  | { kind: 'replayed'; body: SubmitResult; rate: RateState }
+  | { kind: 'limited'; reason: 'quota' | 'rate'; retryAfter: number; rate: RateState }
+  | { kind: 'idempotency-mismatch' }
+  | { kind: 'unknown-workspace' }
+
+interface Item extends Submission {
+  resolve(o: Outcome): void
+  reject(e: unknown): void
+}
+
+interface Grant {
+  id: number
+  used: number
+  granted: number
+  quota: number
+  tokens: number
+  rate: number
+  burst: number
+  quota_reset_s: number
+}
+
+export function resultBody(s: Submission, remainingQuota: number): SubmitResult {
+  const body: SubmitResult = { workspace: s.principal.workspace, channel: s.channel, eventId: s.id, remainingQuota }
+  if (s.changes.length) body.errors = s.changes
+  return body
+}
+
+const rateState = (tokens: number, rate: number, burst: number): RateState => ({
+  limit: burst,
+  remaining: Math.max(0, Math.floor(tokens)),
+  reset: Math.max(0, Math.ceil((burst - tokens) / rate)),
+})
+
+/** Writes events of workspaces' grants in one statement; returns each workspace's grant. */
+export async function insertEventBatch(sql: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Grant[]> {
+  const ord = new Map<number, number>()
+  const rows = items.map((s) => {
+    const n = ord.get(s.principal.workspaceId) ?? 0
+    ord.set(s.principal.workspaceId, n + 1)
+    const e = s.event
+    return {
+      id: s.id, ws: s.principal.workspaceId, ord: n, channel: s.channel, created_at: s.createdAt,
+      event: e.event, title: e.title, message: e.message, link: e.link, tags: e.tags, data: e.data,
+    }
+  })
+  return sql<Grant[]>`
+    WITH ev AS MATERIALIZED (
+      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS e(
+        id uuid, ws bigint, ord int, channel text, created_at timestamptz,
+        event text, title text, message text, link text, tags text[], data jsonb)
+    ), req AS (
+      SELECT ws AS id, count(*) AS n FROM ev GROUP BY ws
+    ), locked AS MATERIALIZED (
+      -- Lock in id order so two instances' batches never deadlock.
+      SELECT w.* FROM workspaces w WHERE w.id IN (SELECT id FROM req) ORDER BY w.id FOR NO KEY UPDATE
+    ), cur AS MATERIALIZED (
+      SELECT l.id, r.n, l.monthly_quota AS quota, l.rate_per_second AS rate, l.rate_burst AS burst,
+        CASE WHEN l.quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE l.quota_used END AS used,
+        LEAST(l.rate_burst::float8, l.tokens + GREATEST(0, extract(epoch FROM now() - l.tokens_at)::float8) * l.rate_per_second) AS tokens
+      FROM locked l JOIN req r ON r.id = l.id
+    ), g AS MATERIALIZED (
+      SELECT *, GREATEST(0, LEAST(n, quota - used, floor(tokens)::bigint)) AS granted FROM cur
+    ), upd AS (
+      UPDATE workspaces w SET quota_used = g.used + g.granted,
+        quota_period = date_trunc('month', now() AT TIME ZONE 'UTC')::date,
+        tokens = g.tokens - g.granted, tokens_at = now()
+      FROM g WHERE w.id = g.id
+    ), acc AS MATERIALIZED (
+      SELECT ev.* FROM ev JOIN g ON g.id = ev.ws WHERE ev.ord < g.granted
+    ), ins AS (
+      INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
+      SELECT id, ws, channel, created_at, event, title, message, link, COALESCE(tags, '{}'), data FROM acc
+    ), ob AS (
+      INSERT INTO outbox (event_id, workspace_id, created_at) SELECT id, ws, created_at FROM acc
+    ), ch AS (
+      INSERT INTO channels (workspace_id, slug)
+      SELECT DISTINCT a.ws, a.channel FROM acc a
+      JOIN json_to_recordset(${JSON.stringify(newChannels)}::text::json) AS c(ws bigint, channel text) ON c.ws = a.ws AND c.channel = a.channel
+      ON CONFLICT DO NOTHING
+    )
+    SELECT id, used, granted, quota, tokens, rate, burst,
+      extract(epoch FROM date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month' - (now() AT TIME ZONE 'UTC'))::float8 AS quota_reset_s
+    FROM g`
+}
+
+/** Settles each submission of a batch from its workspace's grant. */
+function outcomes(items: Submission[], grants: Grant[]): Outcome[] {
+  const byWs = new Map(grants.map((g) => [g.id, g]))
+  const ord = new Map<number, number>()
+  return items.map((s) => {
+    const g = byWs.get(s.principal.workspaceId)
+    if (!g) return { kind: 'unknown-workspace' }
+    const i = ord.get(g.id) ?? 0
+    ord.set(g.id, i + 1)
+    if (i < g.granted) {
+      return { kind: 'accepted', body: resultBody(s, g.quota - g.used - i - 1), rate: rateState(g.tokens - i - 1, g.rate, g.burst) }
+    }
+    const left = g.tokens - g.granted
+    const rate = rateState(left, g.rate, g.burst)
+    if (i >= g.quota - g.used) return { kind: 'limited', reason: 'quota', retryAfter: Math.max(1, Math.ceil(g.quota_reset_s)), rate }
+    return { kind: 'limited', reason: 'rate', retryAfter: Math.max(1, Math.ceil((1 - left) / g.rate)), rate }
+  })
+}
+
+export interface BatcherOptions {
+  maxEvents: number
+  windowMs: number
+  concurrency: number
+}
+
+export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
+  let queue: Item[] = []
+  let timer: ReturnType<typeof setTimeout> | null = null
+  let inFlight = 0
+  const idle = new Set<() => void>()
+  const knownChannels = new Set<string>()
+
+  function schedule() {
+    if (!queue.length || inFlight >= opts.concurrency) return
+    if (queue.length >= opts.maxEvents || opts.windowMs === 0) return flush()
+    timer ??= setTimeout(flush, opts.windowMs)
+  }
+
+  function flush() {
+    if (timer) clearTimeout(timer)
+    timer = null
+    if (!queue.length || inFlight >= opts.concurrency) return
+    const items = queue.length > opts.maxEvents ? queue.splice(0, opts.maxEvents) : queue
+    if (items === queue) queue = []
+    inFlight++
+    run(items)
+      .catch((err) => fail(items, err))
+      .finally(() => {
+        inFlight--
+        if (queue.length) flush()
+        else if (inFlight === 0) for (const f of idle) f()
+      })
+  }
+
+  async function run(items: Item[]) {
+    // A second use of one idempotency key waits for the next batch, where it
+    // finds the first one's committed answer.
+    const seen = new Set<string>()
+    const now: Item[] = []
+    for (const it of items) {
+      const k = it.idempotency && `${it.principal.workspaceId}:${it.idempotency.key}`
+      if (k && seen.has(k)) queue.push(it)
+      else {
+        if (k) seen.add(k)
+        now.push(it)
+      }
+    }
+    const fresh = newChannels(now)
+    if (!now.some((i) => i.idempotency)) {
+      const res = outcomes(now, await insertEventBatch(sql, now, fresh))
+      remember(now, res)
+      return now.forEach((it, i) => it.resolve(res[i]!))
+    }
+    await runIdempotent(now, fresh)
+  }
+
+  async function runIdempotent(items: Item[], fresh: { ws: number; channel: string }[]) {
+    const claims = items.filter((i) => i.idempotency)
+    let losers: Item[] = []
+    let writes: Item[] = []
+    let res: Outcome[] = []
+    await sql.begin(async (tx) => {
+      const won = new Set(
+        (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`),
+      )
+      losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
+      writes = items.filter((i) => !losers.includes(i))
+      res = writes.length ? outcomes(writes, await insertEventBatch(tx, writes, fresh)) : []
+      await settleIdempotencyKeys(tx, writes, res)
+    })
+    remember(writes, res)
+    writes.forEach((it, i) => it.resolve(res[i]!))
+    if (losers.length) await replay(losers)
+  }
+
+  async function replay(losers: Item[]) {
+    const stored = await findIdempotencyKeys(sql, losers)
+    for (const it of losers) {
+      const row = stored.find((r) => r.ws === it.principal.workspaceId && r.key === it.idempotency!.key)
+      if (!row?.response) queue.push(it) // claimed and released meanwhile: try again
+      else if (row.hash !== it.idempotency!.hash) it.resolve({ kind: 'idempotency-mismatch' })
+      else it.resolve({ kind: 'replayed', body: row.response, rate: rateState(row.tokens, row.rate, row.burst) })
+    }
+    schedule()
+  }
+
+  function newChannels(items: Item[]) {
+    const out = new Map<string, { ws: number; channel: string }>()
+    for (const it of items) {
+      const k = `${it.principal.workspaceId}/${it.channel}`
+      if (!knownChannels.has(k)) out.set(k, { ws: it.principal.workspaceId, channel: it.channel })
+    }
+    return [...out.values()]
+  }
+
+  function remember(items: Item[], res: Outcome[]) {
+    items.forEach((it, i) => res[i]?.kind === 'accepted' && knownChannels.add(`${it.principal.workspaceId}/${it.channel}`))
+  }
+
+  async function fail(items: Item[], err: unknown) {
+    if (isConnectionError(err)) {
+      log.warn({ err, events: items.length }, 'batch not written: database unavailable')
+      const e = new HeraldError('unavailable', 'The database is unavailable; the event was not stored. Retry later.', undefined, { 'retry-after': '5' })
+      return items.forEach((it) => it.reject(e))
+    }
+    if (items.length > 1) {
+      // One bad row must not sink its neighbours: write each on its own.
+      log.warn({ err, events: items.length }, 'batch failed; retrying its events one by one')
+      for (const it of items) await run([it]).catch((e) => fail([it], e))
+      return
+    }
+    log.error({ err, eventId: items[0]?.id }, 'event could not be written')
+    items.forEach((it) => it.reject(err))
+  }
+
+  return {
+    submit(s: Submission): Promise<Outcome> {
+      return new Promise((resolve, reject) => {
+        queue.push({ ...s, resolve, reject })
+        schedule()
+      })
+    },
+    /** Resolves once every queued and running batch has settled. */
+    drain(): Promise<void> {
+      flush()
+      if (!queue.length && inFlight === 0) return Promise.resolve()
+      return new Promise((res) => {
+        const f = () => (queue.length ? flush() : (idle.delete(f), res()))
+        idle.add(f)
+      })
+    },
+    stats: () => ({ queued: queue.length, inFlight }),
+  }
+}
+export type Batcher = ReturnType<typeof createBatcher>
+
+export async function claimIdempotencyKeys(tx: Tx, items: Submission[]) {
+  const claims = items.map((i) => ({ ws: i.principal.workspaceId, key: i.idempotency!.key, hash: i.idempotency!.hash }))
+  return tx<{ ws: number; key: string }[]>`
+    INSERT INTO idempotency_keys (workspace_id, key, request_hash)
+    SELECT ws, key, decode(hash, 'hex') FROM json_to_recordset(${JSON.stringify(claims)}::text::json) AS c(ws bigint, key text, hash text)
+    ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = excluded.request_hash, response = NULL, created_at = now()
+      WHERE idempotency_keys.created_at < now() - interval '24 hours'
+    RETURNING workspace_id AS ws, key`
+}
+
+/** Stores the 200 body of accepted keyed events; releases the keys of refused ones. */
+export async function settleIdempotencyKeys(tx: Tx, items: Submission[], res: Outcome[]) {
+  const keep: { ws: number; key: string; response: SubmitResult }[] = []
+  const drop: { ws: number; key: string }[] = []
+  items.forEach((it, i) => {
+    if (!it.idempotency) return
+    const o = res[i]!
+    const ref = { ws: it.principal.workspaceId, key: it.idempotency.key }
+    if (o.kind === 'accepted') keep.push({ ...ref, response: o.body })
+    else drop.push(ref)
+  })
+  if (keep.length) {
+    await tx`UPDATE idempotency_keys i SET response = k.response
+      FROM json_to_recordset(${JSON.stringify(keep)}::text::json) AS k(ws bigint, key text, response jsonb)
+      WHERE i.workspace_id = k.ws AND i.key = k.key`
+  }
+  if (drop.length) {
+    await tx`DELETE FROM idempotency_keys i USING json_to_recordset(${JSON.stringify(drop)}::text::json) AS k(ws bigint, key text)
+      WHERE i.workspace_id = k.ws AND i.key = k.key`
+  }
+}
+
+export async function findIdempotencyKeys(sql: Sql, items: Submission[]) {
+  const refs = items.map((i) => ({ ws: i.principal.workspaceId, key: i.idempotency!.key }))
+  return sql<{ ws: number; key: string; hash: string; response: SubmitResult | null; tokens: number; rate: number; burst: number }[]>`
+    SELECT i.workspace_id AS ws, i.key, encode(i.request_hash, 'hex') AS hash, i.response,
+      LEAST(w.rate_burst::float8, w.tokens + GREATEST(0, extract(epoch FROM now() - w.tokens_at)::float8) * w.rate_per_second) AS tokens,
+      w.rate_per_second AS rate, w.rate_burst AS burst
+    FROM idempotency_keys i
+    JOIN json_to_recordset(${JSON.stringify(refs)}::text::json) AS k(ws bigint, key text) ON i.workspace_id = k.ws AND i.key = k.key
+    JOIN workspaces w ON w.id = i.workspace_id`
+}
+
+/** Deletes idempotency keys older than 24 h; they no longer deduplicate anything. */
+export const deleteExpiredIdempotencyKeys = (sql: Sql) =>
+  sql`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`

@@ -1,0 +1,147 @@
+// POST /event. The checks run in the order DECISIONS.md fixes: 401 from the
+// headers alone, 413 before more than 256 KiB is read, 400, then 429 from the
+// batch that also makes the event durable.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import { createHash } from 'node:crypto'
+import { uuidv7 } from 'uuidv7'
+import type { ApiKeyAuth } from '../auth'
+import { EventBody, normalizeEvent } from '../event'
+import type { Batcher, Outcome, RateState } from '../ingest'
+import { HeraldError, problemResponse, validationError } from '../problems'
+
+export const MAX_BODY_BYTES = 262_144
+const JSON_TYPE = /^application\/json\s*(;|$)/i
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+export const SubmitResultSchema = Type.Object({
+  workspace: Type.String({ description: 'Name of the workspace the event was sent to.', examples: ['acme'] }),
+  channel: Type.String({ description: "Channel the event went to; the workspace's default channel when none was given.", examples: ['general'] }),
+  eventId: Type.String({ format: 'uuid', description: 'UUIDv7 of the event; sortable by time.' }),
+  remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
+  errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation and each dropped property.', examples: [['title was truncated to 128 characters']] })),
+})
+
+export const unauthorized = () =>
+  new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
+const tooLarge = () => new HeraldError('payload-too-large', `The body is larger than ${MAX_BODY_BYTES} bytes (256 KiB).`)
+
+/** Reads at most `limit` bytes; a larger body is refused without being buffered. */
+export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const length = req.headers.get('content-length')
+  if (length !== null) {
+    if (Number(length) > limit) throw tooLarge()
+    const buf = new Uint8Array(await req.arrayBuffer())
+    if (buf.byteLength > limit) throw tooLarge()
+    return buf
+  }
+  if (!req.body) return new Uint8Array(0)
+  const reader = req.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > limit) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
+}
+
+export function parseJsonBody(bytes: Uint8Array, contentType: string | null): unknown {
+  if (!contentType || !JSON_TYPE.test(contentType)) {
+    throw new HeraldError('invalid-content-type', 'Content-Type must be application/json.')
+  }
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    throw new HeraldError('malformed-json', 'The body is not valid UTF-8.')
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new HeraldError('malformed-json', `The body is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+export const rateHeaders = (r: RateState): Record<string, string> => ({
+  'ratelimit-limit': String(r.limit),
+  'ratelimit-remaining': String(r.remaining),
+  'ratelimit-reset': String(r.reset),
+})
+
+function respond(o: Outcome): Response {
+  switch (o.kind) {
+    case 'accepted':
+    case 'replayed':
+      return new Response(JSON.stringify(o.body), { headers: { 'content-type': 'application/json', ...rateHeaders(o.rate) } })
+    case 'limited': {
+      const err = o.reason === 'quota'
+        ? new HeraldError('quota-exceeded', 'The monthly event quota of this workspace is used up; it resets at 00:00 UTC on the first day of next month.')
+        : new HeraldError('rate-limited', 'The rate limit of this workspace was reached; retry after the number of seconds in Retry-After.')
+      return problemResponse(err, { 'retry-after': String(o.retryAfter), ...rateHeaders(o.rate) })
+    }
+    case 'idempotency-mismatch':
+      return problemResponse(new HeraldError('idempotency-key-reused', 'This Idempotency-Key was already used in the last 24 hours with a different body.'))
+    case 'unknown-workspace':
+      return problemResponse(unauthorized())
+  }
+}
+
+function idempotency(req: Request, raw: Uint8Array) {
+  const key = req.headers.get('idempotency-key')
+  if (key === null) return undefined
+  if (key.length < 1 || key.length > 255) {
+    throw validationError([{ pointer: '', detail: 'the Idempotency-Key header must be 1 to 255 characters' }])
+  }
+  return { key, hash: createHash('sha256').update(raw).digest('hex') }
+}
+
+/** The Unix-ms timestamp inside a UUIDv7. */
+export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16))
+
+export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) =>
+  new Elysia({ name: 'route.event' }).post(
+    '/event',
+    async ({ request }) => {
+      const principal = await auth.verify(request.headers.get('authorization'))
+      if (!principal) throw unauthorized()
+      const raw = await readBody(request)
+      const body = parseJsonBody(raw, request.headers.get('content-type'))
+      const { event, changes } = normalizeEvent(body)
+      const idem = idempotency(request, raw)
+      const id = uuidv7()
+      const outcome = await batcher.submit({
+        principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem,
+      })
+      return respond(outcome)
+    },
+    {
+      parse: 'none',
+      detail: {
+        summary: 'Submit an event',
+        description:
+          'Stores the event, pushes it to the devices of its channel and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.',
+        tags: ['Events'],
+        security: [{ apiKey: [] }],
+        parameters: [
+          { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'A repeat within 24 h returns the original answer; the same key with another body gets 422.' },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: EventBody as any } } },
+        responses: {
+          200: { description: 'Accepted and durable. Carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.', content: { 'application/json': { schema: SubmitResultSchema as any } } },
+          400: { description: 'Validation failed (application/problem+json).' },
+          401: { description: 'Missing or invalid API key.' },
+          413: { description: 'Body over 262,144 bytes.' },
+          422: { description: 'Idempotency-Key reused with another body.' },
+          429: { description: 'Rate limit or monthly quota hit; see Retry-After and the problem type.' },
+          503: { description: 'Database unavailable; nothing was stored. Retry after Retry-After.' },
+        },
+      },
+    },
+  )

@@ -1,0 +1,89 @@
+// Starts real Herald servers for tests: on the embedded default (PGlite in
+// memory) always, and on real PostgreSQL when DATABASE_URL is set, each test
+// file in a database of its own. Under CI=true, PostgreSQL is required.
+import postgres from 'postgres'
+import { loadConfig, type Config } from '../src/config'
+import { createLogger } from '../src/log'
+import { startHerald, type Herald } from '../src/server'
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789'
+export const PG_URL = process.env.DATABASE_URL
+if (process.env.CI === 'true' && !PG_URL) throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL suites must run in CI')
+
+export type Backend = 'embedded' | 'postgres'
+/** The backends every backend-agnostic suite runs against. */
+export const backends: Backend[] = PG_URL ? ['embedded', 'postgres'] : ['embedded']
+
+/** Creates a fresh, empty database on the PostgreSQL server of DATABASE_URL. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!PG_URL) throw new Error('DATABASE_URL is not set')
+  const name = `herald_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = postgres(PG_URL, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = new URL(PG_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {})
+      await admin.end()
+    },
+  }
+}
+
+export interface TestHerald extends Herald {
+  backend: Backend
+  databaseUrl?: string
+  /** Calls the operator API. */
+  admin(method: string, path: string, body?: unknown): Promise<Response>
+  /** Creates a workspace through the operator API and returns its API key. */
+  workspace(body?: { name?: string; monthlyQuota?: number; rateLimit?: { perSecond: number; burst: number } }): Promise<{ name: string; apiKey: string }>
+  /** POST /event with the given key and body over the real socket. */
+  post(apiKey: string, body: unknown, headers?: Record<string, string>): Promise<Response>
+  close(): Promise<void>
+}
+
+let seq = 0
+export async function startTestHerald(backend: Backend, env: Record<string, string> = {}): Promise<TestHerald> {
+  const db = backend === 'postgres' ? await createTestDatabase() : undefined
+  const config: Config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_DATA_DIR: 'memory://',
+    HERALD_DEMO_WORKSPACE: 'false',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(db ? { DATABASE_URL: db.url } : {}),
+    ...env,
+  })
+  const herald = await startHerald(config, createLogger(config.LOG_LEVEL))
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(herald.url + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  return {
+    ...herald,
+    backend,
+    databaseUrl: db?.url,
+    admin,
+    async workspace(body = {}) {
+      const name = body.name ?? `ws-${process.pid}-${++seq}`
+      const res = await admin('POST', '/admin/workspaces', { ...body, name })
+      if (res.status !== 201) throw new Error(`workspace create failed: ${res.status} ${await res.text()}`)
+      const json = (await res.json()) as { apiKey: string }
+      return { name, apiKey: json.apiKey }
+    },
+    post: (apiKey, body, headers = {}) =>
+      fetch(herald.url + '/event', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    async close() {
+      await herald.stop()
+      await db?.drop()
+    },
+  }
+}
