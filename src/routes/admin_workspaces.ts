@@ -19,7 +19,7 @@ export const CreateWorkspaceBody = Type.Object(
   {
     name: Type.String({ description: 'Workspace name: a slug (lowercased; letters, digits, "-" and "_"; at most 64).', examples: ['acme'] }),
     monthlyQuota: Type.Optional(Type.Integer({ minimum: 0, description: 'Events accepted per calendar month (UTC).', examples: [10000] })),
-    rateLimit: Type.Optional(RateLimit),
+    rateLimit: Type.Optional(Type.Partial(RateLimit)),
   },
   { additionalProperties: false },
 )

@@ -1,0 +1,327 @@
+#!/usr/bin/env bun
+// Ingest benchmark: in one run on one machine, wrk drives POST /event against
+// (a) a bare Bun.serve that only parses the same JSON body, and (b) Herald on
+// real PostgreSQL with 100 workspaces; it prints one JSON object comparing them
+// with the targets, and saves it under bench/results/.
+//
+//   npx bun bench/ingest.ts [--duration 15] [--connections 64] [--workspaces 100] [--threads 2] [--warmup 3]
+//
+// DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
+// the run creates a database herald_bench_<ts> there and drops it at the end.
+// BATCH_*, DATABASE_POOL_MAX and API_KEY_CACHE_TTL_MS in the environment are
+// passed on to Herald, so tuning experiments need no code change.
+import postgres from 'postgres'
+import { parseArgs } from 'node:util'
+import { createServer } from 'node:net'
+import { cpus, loadavg, totalmem, release } from 'node:os'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '..')
+const TARGETS = { ratio: 0.35, p99_ms: 25, rss_mb: 300 }
+const ADMIN_TOKEN = `bench-admin-${crypto.randomUUID()}`
+// Herald's own knobs that a run may vary; they are recorded in params.
+const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS']
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '64' },
+    workspaces: { type: 'string', default: '100' },
+    threads: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '3' },
+  },
+})
+const params = {
+  duration_s: posInt('duration'),
+  warmup_s: posInt('warmup'),
+  connections: posInt('connections'),
+  workspaces: posInt('workspaces'),
+  threads: posInt('threads'),
+  herald_env: Object.fromEntries(TUNING_KEYS.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
+}
+
+function posInt(name: keyof typeof flags): number {
+  const n = Number(flags[name])
+  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got ${JSON.stringify(flags[name])}`)
+  return n
+}
+
+function fail(msg: string): never {
+  console.error(`bench/ingest: ${msg}`)
+  process.exit(1)
+}
+
+// ---------------------------------------------------------------- processes
+
+const cleanups: (() => Promise<unknown> | unknown)[] = []
+async function cleanup() {
+  while (cleanups.length) await Promise.resolve(cleanups.pop()!()).catch((e) => console.error('cleanup:', e))
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => cleanup().finally(() => process.exit(130)))
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer()
+    srv.once('error', rej)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => res(port))
+    })
+  })
+}
+
+interface Child {
+  proc: ReturnType<typeof Bun.spawn>
+  logPath: string
+  stop(): Promise<void>
+}
+
+/** Starts `bun <args>` with its stdout+stderr in a log file; stopped on cleanup. */
+function spawnBun(args: string[], env: Record<string, string | undefined>, logPath: string): Child {
+  const fd = openSync(logPath, 'w')
+  const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env, stdout: fd, stderr: fd })
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode) return
+    proc.kill('SIGTERM')
+    const timeout = Bun.sleep(15_000).then(() => 'timeout')
+    if ((await Promise.race([proc.exited, timeout])) === 'timeout') proc.kill('SIGKILL')
+  }
+  cleanups.push(stop)
+  return { proc, logPath, stop }
+}
+
+async function waitReady(child: Child, probe: () => Promise<Response>, what: string) {
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null) break
+    const ok = await probe().then((r) => r.ok, () => false)
+    if (ok) return
+    await Bun.sleep(100)
+  }
+  fail(`${what} did not become ready; its output:\n${readFileSync(child.logPath, 'utf8').slice(-4000)}`)
+}
+
+/** Samples VmRSS while running; peak() also reads VmHWM (the kernel's own high-water mark). */
+function rssSampler(pid: number, everyMs = 100) {
+  const field = (name: string) => {
+    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))
+    return m ? Number(m[1]) / 1024 : 0
+  }
+  let max = 0
+  const timer = setInterval(() => {
+    try {
+      max = Math.max(max, field('VmRSS'))
+    } catch {} // the process may be gone
+  }, everyMs)
+  return {
+    peak() {
+      clearInterval(timer)
+      let hwm = 0
+      try {
+        hwm = field('VmHWM')
+      } catch {}
+      return { sampled_max_mb: round(max, 1), vmhwm_mb: round(hwm, 1), peak_mb: round(Math.max(max, hwm), 1) }
+    },
+  }
+}
+
+// ---------------------------------------------------------------- wrk
+
+interface WrkResult {
+  duration_us: number
+  requests: number
+  bytes: number
+  errors: { connect: number; read: number; write: number; status: number; timeout: number }
+  latency_us: { min: number; mean: number; max: number; stdev: number; p50: number; p90: number; p99: number; p999: number }
+}
+
+async function wrk(url: string, seconds: number, keysFile: string): Promise<WrkResult> {
+  const args = ['wrk', `-t${params.threads}`, `-c${params.connections}`, `-d${seconds}s`, '--timeout', '10s',
+    '-s', join(import.meta.dir, 'ingest.lua'), url, '--', keysFile]
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '))
+  if (code !== 0 || !line) fail(`wrk failed (exit ${code}):\n${out}\n${err}`)
+  return JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult
+}
+
+/** A warm-up run, then the measured run. */
+async function load(url: string, keysFile: string) {
+  const warm = await wrk(url, params.warmup_s, keysFile)
+  const run = await wrk(url, params.duration_s, keysFile)
+  return { warm, run }
+}
+
+const ok2xx = (r: WrkResult) => r.requests - r.errors.status
+const rps = (r: WrkResult) => round(r.requests / (r.duration_us / 1e6), 0)
+const okRps = (r: WrkResult) => round(ok2xx(r) / (r.duration_us / 1e6), 0)
+const errorCount = (r: WrkResult) => r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout
+const ms = (us: number) => round(us / 1000, 2)
+function round(n: number, digits: number) {
+  const f = 10 ** digits
+  return Math.round(n * f) / f
+}
+
+// ---------------------------------------------------------------- the two runs
+
+async function runBaseline(keysFile: string, logDir: string) {
+  const port = await freePort()
+  const child = spawnBun(['bench/baseline_server.ts'], { ...process.env, PORT: String(port) }, join(logDir, 'baseline.log'))
+  const url = `http://127.0.0.1:${port}/event`
+  await waitReady(child, () => fetch(url, { method: 'POST', body: '{"message":"ready?"}' }), 'the baseline server')
+  const { run } = await load(url, keysFile)
+  await child.stop()
+  return { rps: rps(run), p50_ms: ms(run.latency_us.p50), p99_ms: ms(run.latency_us.p99), non2xx: run.errors.status, errors: errorCount(run) }
+}
+
+async function createDatabase(adminUrl: string) {
+  const name = `herald_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} })
+  const drop = async () => {
+    await sql.end({ timeout: 5 })
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end({ timeout: 5 })
+  }
+  cleanups.push(drop)
+  return { name, url: url.toString(), sql }
+}
+
+async function createWorkspaces(base: string, n: number, keysFile: string) {
+  const keys: string[] = []
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(`${base}/admin/workspaces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      // Limits far above what the run can reach: the benchmark measures the
+      // write path, not the 429 path.
+      body: JSON.stringify({ name: `bench-${i}`, monthlyQuota: 100_000_000, rateLimit: { perSecond: 1e9, burst: 1e9 } }),
+    })
+    if (res.status !== 201) fail(`POST /admin/workspaces answered ${res.status}: ${await res.text()}`)
+    keys.push(((await res.json()) as { apiKey: string }).apiKey)
+  }
+  writeFileSync(keysFile, keys.join('\n') + '\n')
+}
+
+async function runHerald(adminUrl: string, keysFile: string, logDir: string) {
+  const db = await createDatabase(adminUrl)
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
+  const child = spawnBun(['src/cli.ts', 'serve'], env, join(logDir, 'herald.log'))
+  await waitReady(child, () => fetch(`${base}/readyz`), 'Herald')
+  await createWorkspaces(base, params.workspaces, keysFile)
+
+  const rss = rssSampler(child.proc.pid)
+  const { warm, run } = await load(`${base}/event`, keysFile)
+  const mem = rss.peak()
+  await child.stop() // SIGTERM drains the batcher: every 2xx is committed by now anyway
+  const rows = Number((await db.sql`SELECT count(*)::bigint AS n FROM events`)[0]!.n)
+  const sent2xx = ok2xx(warm) + ok2xx(run)
+  const logLines = readFileSync(child.logPath, 'utf8').split('\n').filter(Boolean).length
+  return {
+    db,
+    result: {
+      rps: rps(run),
+      ok_rps: okRps(run),
+      p50_ms: ms(run.latency_us.p50),
+      p90_ms: ms(run.latency_us.p90),
+      p99_ms: ms(run.latency_us.p99),
+      max_ms: ms(run.latency_us.max),
+      requests: run.requests,
+      non2xx: run.errors.status,
+      errors: errorCount(run),
+      error_detail: run.errors,
+      peak_rss_mb: mem.peak_mb,
+      rss: mem,
+      log_lines_at_warn: logLines,
+    },
+    durability: { events_rows: rows, wrk_2xx: sent2xx, wrk_2xx_measured: ok2xx(run), wrk_2xx_warmup: ok2xx(warm), pass: rows >= sent2xx },
+  }
+}
+
+// ---------------------------------------------------------------- machine and runtime
+
+/** load_avg_1m_at_start shows whether something else was using the CPU when the run began. */
+function machine(load1m: number) {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
+  const model = cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? cpus()[0]?.model ?? 'unknown'
+  return { cpu_model: model.trim(), cores: cpus().length, memory_gb: round(totalmem() / 2 ** 30, 1), kernel: release(), load_avg_1m_at_start: round(load1m, 2) }
+}
+
+async function runtime(adminUrl: string) {
+  const sql = postgres(adminUrl, { max: 1, onnotice: () => {} })
+  try {
+    const [v] = await sql`SELECT current_setting('server_version') AS v`
+    const wrkVersion = (await new Response(Bun.spawn(['wrk', '-v'], { stdout: 'pipe', stderr: 'pipe' }).stdout).text()).split('\n')[0]
+    return { bun: Bun.version, postgres: v!.v as string, wrk: wrkVersion?.trim() }
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+/** synchronous_commit as a session in the bench database sees it (server, database and role settings applied). */
+async function synchronousCommit(sql: postgres.Sql) {
+  const [r] = await sql`SHOW synchronous_commit`
+  return r!.synchronous_commit as string
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  if (!Bun.which('wrk')) fail('wrk is not on PATH. Install it first, e.g. `apt-get install -y wrk` (Debian/Ubuntu) or `brew install wrk` (macOS).')
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const tmp = mkdtempSync(join(tmpdir(), 'herald-bench-'))
+  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }))
+  const keysFile = join(tmp, 'keys.txt')
+
+  const started = new Date()
+  const load1m = loadavg()[0]!
+  const rt = await runtime(adminUrl)
+  const herald = await runHerald(adminUrl, keysFile, tmp) // makes the keys file the baseline reuses
+  const syncCommit = await synchronousCommit(herald.db.sql)
+  const baseline = await runBaseline(keysFile, tmp)
+  const ratio = round(herald.result.rps / baseline.rps, 3)
+
+  const report = {
+    benchmark: 'ingest',
+    started_at: started.toISOString(),
+    machine: machine(load1m),
+    runtime: rt,
+    params,
+    baseline,
+    herald: herald.result,
+    ratio,
+    synchronous_commit: syncCommit,
+    durability: herald.durability,
+    targets: {
+      ...TARGETS,
+      pass: {
+        ratio: ratio >= TARGETS.ratio,
+        p99_ms: herald.result.p99_ms < TARGETS.p99_ms,
+        rss_mb: herald.result.peak_rss_mb < TARGETS.rss_mb,
+        synchronous_commit: syncCommit === 'on',
+        no_errors: herald.result.non2xx === 0 && herald.result.errors === 0,
+        durability: herald.durability.pass,
+      },
+    },
+  }
+  const json = JSON.stringify(report, null, 2)
+  console.log(json)
+  const dir = join(import.meta.dir, 'results')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `ingest-${started.toISOString().replace(/[:.]/g, '-')}.json`)
+  writeFileSync(file, json + '\n')
+  console.error(`bench/ingest: saved ${file}`)
+}
+
+try {
+  await main()
+} finally {
+  await cleanup()
+}

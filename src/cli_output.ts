@@ -1,0 +1,63 @@
+// How the CLI talks to people: aligned tables, `key: value` records, and the
+// one error class whose `code` decides the exit status (2 for a usage error,
+// 1 for everything else).
+
+export type CliErrorCode = 'usage' | 'api' | 'unreachable' | 'config'
+
+export class CliError extends Error {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message)
+  }
+  get exitCode(): number {
+    return this.code === 'usage' ? 2 : 1
+  }
+}
+
+export const usageError = (message: string) => new CliError('usage', message)
+
+const USAGE_HINT = "Run 'herald help' to see every command and option."
+
+/** Writes an error to stderr and returns the exit code it calls for. */
+export function reportError(err: unknown): number {
+  if (!(err instanceof CliError)) {
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`)
+    return 1
+  }
+  console.error(`error: ${err.message}`)
+  for (const d of err.details) console.error(`  - ${d}`)
+  if (err.code === 'usage') console.error(USAGE_HINT)
+  return err.exitCode
+}
+
+export type Cell = string | number
+
+/** Columns padded to their widest cell; all-number columns are right-aligned. */
+export function table(headers: string[], rows: Cell[][]): string {
+  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number'))
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
+  const line = (cells: Cell[]) =>
+    cells
+      .map((c, i) => (numeric[i] ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
+  return [line(headers), ...rows.map(line)].join('\n')
+}
+
+/** One `label: value` line per pair, values aligned. */
+export function record(pairs: [string, Cell][]): string {
+  const width = Math.max(...pairs.map(([label]) => label.length)) + 1
+  return pairs.map(([label, value]) => `${(label + ':').padEnd(width)}  ${value}`).join('\n')
+}
+
+/** `2025-06-01T12:34:56.789+00:00` → `2025-06-01 12:34:56` (UTC); null → `-`. */
+export function utc(iso: string | null): string {
+  if (!iso) return '-'
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().slice(0, 19).replace('T', ' ')
+}
+
+export const json = (value: unknown) => JSON.stringify(value, null, 2)

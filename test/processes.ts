@@ -1,0 +1,59 @@
+// Runs Herald as real child processes (`bun src/cli.ts serve`), for the tests
+// that need several instances on one database, or a process to kill.
+import type { Subprocess } from 'bun'
+import { ADMIN_TOKEN } from './harness'
+
+export interface HeraldProcess {
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  url: string
+  pid: number
+  /** Every line the process logged so far. */
+  output: string[]
+  kill(signal?: NodeJS.Signals): Promise<number>
+}
+
+export async function spawnHerald(env: Record<string, string>, cmd = 'serve'): Promise<HeraldProcess> {
+  // Only what the test names reaches the child: an inherited DATABASE_URL
+  // would send an "embedded" server to the shared PostgreSQL.
+  const { DATABASE_URL: _, ...inherited } = process.env
+  const proc = Bun.spawn([process.execPath, 'src/cli.ts', cmd], {
+    cwd: `${import.meta.dir}/..`,
+    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const output: string[] = []
+  const port = await new Promise<number>((resolve, reject) => {
+    const timeout = setTimeout(() => reject(new Error(`Herald did not start:\n${output.join('\n')}`)), 30_000)
+    const pump = async (stream: ReadableStream<Uint8Array>) => {
+      const decoder = new TextDecoder()
+      let rest = ''
+      for await (const chunk of stream) {
+        rest += decoder.decode(chunk, { stream: true })
+        const lines = rest.split('\n')
+        rest = lines.pop()!
+        for (const line of lines) {
+          output.push(line)
+          if (line.includes('"Herald is listening"')) {
+            clearTimeout(timeout)
+            resolve(JSON.parse(line).port)
+          }
+        }
+      }
+    }
+    pump(proc.stdout)
+    pump(proc.stderr)
+    proc.exited.then((code) => reject(new Error(`Herald exited with ${code}:\n${output.join('\n')}`)))
+  })
+  return {
+    proc,
+    url: `http://127.0.0.1:${port}`,
+    pid: proc.pid,
+    output,
+    async kill(signal = 'SIGTERM') {
+      proc.kill(signal)
+      return proc.exited
+    },
+  }
+}
