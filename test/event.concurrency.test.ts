@@ -71,4 +71,64 @@ describePg('two API processes on one PostgreSQL', () => {
     expect(limited.headers.get('ratelimit-remaining')).toBe('0')
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
   }, 60_000)
+
+  test('a key revoked through one process stops working on the other within 5 s', async () => {
+    const name = `r${Date.now()}`
+    const created = await fetch(`${a.url}/admin/workspaces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    })
+    const { apiKey } = (await created.json()) as { apiKey: string }
+    expect((await post(b.url, apiKey, 0)).status).toBe(200) // now cached on b
+    const keys = (await (await fetch(`${a.url}/admin/workspaces/${name}/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { id: number }[]
+    const revoked = await fetch(`${a.url}/admin/workspaces/${name}/keys/${keys[0]!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    expect(revoked.status).toBe(204)
+    const t0 = Date.now()
+    expect((await post(a.url, apiKey, 1)).status).toBe(401) // the revoking process forgets at once
+    let status = 200
+    while (status === 200 && Date.now() - t0 < 6000) {
+      status = (await post(b.url, apiKey, 2)).status
+      if (status === 200) await Bun.sleep(100)
+    }
+    expect(status).toBe(401)
+    expect(Date.now() - t0).toBeLessThan(5000)
+  }, 20_000)
+})
+
+describePg('graceful shutdown', () => {
+  test('SIGTERM under load: every request is answered, every 200 is committed, exit code 0', async () => {
+    const db = await createTestDatabase()
+    const server = await spawnHerald({ DATABASE_URL: db.url, BATCH_WINDOW_MS: '20' })
+    try {
+      const res = await fetch(`${server.url}/admin/workspaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'drain', rateLimit: { perSecond: 1e6, burst: 1e6 } }),
+      })
+      const { apiKey } = (await res.json()) as { apiKey: string }
+      // Requests sit in the 20 ms batch window when SIGTERM arrives.
+      const inflight = Array.from({ length: 200 }, (_, i) =>
+        fetch(`${server.url}/event`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ message: `m${i}` }),
+        }).then(async (r) => (r.status === 200 ? ((await r.json()) as { eventId: string }).eventId : r.status), () => 'refused'),
+      )
+      await Bun.sleep(5)
+      server.proc.kill('SIGTERM')
+      const results = await Promise.all(inflight)
+      expect(await server.proc.exited).toBe(0)
+      const ids = results.filter((r): r is string => typeof r === 'string' && r !== 'refused')
+      expect(ids.length).toBeGreaterThan(0)
+      const sql = postgres(db.url, { max: 1 })
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE id = ANY(${ids}::uuid[])`
+      await sql.end()
+      expect(row!.n).toBe(ids.length)
+      expect(server.output.some((l) => l.includes('Herald stopped'))).toBe(true)
+    } finally {
+      await server.kill('SIGKILL')
+      await db.drop()
+    }
+  }, 60_000)
 })

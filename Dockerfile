@@ -1,0 +1,27 @@
+# One image for every Herald role: `serve` (API), `migrate`, and `start`
+# (all-in-one on the embedded database). Built on the official Bun image.
+ARG BUN_VERSION=1.4.5
+
+FROM oven/bun:${BUN_VERSION}-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only; the versions are pinned exactly in package.json.
+RUN bun install --production --ignore-scripts
+
+FROM oven/bun:${BUN_VERSION}-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    HERALD_DATA_DIR=/data \
+    PORT=8080
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY sql ./sql
+COPY src ./src
+COPY workers ./workers
+RUN mkdir -p /data && chown bun:bun /data
+USER bun
+VOLUME /data
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s CMD ["bun", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["bun", "src/cli.ts"]
+CMD ["start"]
