@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type FieldError, validationError } from './problems'
 
-export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 64 } as const
+export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 1000 } as const
 export const SLUG = /^[a-z0-9][a-z0-9_-]*$/
 const LINK_SCHEME = /^(https?:\/\/|mailto:|tel:)/i
 

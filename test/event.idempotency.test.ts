@@ -115,6 +115,39 @@ describe.each(backends)('POST /event Idempotency-Key on %s', (backend) => {
     })
   })
 
+  test('a key refused with 429 is not remembered: the retry succeeds once there is quota', async () => {
+    const ws = await h.workspace({ monthlyQuota: 0 })
+    const k = key()
+    await expectProblem(await h.post(ws.apiKey, { message: 'retry me' }, { 'idempotency-key': k }), 429, 'quota-exceeded')
+    expect((await h.admin('PATCH', `/admin/workspaces/${ws.name}`, { monthlyQuota: 1 })).status).toBe(200)
+    const ok = await h.post(ws.apiKey, { message: 'retry me' }, { 'idempotency-key': k })
+    expect(ok.status).toBe(200)
+    expect((await ok.json()).remainingQuota).toBe(0)
+  })
+
+  // 24 hours cannot be waited for; this ages the stored key as the clock would.
+  test('a key older than 24 h no longer deduplicates', async () => {
+    const ws = await h.workspace()
+    const k = key()
+    const first = await accepted(h, 'socket', ws.apiKey, { message: 'old' }, { 'idempotency-key': k })
+    await h.db.sql`UPDATE idempotency_keys SET created_at = now() - interval '25 hours'
+      WHERE key = ${k} AND workspace_id = (SELECT id FROM workspaces WHERE name = ${ws.name})`
+    const later = await accepted(h, 'socket', ws.apiKey, { message: 'old' }, { 'idempotency-key': k })
+    expect(later.eventId).not.toBe(first.eventId)
+    expect(await countEvents(h, ws.name)).toBe(2)
+  })
+
+  test('a key 23 h old still deduplicates', async () => {
+    const ws = await h.workspace()
+    const k = key()
+    const first = await accepted(h, 'socket', ws.apiKey, { message: 'recent' }, { 'idempotency-key': k })
+    await h.db.sql`UPDATE idempotency_keys SET created_at = now() - interval '23 hours'
+      WHERE key = ${k} AND workspace_id = (SELECT id FROM workspaces WHERE name = ${ws.name})`
+    const again = await accepted(h, 'socket', ws.apiKey, { message: 'recent' }, { 'idempotency-key': k })
+    expect(again).toEqual(first)
+    expect(await countEvents(h, ws.name)).toBe(1)
+  })
+
   test('concurrent requests with one key create one event and all get its body', async () => {
     const ws = await h.workspace({ monthlyQuota: 10 })
     const k = key()

@@ -121,6 +121,38 @@ describe.each(backends)('POST /event validation on %s', (backend) => {
         expect(event.data).toEqual(data)
       })
 
+      test('accepts data nested 100 levels deep: it is bounded only by the body size (SPEC 2.1)', async () => {
+        let data: Record<string, unknown> = { leaf: true }
+        for (let i = 0; i < 99; i++) data = { d: data }
+        const { event } = await stored(h, via, apiKey, { message: 'deep', data })
+        expect(event.data).toEqual(data)
+      })
+
+      test('data nested as deep as 256 KiB allows is never a server error', async () => {
+        const depth = 40_000
+        const raw = '{"message":"deeper","data":' + '{"d":'.repeat(depth) + '1' + '}'.repeat(depth) + '}'
+        const res = await postEvent(h, via, apiKey, raw)
+        expect([200, 400]).toContain(res.status)
+      })
+
+      test.each([
+        ['U+0000 in message', '{"message":"a\\u0000b"}', 'message'],
+        ['an unpaired surrogate in message', '{"message":"a\\ud83d"}', 'message'],
+        ['an unpaired surrogate in a tag', '{"message":"hi","tags":["\\udc00"]}', 'tags'],
+        ['U+0000 inside data', '{"message":"hi","data":{"k":"a\\u0000"}}', 'data'],
+        ['U+0000 in a data key', '{"message":"hi","data":{"a\\u0000":1}}', 'data'],
+      ])('%s is refused with 400 or stored as valid text, never a 500', async (_, raw, field) => {
+        const res = await postEvent(h, via, apiKey, raw)
+        expect([200, 400]).toContain(res.status)
+        if (res.status === 400) {
+          await expectFieldError(res, `/${field}`)
+          return
+        }
+        const got = await (await send(h, via, `/events/${(await res.json()).eventId}`, { headers: { authorization: `Bearer ${apiKey}` } })).text()
+        expect(got.isWellFormed()).toBe(true)
+        expect(got).not.toContain('\\u0000')
+      })
+
       test('accepts an empty tags array and an empty data object', async () => {
         const { result, event } = await stored(h, via, apiKey, { message: 'hi', tags: [], data: {} })
         expect(result).not.toHaveProperty('errors')
@@ -243,6 +275,15 @@ describe.each(backends)('POST /event validation on %s', (backend) => {
         const { event } = await stored(h, via, apiKey, { message: 'hi', color: 'red', nested: { a: 1 } })
         expect(event).not.toHaveProperty('color')
         expect(event).not.toHaveProperty('nested')
+      })
+
+      test('"__proto__" and "constructor" are ordinary unknown properties: dropped and reported', async () => {
+        const { result, event } = await stored(h, via, apiKey, '{"message":"hi","__proto__":{"polluted":1},"constructor":"x"}')
+        expect(result.errors).toHaveLength(2)
+        expect(result.errors!.some((e) => e.includes('__proto__'))).toBe(true)
+        expect(result.errors!.some((e) => e.includes('constructor'))).toBe(true)
+        expect(event).not.toHaveProperty('polluted')
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined()
       })
     })
   })

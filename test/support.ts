@@ -134,8 +134,8 @@ export function rawRequest(port: number, parts: (string | Uint8Array)[], timeout
         await new Promise<void>((ok) => socket.write(p, () => ok()))
       }
     })
-    socket.on('data', (chunk) => {
-      buf = Buffer.concat([buf, chunk])
+    socket.on('data', (data: Buffer) => {
+      buf = Buffer.concat([buf, data])
       const parsed = parseResponse(buf)
       if (parsed) done(parsed)
     })
