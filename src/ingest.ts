@@ -69,27 +69,37 @@ const rateState = (tokens: number, rate: number, burst: number): RateState => ({
   reset: Math.max(0, Math.ceil((burst - tokens) / rate)),
 })
 
-/** Writes events of workspaces' grants in one statement; returns each workspace's grant. */
-export async function insertEventBatch(sql: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Grant[]> {
+/**
+ * Writes a batch inside transaction `tx` and returns each workspace's grant.
+ * The events go in first, without any lock, so concurrent batches (of this and
+ * other instances) overlap there. Only then are the batch's workspace rows
+ * locked, in id order so that no two batches deadlock, to spend quota and
+ * tokens; the events that did not fit are deleted again, and one outbox row
+ * lists the rest. The row locks are thus held for one short statement and the
+ * commit, not for the whole write.
+ */
+export async function writeEventBatch(tx: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Grant[]> {
   const ord = new Map<number, number>()
+  const refs: { id: string; ws: number; ord: number; created_at: Date; channel: string }[] = []
   const rows = items.map((s) => {
-    const n = ord.get(s.principal.workspaceId) ?? 0
-    ord.set(s.principal.workspaceId, n + 1)
+    const ws = s.principal.workspaceId
+    const n = ord.get(ws) ?? 0
+    ord.set(ws, n + 1)
+    refs.push({ id: s.id, ws, ord: n, created_at: s.createdAt, channel: s.channel })
     const e = s.event
-    return {
-      id: s.id, ws: s.principal.workspaceId, ord: n, channel: s.channel, created_at: s.createdAt,
-      event: e.event, title: e.title, message: e.message, link: e.link, tags: e.tags, data: e.data,
-    }
+    return { id: s.id, ws, channel: s.channel, created_at: s.createdAt, event: e.event, title: e.title, message: e.message, link: e.link, tags: e.tags, data: e.data }
   })
-  return sql<Grant[]>`
+  await tx`
+    INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
+    SELECT id, ws, channel, created_at, event, title, message, link, COALESCE(tags, '{}'), data
+    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS e(
+      id uuid, ws bigint, channel text, created_at timestamptz, event text, title text, message text, link text, tags text[], data jsonb)`
+  return tx<Grant[]>`
     WITH ev AS MATERIALIZED (
-      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS e(
-        id uuid, ws bigint, ord int, channel text, created_at timestamptz,
-        event text, title text, message text, link text, tags text[], data jsonb)
+      SELECT * FROM json_to_recordset(${JSON.stringify(refs)}::text::json) AS e(id uuid, ws bigint, ord int, created_at timestamptz, channel text)
     ), req AS (
       SELECT ws AS id, count(*) AS n FROM ev GROUP BY ws
     ), locked AS MATERIALIZED (
-      -- Lock in id order so two instances' batches never deadlock.
       SELECT w.* FROM workspaces w WHERE w.id IN (SELECT id FROM req) ORDER BY w.id FOR NO KEY UPDATE
     ), cur AS MATERIALIZED (
       SELECT l.id, r.n, l.monthly_quota AS quota, l.rate_per_second AS rate, l.rate_burst AS burst,
@@ -103,17 +113,18 @@ export async function insertEventBatch(sql: Tx, items: Submission[], newChannels
         quota_period = date_trunc('month', now() AT TIME ZONE 'UTC')::date,
         tokens = g.tokens - g.granted, tokens_at = now()
       FROM g WHERE w.id = g.id
-    ), acc AS MATERIALIZED (
-      SELECT ev.* FROM ev JOIN g ON g.id = ev.ws WHERE ev.ord < g.granted
-    ), ins AS (
-      INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
-      SELECT id, ws, channel, created_at, event, title, message, link, COALESCE(tags, '{}'), data FROM acc
+    ), verdict AS MATERIALIZED (
+      SELECT ev.*, g.id IS NOT NULL AND ev.ord < g.granted AS ok FROM ev LEFT JOIN g ON g.id = ev.ws
+    ), refused AS (
+      DELETE FROM events e USING verdict v
+      WHERE NOT v.ok AND e.workspace_id = v.ws AND e.id = v.id AND e.created_at = v.created_at
     ), ob AS (
-      INSERT INTO outbox (event_id, workspace_id, created_at) SELECT id, ws, created_at FROM acc
+      INSERT INTO outbox (event_ids, workspace_ids)
+      SELECT array_agg(id ORDER BY id), array_agg(ws ORDER BY id) FROM verdict WHERE ok HAVING count(*) > 0
     ), ch AS (
       INSERT INTO channels (workspace_id, slug)
-      SELECT DISTINCT a.ws, a.channel FROM acc a
-      JOIN json_to_recordset(${JSON.stringify(newChannels)}::text::json) AS c(ws bigint, channel text) ON c.ws = a.ws AND c.channel = a.channel
+      SELECT DISTINCT c.ws, c.channel FROM json_to_recordset(${JSON.stringify(newChannels)}::text::json) AS c(ws bigint, channel text)
+      WHERE EXISTS (SELECT 1 FROM verdict v WHERE v.ok AND v.ws = c.ws AND v.channel = c.channel)
       ON CONFLICT DO NOTHING
     )
     SELECT id, used, granted, quota, tokens, rate, burst,
@@ -190,7 +201,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     }
     const fresh = newChannels(now)
     if (!now.some((i) => i.idempotency)) {
-      const res = outcomes(now, await insertEventBatch(sql, now, fresh))
+      const res = outcomes(now, await sql.begin((tx) => writeEventBatch(tx, now, fresh)))
       remember(now, res)
       return now.forEach((it, i) => it.resolve(res[i]!))
     }
@@ -208,7 +219,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
       )
       losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
       writes = items.filter((i) => !losers.includes(i))
-      res = writes.length ? outcomes(writes, await insertEventBatch(tx, writes, fresh)) : []
+      res = writes.length ? outcomes(writes, await writeEventBatch(tx, writes, fresh)) : []
       await settleIdempotencyKeys(tx, writes, res)
     })
     remember(writes, res)
