@@ -77,35 +77,43 @@ export const textArray = (tags: string[]) =>
   `{${tags.map((t) => `"${t.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
 
 /**
- * Writes a batch inside transaction `tx` and returns the outcome of each event.
- * The events go in first, without any lock, so concurrent batches (of this and
- * other instances) overlap there. Only then are the batch's workspace rows
- * locked, in id order so that no two batches deadlock, to spend quota and
- * tokens, and one outbox row lists the events that fit; the others are
- * deleted again. The row locks are thus held for one short statement and the
- * commit, not for the whole write.
+ * Sends the two statements of a batch on `tx`, a connection inside a
+ * transaction, without waiting in between (they are pipelined), and resolves
+ * to the outcome of each event. The first inserts the events, without any
+ * lock, so concurrent batches of this and other instances overlap there. The
+ * second locks the batch's workspace rows, in id order so that no two batches
+ * deadlock, spends quota and tokens, writes one outbox row listing the events
+ * that fit, and deletes the others again. The row locks are thus held for one
+ * short statement and the commit only. If the first statement fails, the
+ * second fails too and the transaction rolls back.
  */
-export async function writeEventBatch(tx: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Outcome[]> {
+export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Outcome[]> {
   const ord = new Map<number, number>()
-  const refs: { id: string; ws: number; ord: number; created_at: Date; channel: string }[] = []
+  const cols = { id: [] as string[], ws: [] as number[], ord: [] as number[], at: [] as string[], channel: [] as string[] }
   const rows = items.map((s) => {
     const ws = s.principal.workspaceId
     const n = ord.get(ws) ?? 0
     ord.set(ws, n + 1)
-    refs.push({ id: s.id, ws, ord: n, created_at: s.createdAt, channel: s.channel })
+    cols.id.push(s.id), cols.ws.push(ws), cols.ord.push(n), cols.at.push(s.createdAt.toISOString()), cols.channel.push(s.channel)
     const e = s.event
     return { id: s.id, ws, channel: s.channel, created_at: s.createdAt, event: e.event, title: e.title, message: e.message, link: e.link, tags: textArray(e.tags), data: e.data }
   })
-  // Both statements are sent at once (pipelined): one round trip, and a failure
-  // of the first aborts the transaction before the second spends any quota.
   const inserted = tx`
     INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
     SELECT id, ws, channel, created_at, event, title, message, link, tags::text[], data
     FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS e(
-      id uuid, ws bigint, channel text, created_at timestamptz, event text, title text, message text, link text, tags text, data json)`
+      id uuid, ws bigint, channel text, created_at timestamptz, event text, title text, message text, link text, tags text, data json)`.execute()
+  const channels = newChannels.length
+    ? tx`, ch AS (
+        INSERT INTO channels (workspace_id, slug)
+        SELECT DISTINCT c.ws, c.slug FROM unnest(${newChannels.map((c) => c.ws)}::bigint[], ${newChannels.map((c) => c.channel)}::text[]) AS c(ws, slug)
+        WHERE EXISTS (SELECT 1 FROM verdict v WHERE v.ok AND v.ws = c.ws AND v.channel = c.slug)
+        ON CONFLICT DO NOTHING)`
+    : tx``
   const granted = tx<Grant[]>`
     WITH ev AS MATERIALIZED (
-      SELECT * FROM json_to_recordset(${JSON.stringify(refs)}::text::json) AS e(id uuid, ws bigint, ord int, created_at timestamptz, channel text)
+      SELECT * FROM unnest(${cols.id}::uuid[], ${cols.ws}::bigint[], ${cols.ord}::int[], ${cols.at}::timestamptz[], ${cols.channel}::text[])
+        AS e(id, ws, ord, created_at, channel)
     ), req AS (
       SELECT ws AS id, count(*) AS n FROM ev GROUP BY ws
     ), locked AS MATERIALIZED (
@@ -127,25 +135,33 @@ export async function writeEventBatch(tx: Tx, items: Submission[], newChannels: 
     ), ob AS (
       INSERT INTO outbox (event_ids, workspace_ids)
       SELECT array_agg(id ORDER BY id), array_agg(ws ORDER BY id) FROM verdict WHERE ok HAVING count(*) > 0
-    ), ch AS (
-      INSERT INTO channels (workspace_id, slug)
-      SELECT DISTINCT c.ws, c.channel FROM json_to_recordset(${JSON.stringify(newChannels)}::text::json) AS c(ws bigint, channel text)
-      WHERE EXISTS (SELECT 1 FROM verdict v WHERE v.ok AND v.ws = c.ws AND v.channel = c.channel)
-      ON CONFLICT DO NOTHING
-    )
+    ), refused AS (
+      -- Usually empty. ANY(ARRAY(...)) keeps this an index look-up per row.
+      DELETE FROM events WHERE workspace_id = ANY(ARRAY(SELECT ws FROM verdict WHERE NOT ok))
+        AND id = ANY(ARRAY(SELECT id FROM verdict WHERE NOT ok))
+        AND created_at = ANY(ARRAY(SELECT created_at FROM verdict WHERE NOT ok))
+    )${channels}
     SELECT id, used, granted, quota, tokens, rate, burst,
       extract(epoch FROM date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month' - (now() AT TIME ZONE 'UTC'))::float8 AS quota_reset_s
-    FROM g`
-  const [, grants] = await Promise.all([inserted, granted])
-  const res = outcomes(items, grants)
-  const refused = items.filter((_, i) => res[i]!.kind !== 'accepted')
-  if (refused.length) {
-    // Over quota or rate: rare, so these few rows are taken out again here
-    // rather than making every batch wait for its grant before inserting.
-    await tx`DELETE FROM events WHERE workspace_id = ANY(${refused.map((s) => s.principal.workspaceId)}::bigint[])
-      AND id = ANY(${refused.map((s) => s.id)}::uuid[]) AND created_at = ANY(${refused.map((s) => s.createdAt.toISOString())}::timestamptz[])`
+    FROM g`.execute()
+  return Promise.all([inserted, granted]).then(([, grants]) => outcomes(items, grants))
+}
+
+/** Writes a batch in a transaction of its own: BEGIN, both statements and COMMIT in one round trip. */
+export async function writeEventBatch(sql: Sql, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Outcome[]> {
+  const conn = await sql.reserve()
+  try {
+    const begin = conn`BEGIN`.execute()
+    const written = sendEventBatch(conn, items, newChannels)
+    const commit = conn`COMMIT`.execute()
+    const [b, w, c] = await Promise.allSettled([begin, written, commit])
+    for (const r of [b, w, c]) if (r.status === 'rejected') throw r.reason
+    // COMMIT in a failed transaction answers ROLLBACK; a statement has thrown then.
+    if ((c as PromiseFulfilledResult<{ command: string }>).value.command !== 'COMMIT') throw new Error('batch transaction rolled back')
+    return (w as PromiseFulfilledResult<Outcome[]>).value
+  } finally {
+    conn.release()
   }
-  return res
 }
 
 /** Settles each submission of a batch from its workspace's grant. */
@@ -217,7 +233,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     }
     const fresh = newChannels(now)
     if (!now.some((i) => i.idempotency)) {
-      const res = await sql.begin((tx) => writeEventBatch(tx, now, fresh))
+      const res = await writeEventBatch(sql, now, fresh)
       remember(now, res)
       return now.forEach((it, i) => it.resolve(res[i]!))
     }
@@ -235,7 +251,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
       )
       losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
       writes = items.filter((i) => !losers.includes(i))
-      res = writes.length ? await writeEventBatch(tx, writes, fresh) : []
+      res = writes.length ? await sendEventBatch(tx, writes, fresh) : []
       await settleIdempotencyKeys(tx, writes, res)
     })
     remember(writes, res)
