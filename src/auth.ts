@@ -27,16 +27,39 @@ export const bearer = (header: string | null): string | null => {
 
 export async function findApiKey(sql: Sql, hash: Buffer): Promise<Principal | null> {
   const rows = await sql<Principal[]>`
-    UPDATE api_keys k SET last_used_at = now()
-    FROM workspaces w
-    WHERE k.hash = ${hash} AND k.revoked_at IS NULL AND w.id = k.workspace_id
-    RETURNING k.id AS "keyId", w.id AS "workspaceId", w.name AS workspace, w.default_channel AS "defaultChannel"`
+    SELECT k.id AS "keyId", w.id AS "workspaceId", w.name AS workspace, w.default_channel AS "defaultChannel"
+    FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+    WHERE k.hash = ${hash} AND k.revoked_at IS NULL`
   return rows[0] ?? null
 }
+
+/** Records when keys were last used, in one statement for many keys. */
+export async function updateKeysLastUsed(sql: Sql, used: Map<number, number>) {
+  if (!used.size) return
+  const ids = [...used.keys()]
+  const at = ids.map((id) => new Date(used.get(id)!).toISOString())
+  await sql`UPDATE api_keys k SET last_used_at = u.at
+    FROM unnest(${ids}::bigint[], ${at}::timestamptz[]) AS u(id, at)
+    WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`
+}
+
+// Last use is written in the background, at most this often: a write per
+// request (or per cache miss) would cost the ingest path a transaction.
+const LAST_USED_FLUSH_MS = 15_000
 
 export function createApiKeyAuth(sql: Sql, ttlMs: number) {
   const cache = new Map<string, Entry>()
   const inflight = new Map<string, Promise<Principal | null>>()
+  let used = new Map<number, number>()
+  const flushUsage = async () => {
+    const batch = used
+    used = new Map()
+    await updateKeysLastUsed(sql, batch).catch(() => {
+      for (const [k, t] of batch) if (!used.has(k)) used.set(k, t) // keep for the next try
+    })
+  }
+  const timer = setInterval(flushUsage, LAST_USED_FLUSH_MS)
+  timer.unref()
 
   async function lookup(id: string, hash: Buffer): Promise<Principal | null> {
     const principal = await findApiKey(sql, hash)
@@ -52,14 +75,26 @@ export function createApiKeyAuth(sql: Sql, ttlMs: number) {
       if (!key || !isWellFormedKey(key)) return null
       const hash = hashSecret(key)
       const id = hash.toString('base64')
+      const now = Date.now()
       const hit = cache.get(id)
-      if (hit && hit.expires > Date.now()) return hit.principal
+      if (hit && hit.expires > now) {
+        if (hit.principal) used.set(hit.principal.keyId, now)
+        return hit.principal
+      }
       let pending = inflight.get(id)
       if (!pending) {
         pending = lookup(id, hash).finally(() => inflight.delete(id))
         inflight.set(id, pending)
       }
-      return pending
+      const principal = await pending
+      if (principal) used.set(principal.keyId, now)
+      return principal
+    },
+    /** Writes the pending last-use times now (also every 15 s). */
+    flushUsage,
+    stop() {
+      clearInterval(timer)
+      return flushUsage()
     },
     /** Forgets every cached key (used after this process revokes one). */
     clear: () => cache.clear(),

@@ -96,7 +96,7 @@ export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: n
     ord.set(ws, n + 1)
     cols.id.push(s.id), cols.ws.push(ws), cols.ord.push(n), cols.at.push(s.createdAt.toISOString()), cols.channel.push(s.channel)
     const e = s.event
-    return { id: s.id, ws, channel: s.channel, created_at: s.createdAt, event: e.event, title: e.title, message: e.message, link: e.link, tags: textArray(e.tags), data: e.data }
+    return { id: s.id, ws, channel: s.channel, created_at: cols.at[cols.at.length - 1], event: e.event, title: e.title, message: e.message, link: e.link, tags: textArray(e.tags), data: e.data }
   })
   const inserted = tx`
     INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
@@ -190,31 +190,42 @@ export interface BatcherOptions {
 }
 
 export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
-  let queue: Item[] = []
-  let timer: ReturnType<typeof setTimeout> | null = null
-  let inFlight = 0
+  // One lane per concurrent batch. A workspace always goes to the same lane, so
+  // two batches in flight never lock the same workspace row and never wait on
+  // each other; each lane commits one batch at a time and gathers the next
+  // meanwhile.
+  interface Lane {
+    queue: Item[]
+    timer: ReturnType<typeof setTimeout> | null
+    busy: boolean
+  }
+  const lanes: Lane[] = Array.from({ length: opts.concurrency }, () => ({ queue: [], timer: null, busy: false }))
+  const laneOf = (it: Item) => lanes[it.principal.workspaceId % lanes.length]!
   const idle = new Set<() => void>()
   const knownChannels = new Set<string>()
+  const pending = () => lanes.some((l) => l.busy || l.queue.length)
 
-  function schedule() {
-    if (!queue.length || inFlight >= opts.concurrency) return
-    if (queue.length >= opts.maxEvents || opts.windowMs === 0) return flush()
-    timer ??= setTimeout(flush, opts.windowMs)
+  function enqueue(it: Item) {
+    const lane = laneOf(it)
+    lane.queue.push(it)
+    if (lane.busy) return
+    if (lane.queue.length >= opts.maxEvents || opts.windowMs === 0) return flush(lane)
+    lane.timer ??= setTimeout(() => flush(lane), opts.windowMs)
   }
 
-  function flush() {
-    if (timer) clearTimeout(timer)
-    timer = null
-    if (!queue.length || inFlight >= opts.concurrency) return
-    const items = queue.length > opts.maxEvents ? queue.splice(0, opts.maxEvents) : queue
-    if (items === queue) queue = []
-    inFlight++
+  function flush(lane: Lane) {
+    if (lane.timer) clearTimeout(lane.timer)
+    lane.timer = null
+    if (!lane.queue.length || lane.busy) return
+    const items = lane.queue.splice(0, opts.maxEvents)
+    lane.busy = true
     run(items)
       .catch((err) => fail(items, err))
       .finally(() => {
-        inFlight--
-        if (queue.length) flush()
-        else if (inFlight === 0) for (const f of idle) f()
+        lane.busy = false
+        // Whatever arrived while this batch committed has waited long enough.
+        if (lane.queue.length) flush(lane)
+        else if (!pending()) for (const f of idle) f()
       })
   }
 
@@ -225,7 +236,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     const now: Item[] = []
     for (const it of items) {
       const k = it.idempotency && `${it.principal.workspaceId}:${it.idempotency.key}`
-      if (k && seen.has(k)) queue.push(it)
+      if (k && seen.has(k)) laneOf(it).queue.push(it)
       else {
         if (k) seen.add(k)
         now.push(it)
@@ -263,11 +274,10 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     const stored = await findIdempotencyKeys(sql, losers)
     for (const it of losers) {
       const row = stored.find((r) => r.ws === it.principal.workspaceId && r.key === it.idempotency!.key)
-      if (!row?.response) queue.push(it) // claimed and released meanwhile: try again
+      if (!row?.response) enqueue(it) // claimed and released meanwhile: try again
       else if (row.hash !== it.idempotency!.hash) it.resolve({ kind: 'idempotency-mismatch' })
       else it.resolve({ kind: 'replayed', body: row.response, rate: rateState(row.tokens, row.rate, row.burst) })
     }
-    schedule()
   }
 
   function newChannels(items: Item[]) {
@@ -301,21 +311,21 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
 
   return {
     submit(s: Submission): Promise<Outcome> {
-      return new Promise((resolve, reject) => {
-        queue.push({ ...s, resolve, reject })
-        schedule()
-      })
+      return new Promise((resolve, reject) => enqueue({ ...s, resolve, reject }))
     },
     /** Resolves once every queued and running batch has settled. */
     drain(): Promise<void> {
-      flush()
-      if (!queue.length && inFlight === 0) return Promise.resolve()
+      lanes.forEach(flush)
+      if (!pending()) return Promise.resolve()
       return new Promise((res) => {
-        const f = () => (queue.length ? flush() : (idle.delete(f), res()))
+        const f = () => {
+          idle.delete(f)
+          res()
+        }
         idle.add(f)
       })
     },
-    stats: () => ({ queued: queue.length, inFlight }),
+    stats: () => ({ queued: lanes.reduce((n, l) => n + l.queue.length, 0), inFlight: lanes.filter((l) => l.busy).length }),
   }
 }
 export type Batcher = ReturnType<typeof createBatcher>

@@ -76,6 +76,7 @@ export async function startHerald(config: Config, log: Logger): Promise<Herald> 
       // Stop accepting, let in-flight requests finish, commit what is queued.
       await Promise.race([server.stop(false).then(() => batcher.drain()), deadline])
       server.stop(true)
+      await auth.stop()
       await db.close()
       log.info('Herald stopped')
     })())
