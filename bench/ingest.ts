@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // Ingest benchmark: in one run on one machine, wrk drives POST /event against
-// (a) a bare Bun.serve that only parses the same JSON body, and (b) Herald on
-// real PostgreSQL with 100 workspaces; it prints one JSON object comparing them
+// (a) Herald on real PostgreSQL with 100 workspaces, and (b) a bare Bun.serve
+// that only parses the same JSON body; it prints one JSON object comparing them
 // with the targets, and saves it under bench/results/.
 //
 //   npx bun bench/ingest.ts [--duration 15] [--connections 64] [--workspaces 100] [--threads 2] [--warmup 3]
@@ -13,10 +13,10 @@
 import postgres from 'postgres'
 import { parseArgs } from 'node:util'
 import { createServer } from 'node:net'
-import { cpus, loadavg, totalmem, release } from 'node:os'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { backendPids, cpuMeter, machine, round, rssSampler } from './proc'
 
 const ROOT = resolve(import.meta.dir, '..')
 const TARGETS = { ratio: 0.35, p99_ms: 25, rss_mb: 300 }
@@ -55,9 +55,9 @@ function fail(msg: string): never {
 
 // ---------------------------------------------------------------- processes
 
-const cleanups: (() => Promise<unknown> | unknown)[] = []
+const cleanups: (() => unknown)[] = []
 async function cleanup() {
-  while (cleanups.length) await Promise.resolve(cleanups.pop()!()).catch((e) => console.error('cleanup:', e))
+  while (cleanups.length) await Promise.resolve(cleanups.pop()!()).catch((e) => console.error('bench/ingest: cleanup:', e))
 }
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => cleanup().finally(() => process.exit(130)))
 
@@ -78,7 +78,7 @@ interface Child {
   stop(): Promise<void>
 }
 
-/** Starts `bun <args>` with its stdout+stderr in a log file; stopped on cleanup. */
+/** Starts `bun <args>` with its stdout and stderr in a log file; stopped on cleanup at the latest. */
 function spawnBun(args: string[], env: Record<string, string | undefined>, logPath: string): Child {
   const fd = openSync(logPath, 'w')
   const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env, stdout: fd, stderr: fd })
@@ -94,37 +94,11 @@ function spawnBun(args: string[], env: Record<string, string | undefined>, logPa
 
 async function waitReady(child: Child, probe: () => Promise<Response>, what: string) {
   const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    if (child.proc.exitCode !== null) break
-    const ok = await probe().then((r) => r.ok, () => false)
-    if (ok) return
+  while (Date.now() < deadline && child.proc.exitCode === null) {
+    if (await probe().then((r) => r.ok, () => false)) return
     await Bun.sleep(100)
   }
   fail(`${what} did not become ready; its output:\n${readFileSync(child.logPath, 'utf8').slice(-4000)}`)
-}
-
-/** Samples VmRSS while running; peak() also reads VmHWM (the kernel's own high-water mark). */
-function rssSampler(pid: number, everyMs = 100) {
-  const field = (name: string) => {
-    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))
-    return m ? Number(m[1]) / 1024 : 0
-  }
-  let max = 0
-  const timer = setInterval(() => {
-    try {
-      max = Math.max(max, field('VmRSS'))
-    } catch {} // the process may be gone
-  }, everyMs)
-  return {
-    peak() {
-      clearInterval(timer)
-      let hwm = 0
-      try {
-        hwm = field('VmHWM')
-      } catch {}
-      return { sampled_max_mb: round(max, 1), vmhwm_mb: round(hwm, 1), peak_mb: round(Math.max(max, hwm), 1) }
-    },
-  }
 }
 
 // ---------------------------------------------------------------- wrk
@@ -137,32 +111,36 @@ interface WrkResult {
   latency_us: { min: number; mean: number; max: number; stdev: number; p50: number; p90: number; p99: number; p999: number }
 }
 
-async function wrk(url: string, seconds: number, keysFile: string): Promise<WrkResult> {
+async function wrk(url: string, seconds: number, keysFile: string): Promise<WrkResult & { cpu_s: number }> {
   const args = ['wrk', `-t${params.threads}`, `-c${params.connections}`, `-d${seconds}s`, '--timeout', '10s',
     '-s', join(import.meta.dir, 'ingest.lua'), url, '--', keysFile]
   const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '))
   if (code !== 0 || !line) fail(`wrk failed (exit ${code}):\n${out}\n${err}`)
-  return JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult
+  const cpuUs = Number(proc.resourceUsage()?.cpuTime.total ?? 0)
+  return { ...(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult), cpu_s: cpuUs / 1e6 }
 }
 
-/** A warm-up run, then the measured run. */
-async function load(url: string, keysFile: string) {
+/** A warm-up run, then the measured run, during which the CPU time of each group of processes is metered. */
+async function load(url: string, keysFile: string, groups: Parameters<typeof cpuMeter>[0]) {
   const warm = await wrk(url, params.warmup_s, keysFile)
+  const meter = cpuMeter(groups)
   const run = await wrk(url, params.duration_s, keysFile)
-  return { warm, run }
+  const wall = run.duration_us / 1e6
+  const cpu = meter.stop(run.requests, wall)
+  cpu.wrk_cores = round(run.cpu_s / wall, 2)
+  // What neither the server(s) under test nor wrk used: the kernel's softirq
+  // work for loopback traffic, and anything else running on the machine.
+  const ours = Object.entries(cpu).filter(([k]) => k.endsWith('_cores') && k !== 'machine_busy_cores').reduce((a, [, v]) => a + v, 0)
+  cpu.other_cores = round(cpu.machine_busy_cores! - ours, 2)
+  return { warm, run, cpu }
 }
 
 const ok2xx = (r: WrkResult) => r.requests - r.errors.status
 const rps = (r: WrkResult) => round(r.requests / (r.duration_us / 1e6), 0)
-const okRps = (r: WrkResult) => round(ok2xx(r) / (r.duration_us / 1e6), 0)
 const errorCount = (r: WrkResult) => r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout
 const ms = (us: number) => round(us / 1000, 2)
-function round(n: number, digits: number) {
-  const f = 10 ** digits
-  return Math.round(n * f) / f
-}
 
 // ---------------------------------------------------------------- the two runs
 
@@ -171,9 +149,12 @@ async function runBaseline(keysFile: string, logDir: string) {
   const child = spawnBun(['bench/baseline_server.ts'], { ...process.env, PORT: String(port) }, join(logDir, 'baseline.log'))
   const url = `http://127.0.0.1:${port}/event`
   await waitReady(child, () => fetch(url, { method: 'POST', body: '{"message":"ready?"}' }), 'the baseline server')
-  const { run } = await load(url, keysFile)
+  const { run, cpu } = await load(url, keysFile, { server: () => [child.proc.pid] })
   await child.stop()
-  return { rps: rps(run), p50_ms: ms(run.latency_us.p50), p99_ms: ms(run.latency_us.p99), non2xx: run.errors.status, errors: errorCount(run) }
+  return {
+    rps: rps(run), p50_ms: ms(run.latency_us.p50), p99_ms: ms(run.latency_us.p99), non2xx: run.errors.status, errors: errorCount(run),
+    cpu,
+  }
 }
 
 async function createDatabase(adminUrl: string) {
@@ -183,12 +164,11 @@ async function createDatabase(adminUrl: string) {
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   const sql = postgres(url.toString(), { max: 1, onnotice: () => {} })
-  const drop = async () => {
+  cleanups.push(async () => {
     await sql.end({ timeout: 5 })
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await admin.end({ timeout: 5 })
-  }
-  cleanups.push(drop)
+  })
   return { name, url: url.toString(), sql }
 }
 
@@ -216,42 +196,34 @@ async function runHerald(adminUrl: string, keysFile: string, logDir: string) {
   const child = spawnBun(['src/cli.ts', 'serve'], env, join(logDir, 'herald.log'))
   await waitReady(child, () => fetch(`${base}/readyz`), 'Herald')
   await createWorkspaces(base, params.workspaces, keysFile)
+  const syncCommit = ((await db.sql`SHOW synchronous_commit`)[0]!.synchronous_commit as string)
 
+  const checkpoints = async () => Number((await db.sql`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`)[0]!.n)
+  const cp0 = await checkpoints()
   const rss = rssSampler(child.proc.pid)
-  const { warm, run } = await load(`${base}/event`, keysFile)
+  // PostgreSQL's CPU can be metered only when it runs here; its backends for the
+  // bench database exist by the measured run, opened during the warm-up.
+  const { warm, run, cpu } = await load(`${base}/event`, keysFile, { herald: () => [child.proc.pid], postgres_backends: () => backendPids(db.name) })
   const mem = rss.peak()
-  await child.stop() // SIGTERM drains the batcher: every 2xx is committed by now anyway
+  // A checkpoint (another client's CREATE or DROP DATABASE forces one) stalls
+  // commits and adds full-page writes: a run that saw one has a noisy tail.
+  const cpDuring = (await checkpoints()) - cp0
+  await child.stop() // SIGTERM drains the batcher; every 2xx was committed before it was sent anyway
   const rows = Number((await db.sql`SELECT count(*)::bigint AS n FROM events`)[0]!.n)
   const sent2xx = ok2xx(warm) + ok2xx(run)
-  const logLines = readFileSync(child.logPath, 'utf8').split('\n').filter(Boolean).length
   return {
     db,
+    syncCommit,
     result: {
-      rps: rps(run),
-      ok_rps: okRps(run),
-      p50_ms: ms(run.latency_us.p50),
-      p90_ms: ms(run.latency_us.p90),
-      p99_ms: ms(run.latency_us.p99),
-      max_ms: ms(run.latency_us.max),
-      requests: run.requests,
-      non2xx: run.errors.status,
-      errors: errorCount(run),
-      error_detail: run.errors,
-      peak_rss_mb: mem.peak_mb,
-      rss: mem,
-      log_lines_at_warn: logLines,
+      rps: rps(run), p50_ms: ms(run.latency_us.p50), p90_ms: ms(run.latency_us.p90), p99_ms: ms(run.latency_us.p99), max_ms: ms(run.latency_us.max),
+      requests: run.requests, non2xx: run.errors.status, errors: errorCount(run), error_detail: run.errors,
+      peak_rss_mb: mem.peak_mb, rss: mem,
+      log_lines_at_warn: readFileSync(child.logPath, 'utf8').split('\n').filter(Boolean).length,
+      cpu,
+      postgres_checkpoints_during_load: cpDuring,
     },
     durability: { events_rows: rows, wrk_2xx: sent2xx, wrk_2xx_measured: ok2xx(run), wrk_2xx_warmup: ok2xx(warm), pass: rows >= sent2xx },
   }
-}
-
-// ---------------------------------------------------------------- machine and runtime
-
-/** load_avg_1m_at_start shows whether something else was using the CPU when the run began. */
-function machine(load1m: number) {
-  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
-  const model = cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? cpus()[0]?.model ?? 'unknown'
-  return { cpu_model: model.trim(), cores: cpus().length, memory_gb: round(totalmem() / 2 ** 30, 1), kernel: release(), load_avg_1m_at_start: round(load1m, 2) }
 }
 
 async function runtime(adminUrl: string) {
@@ -265,10 +237,15 @@ async function runtime(adminUrl: string) {
   }
 }
 
-/** synchronous_commit as a session in the bench database sees it (server, database and role settings applied). */
-async function synchronousCommit(sql: postgres.Sql) {
-  const [r] = await sql`SHOW synchronous_commit`
-  return r!.synchronous_commit as string
+/** Signs that the numbers say more about the machine than about Herald. */
+function noiseWarnings(base: Record<string, number>, her: Record<string, number>, checkpoints: number): string[] {
+  const w: string[] = []
+  for (const [name, c] of [['baseline', base], ['herald', her]] as const) {
+    if (c.machine_steal_pct! > 5) w.push(`${name}: the hypervisor stole ${c.machine_steal_pct}% of the CPU during the run`)
+    if (c.other_cores! > 0.25) w.push(`${name}: ${c.other_cores} cores went to neither the server under test nor wrk (other processes, or the kernel's loopback work)`)
+  }
+  if (checkpoints > 0) w.push(`PostgreSQL ran ${checkpoints} checkpoint(s) during Herald's load; commits stall while it writes`)
+  return w
 }
 
 // ---------------------------------------------------------------- main
@@ -283,10 +260,10 @@ async function main() {
   const started = new Date()
   const load1m = loadavg()[0]!
   const rt = await runtime(adminUrl)
-  const herald = await runHerald(adminUrl, keysFile, tmp) // makes the keys file the baseline reuses
-  const syncCommit = await synchronousCommit(herald.db.sql)
+  const herald = await runHerald(adminUrl, keysFile, tmp) // writes the keys file the baseline reuses
   const baseline = await runBaseline(keysFile, tmp)
   const ratio = round(herald.result.rps / baseline.rps, 3)
+  const warnings = noiseWarnings(baseline.cpu, herald.result.cpu, herald.result.postgres_checkpoints_during_load)
 
   const report = {
     benchmark: 'ingest',
@@ -297,15 +274,16 @@ async function main() {
     baseline,
     herald: herald.result,
     ratio,
-    synchronous_commit: syncCommit,
+    synchronous_commit: herald.syncCommit,
     durability: herald.durability,
+    warnings,
     targets: {
       ...TARGETS,
       pass: {
         ratio: ratio >= TARGETS.ratio,
         p99_ms: herald.result.p99_ms < TARGETS.p99_ms,
         rss_mb: herald.result.peak_rss_mb < TARGETS.rss_mb,
-        synchronous_commit: syncCommit === 'on',
+        synchronous_commit: herald.syncCommit === 'on',
         no_errors: herald.result.non2xx === 0 && herald.result.errors === 0,
         durability: herald.durability.pass,
       },

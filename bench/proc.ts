@@ -1,0 +1,106 @@
+// What the ingest benchmark reads from Linux's /proc: the machine, resident
+// memory and CPU time of processes, and how busy the whole machine was. CPU
+// time per request is the figure that survives a noisy machine: requests per
+// second drop when something else takes the cores, CPU time per request barely moves.
+import { readdirSync, readFileSync } from 'node:fs'
+import { cpus, release, totalmem } from 'node:os'
+
+export const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits
+
+const CLK_TCK = (() => {
+  const r = Bun.spawnSync(['getconf', 'CLK_TCK'], { stdout: 'pipe', stderr: 'ignore' })
+  return Number(r.stdout.toString().trim()) || 100
+})()
+
+export function machine(load1m: number) {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
+  const model = cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? cpus()[0]?.model ?? 'unknown'
+  return { cpu_model: model.trim(), cores: cpus().length, memory_gb: round(totalmem() / 2 ** 30, 1), kernel: release(), load_avg_1m_at_start: round(load1m, 2) }
+}
+
+/** utime + stime of a process, in seconds; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // comm may hold spaces
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK
+  } catch {
+    return 0
+  }
+}
+
+/** The pids of the PostgreSQL backends serving database `db` (only when PostgreSQL runs on this machine). */
+export function backendPids(db: string): number[] {
+  const pids: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8')
+      if (cmd.startsWith('postgres: ') && cmd.includes(` ${db} `)) pids.push(Number(d))
+    } catch {} // exited meanwhile
+  }
+  return pids
+}
+
+/**
+ * Busy, stolen and total CPU time of the whole machine, in seconds. On a VM,
+ * steal is time the hypervisor gave to someone else: a run with much of it was
+ * measured on fewer cores than the machine claims.
+ */
+function machineSeconds() {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number) as number[]
+  const busy = user! + nice! + system! + irq! + softirq!
+  return { busy: busy / CLK_TCK, steal: steal! / CLK_TCK, total: (busy + idle! + iowait! + steal!) / CLK_TCK }
+}
+
+/**
+ * CPU time of named groups of processes, and how busy the whole machine was,
+ * between start and stop; per request and in cores. Groups are looked up again
+ * at stop, so a process that exits in between is simply not counted.
+ */
+export function cpuMeter(groups: Record<string, () => number[]>) {
+  const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0)
+  const start = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, new Map(f().map((p) => [p, cpuSeconds(p)]))]))
+  const m0 = machineSeconds()
+  return {
+    stop(requests: number, wallSeconds: number) {
+      const m1 = machineSeconds()
+      const out: Record<string, number> = {}
+      for (const [k, f] of Object.entries(groups)) {
+        const pids = f().filter((p) => start[k]!.has(p))
+        const used = sum(pids) - pids.reduce((a, p) => a + start[k]!.get(p)!, 0)
+        out[`${k}_us_per_req`] = round((used * 1e6) / Math.max(1, requests), 1)
+        out[`${k}_cores`] = round(used / wallSeconds, 2)
+      }
+      const total = Math.max(1e-9, m1.total - m0.total)
+      out.machine_busy_pct = round((100 * (m1.busy - m0.busy)) / total, 1)
+      out.machine_steal_pct = round((100 * (m1.steal - m0.steal)) / total, 1)
+      out.machine_busy_cores = round((m1.busy - m0.busy) / wallSeconds, 2)
+      return out
+    },
+  }
+}
+
+/** Samples VmRSS while running; peak() also reads VmHWM (the kernel's own high-water mark). */
+export function rssSampler(pid: number, everyMs = 100) {
+  const field = (name: string) => {
+    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))
+    return m ? Number(m[1]) / 1024 : 0
+  }
+  let max = 0
+  const timer = setInterval(() => {
+    try {
+      max = Math.max(max, field('VmRSS'))
+    } catch {} // the process may be gone
+  }, everyMs)
+  return {
+    peak() {
+      clearInterval(timer)
+      let hwm = 0
+      try {
+        hwm = field('VmHWM')
+      } catch {}
+      return { sampled_max_mb: round(max, 1), vmhwm_mb: round(hwm, 1), peak_mb: round(Math.max(max, hwm), 1) }
+    },
+  }
+}
