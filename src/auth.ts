@@ -91,8 +91,7 @@ export function createApiKeyAuth(sql: Sql, ttlMs: number) {
       if (principal) used.set(principal.keyId, now)
       return principal
     },
-    /** Writes the pending last-use times now (also every 15 s). */
-    flushUsage,
+    /** Stops the 15 s timer and writes the pending last-use times. */
     stop() {
       clearInterval(timer)
       return flushUsage()

@@ -325,7 +325,6 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
         idle.add(f)
       })
     },
-    stats: () => ({ queued: lanes.reduce((n, l) => n + l.queue.length, 0), inFlight: lanes.filter((l) => l.busy).length }),
   }
 }
 export type Batcher = ReturnType<typeof createBatcher>

@@ -3,7 +3,7 @@
 // `herald migrate` on a throwaway PostgreSQL database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, PG_URL, createTestDatabase, startTestHerald, type TestHerald } from './harness'
+import { ADMIN_TOKEN, createTestDatabase, describePg, startTestHerald, type TestHerald } from './harness'
 
 const CLI = join(import.meta.dir, '..', 'src', 'cli.ts')
 
@@ -209,7 +209,7 @@ describe('herald operator commands', () => {
   })
 })
 
-describe.skipIf(!PG_URL)('herald migrate on PostgreSQL', () => {
+describePg('herald migrate on PostgreSQL', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>
   beforeAll(async () => {
     db = await createTestDatabase()

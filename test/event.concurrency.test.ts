@@ -1,12 +1,10 @@
 // The quota and the rate limit hold when two API processes share one
 // PostgreSQL database: the counters live in the workspace row, and every batch
 // takes its row lock.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, createTestDatabase, PG_URL } from './harness'
+import { ADMIN_TOKEN, createTestDatabase, describePg } from './harness'
 import { spawnHerald, type HeraldProcess } from './processes'
-
-const describePg = PG_URL ? describe : describe.skip // harness.ts refuses CI=true without DATABASE_URL
 
 describePg('two API processes on one PostgreSQL', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>

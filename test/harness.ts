@@ -1,6 +1,7 @@
 // Starts real Herald servers for tests: on the embedded default (PGlite in
 // memory) always, and on real PostgreSQL when DATABASE_URL is set, each test
 // file in a database of its own. Under CI=true, PostgreSQL is required.
+import { describe } from 'bun:test'
 import postgres from 'postgres'
 import { loadConfig, type Config } from '../src/config'
 import { createLogger } from '../src/log'
@@ -11,6 +12,13 @@ export const PG_URL = process.env.DATABASE_URL
 if (process.env.CI === 'true' && !PG_URL) throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL suites must run in CI')
 
 export type Backend = 'embedded' | 'postgres'
+/**
+ * `describe` for suites that need a PostgreSQL server (several processes on one
+ * database). It skips only outside CI: under CI=true this module has already
+ * refused to load without DATABASE_URL.
+ */
+export const describePg = PG_URL ? describe : describe.skip
+
 /** The backends every backend-agnostic suite runs against. */
 export const backends: Backend[] = PG_URL ? ['embedded', 'postgres'] : ['embedded']
 
