@@ -193,7 +193,7 @@ async function runHerald(adminUrl: string, keysFile: string, logDir: string) {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
-  const child = spawnBun(['src/cli.ts', 'serve'], env, join(logDir, 'herald.log'))
+  const child = spawnBun([...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), 'src/cli.ts', 'serve'], env, join(logDir, 'herald.log'))
   await waitReady(child, () => fetch(`${base}/readyz`), 'Herald')
   await createWorkspaces(base, params.workspaces, keysFile)
   const syncCommit = ((await db.sql`SHOW synchronous_commit`)[0]!.synchronous_commit as string)
