@@ -5,9 +5,12 @@ import type { Config } from './config'
 import type { Logger } from './log'
 import type { ApiKeyAuth } from './auth'
 import type { Batcher } from './ingest'
+import type { SecretBox } from './secrets'
 import { HeraldError, problemResponse, type FieldError } from './problems'
 import { adminAuth } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
+import { adminRoutersRoute } from './routes/admin_routers'
+import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
@@ -21,6 +24,11 @@ export interface AppDeps {
   auth: ApiKeyAuth
   batcher: Batcher
   state: { draining: boolean }
+  secrets: SecretBox
+  /** Called after a router of this workspace is created, changed or deleted, so the pipeline drops its cached routers. */
+  routersChanged: (workspaceId: number) => void
+  /** Called after a delivery is replayed, so the worker of this process picks it up at once. */
+  wakeScheduler?: () => void
 }
 
 function validationProblem(error: { all?: { path: string; message: string }[] }): HeraldError {
@@ -41,7 +49,7 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 }
 
 export function createApp(deps: AppDeps) {
-  const { sql, config, log, auth, batcher, state } = deps
+  const { sql, config, log, auth, batcher, state, secrets, routersChanged, wakeScheduler = () => {} } = deps
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: 'herald' })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const problem = toProblem(code, error)
@@ -57,6 +65,8 @@ export function createApp(deps: AppDeps) {
     .use(eventReadRoute(sql, auth))
     .use(adminWorkspacesRoute(sql, config))
     .use(adminKeysRoute(sql, auth))
+    .use(adminRoutersRoute(sql, secrets, routersChanged))
+    .use(adminDeliveriesRoute(sql, wakeScheduler))
   return app
 }
 export type App = ReturnType<typeof createApp>

@@ -7,8 +7,9 @@ import { ConfigError, loadConfig } from './config'
 import { createLogger } from './log'
 import { openDatabase } from './db'
 import { migrate } from './migrate'
-import { startHerald } from './server'
-import { adminCommands, type AdminOptions } from './cli_admin'
+import { startHerald, startWorker } from './server'
+import { adminCommands, type AdminCommand } from './cli_admin'
+import { ROUTER_OPTIONS, routerCommands, type RouterCommand, type RouterOptions } from './cli_routers'
 import { adminClient } from './cli_client'
 import { CliError, reportError, usageError } from './cli_output'
 
@@ -17,8 +18,11 @@ export const USAGE = `Herald: a self-hostable event notification service.
 Usage: herald <command> [arguments] [options]
 
 Server commands (configured by the environment: PORT, DATABASE_URL, ... see the README):
-  start                        Run Herald all-in-one: the API (and, later, the worker in-process).
-  serve                        Run the API only.
+  start                        Run Herald all-in-one: the API, the outbox relay and the delivery worker.
+  serve                        Run the API and the outbox relay. With NATS_URL, deliveries are left to
+                               \`herald worker\` processes; without it, serve delivers too (as start).
+  worker                       Run a delivery worker only: JetStream consumer, retries and the thread pool.
+                               Needs DATABASE_URL and NATS_URL.
   migrate                      Apply pending database migrations, then exit.
 
 Operator commands (call the operator API of a running server):
@@ -29,6 +33,16 @@ Operator commands (call the operator API of a running server):
   key create <workspace> [--name LABEL]
   key list <workspace>
   key revoke <workspace> <id>
+  router create <workspace> --name NAME --pattern PATTERN
+                (--webhook URL | --slack URL | --discord URL | --teams URL | --destination JSON)
+                [--title-template T] [--body-template T]
+  router list <workspace>
+  router show <workspace> <id|name>
+  router update <workspace> <id|name> [--name NAME] [--pattern PATTERN] [--webhook URL | ... | --destination JSON]
+                [--title-template T] [--body-template T]
+  router disable <workspace> <id|name>
+  router enable <workspace> <id|name>
+  router delete <workspace> <id|name>
 
   help, --help, -h             Show this text.
 
@@ -39,7 +53,16 @@ Options of the operator commands:
   --quota N          Events accepted per calendar month (UTC), a whole number.
   --rate PER_SECOND  Rate limit in events per second (decimals allowed).
   --burst N          Most events accepted at once (the token bucket's size).
-  --name LABEL       A label for the API key, such as "production".
+  --name LABEL       A label for the API key, such as "production"; the name of a router, unique in its workspace.
+  --pattern PATTERN  Event keys a router takes: "*" matches any run of characters ('user.*' takes user.signup
+                     and user.a.b, not user); '*' alone takes every event, even one without a key.
+  --webhook URL, --slack URL, --discord URL, --teams URL
+                     A router's destination of that type.
+  --destination JSON A destination of any type, e.g. '{"type":"telegram","botToken":"…","chatId":42}';
+                     "-" reads it from stdin (keeps tokens out of ps and the shell history).
+  --title-template T, --body-template T
+                     Mustache templates ({{message}}, {{event}}, {{data.plan}}…); on update an empty value
+                     removes that part and the other part is kept.
 
 Exit codes: 0 success, 1 error (from the API or the connection), 2 usage error.`
 
@@ -51,6 +74,7 @@ const OPTIONS = {
   rate: { type: 'string' },
   burst: { type: 'string' },
   name: { type: 'string' },
+  ...ROUTER_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const
 const COMMON_OPTIONS = ['url', 'token', 'json', 'help']
@@ -78,11 +102,11 @@ function checkArgs(command: string, names: string[], given: string[]) {
   if (given.length > names.length) throw usageError(`unexpected argument ${JSON.stringify(given[names.length])} after herald ${command}`)
 }
 
-/** `start` and `serve` keep running until SIGTERM or SIGINT. */
-async function runServer() {
+/** `start`, `serve` and `worker` keep running until SIGTERM or SIGINT. */
+async function runServer(command: string) {
   const config = loadConfig()
   const log = createLogger(config.LOG_LEVEL)
-  const herald = await startHerald(config, log)
+  const herald = command === 'worker' ? await startWorker(config, log) : await startHerald(config, log, command === 'serve' ? 'api' : 'all')
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => herald.stop().then(() => process.exit(0)))
 }
 
@@ -100,17 +124,19 @@ async function runMigrate(): Promise<number> {
   return 0
 }
 
+const COMMANDS: Record<string, AdminCommand | RouterCommand> = { ...adminCommands, ...routerCommands }
+
 async function runAdmin(command: string, args: string[], values: Values): Promise<number> {
-  const spec = adminCommands[command]!
+  const spec = COMMANDS[command]!
   rejectOptions(command, values, [...COMMON_OPTIONS, ...spec.options])
   checkArgs(command, spec.args, args)
   const client = adminClient({ url: values.url, token: values.token })
-  console.log(await spec.run(client, args, values as AdminOptions))
+  console.log(await spec.run(client, args, values as RouterOptions))
   return 0
 }
 
-const SERVER_COMMANDS = ['start', 'serve', 'migrate']
-const GROUPS = ['workspace', 'key']
+const SERVER_COMMANDS = ['start', 'serve', 'worker', 'migrate']
+const GROUPS = ['workspace', 'key', 'router']
 
 /** Runs one command. Returns the exit code, or undefined when a server keeps running. */
 export async function main(argv: string[]): Promise<number | undefined> {
@@ -124,15 +150,14 @@ export async function main(argv: string[]): Promise<number | undefined> {
     rejectOptions(first, values, [])
     checkArgs(first, [], rest)
     if (first === 'migrate') return runMigrate()
-    // Today `start` and `serve` are the same; `start` will also run the worker.
-    await runServer()
+    await runServer(first)
     return undefined
   }
   if (GROUPS.includes(first)) {
     const [sub, ...args] = rest
     const command = `${first} ${sub}`
-    if (!sub) throw usageError(`${first} needs a subcommand: ${Object.keys(adminCommands).filter((c) => c.startsWith(first + ' ')).map((c) => c.split(' ')[1]).join(', ')}`)
-    if (!adminCommands[command]) throw usageError(`unknown command: herald ${command}`)
+    if (!sub) throw usageError(`${first} needs a subcommand: ${Object.keys(COMMANDS).filter((c) => c.startsWith(first + ' ')).map((c) => c.split(' ')[1]).join(', ')}`)
+    if (!COMMANDS[command]) throw usageError(`unknown command: herald ${command}`)
     return runAdmin(command, args, values)
   }
   throw usageError(`unknown command: ${first}`)

@@ -35,6 +35,31 @@ export const ConfigSchema = Type.Object({
   API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up.'),
   HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept; older monthly partitions are dropped. 0 keeps everything.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
+  NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|wss?)://', description: 'NATS server with JetStream, e.g. nats://127.0.0.1:4222. Unset: the outbox is dispatched in-process.' })),
+  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>).' }),
+  // A 32-byte key, base64. Unset: a key is generated once into
+  // HERALD_DATA_DIR/secret.key; every instance sharing a database must then
+  // share that file, so set this when scaling out.
+  HERALD_SECRET_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: 'AES-256 key (32 bytes, base64) encrypting router secrets at rest. Unset: generated into HERALD_DATA_DIR/secret.key.' })),
+  HERALD_OUTBOUND_ALLOW: Type.String({ default: '', description: 'Comma-separated CIDRs deliveries may reach despite the SSRF rules, e.g. 10.0.0.0/8 for on-premise receivers.' }),
+  // Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+  HERALD_RETRY_SCHEDULE: Type.String({ default: '0s,5s,5m,30m,2h,5h,10h,10h', pattern: '^\\s*[0-9]+(ms|s|m|h)(\\s*,\\s*[0-9]+(ms|s|m|h))*\\s*$', description: 'Delay before each attempt of a delivery; its length is the number of attempts.' }),
+  DELIVERY_TIMEOUT_MS: Int(10000, 100, 120000, 'Time limit of one delivery attempt, connect to last byte.'),
+  // Slow receivers must not stall the rest: this many deliveries run at once
+  // per worker process, and as many events are unacknowledged on JetStream.
+  WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process (also JetStream max_ack_pending).'),
+  WORKER_THREADS: Int(2, 1, 64, 'Threads of the piscina pool that renders and sends deliveries.'),
+  // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
+  // front of it; a worker that dies holds its deliveries this long at most.
+  DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),
+  JETSTREAM_ACK_WAIT_MS: Int(30000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this.'),
+  // Rows committed by this process are relayed at once; this interval only
+  // matters for rows of other processes and after a failure.
+  OUTBOX_RELAY_INTERVAL_MS: Int(250, 10, 60000, 'How often the outbox relay looks for events committed by other processes.'),
+  TELEGRAM_API_URL: Type.String({ default: 'https://api.telegram.org', pattern: '^https?://', description: 'Base URL of the Telegram Bot API.' }),
+  TWILIO_API_URL: Type.String({ default: 'https://api.twilio.com', pattern: '^https?://', description: 'Base URL of the Twilio REST API (SMS).' }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: 'Default SMTP server of e-mail routers, e.g. smtps://user:pass@smtp.example.com:465.' })),
+  SMTP_FROM: Type.String({ default: 'Herald <herald@localhost>', description: 'Default sender of e-mail routers.' }),
   HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key.' }),
 })
 export type Config = Static<typeof ConfigSchema>

@@ -187,6 +187,8 @@ export interface BatcherOptions {
   maxEvents: number
   windowMs: number
   concurrency: number
+  /** Called after a batch with accepted events commits: the outbox relay need not wait for its next round. */
+  onCommit?: () => void
 }
 
 export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
@@ -290,7 +292,13 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
   }
 
   function remember(items: Item[], res: Outcome[]) {
-    items.forEach((it, i) => res[i]?.kind === 'accepted' && knownChannels.add(`${it.principal.workspaceId}/${it.channel}`))
+    let accepted = false
+    items.forEach((it, i) => {
+      if (res[i]?.kind !== 'accepted') return
+      accepted = true
+      knownChannels.add(`${it.principal.workspaceId}/${it.channel}`)
+    })
+    if (accepted) opts.onCommit?.()
   }
 
   async function fail(items: Item[], err: unknown) {

@@ -1,5 +1,7 @@
-// Starts the API: database (PostgreSQL or embedded), migrations, partitions,
-// the ingest batcher and the HTTP server; stops them in reverse on SIGTERM.
+// Starts Herald: database (PostgreSQL or embedded), migrations, partitions,
+// the bus (JetStream or in-process), the outbox relay, and then the API
+// (ingest batcher and HTTP server), the delivery worker, or both; stops them
+// in reverse on SIGTERM.
 import type { Config } from './config'
 import type { Logger } from './log'
 import { openDatabase, type Database } from './db'
@@ -8,6 +10,12 @@ import { dropExpiredPartitions, ensurePartitions } from './partitions'
 import { createApiKeyAuth } from './auth'
 import { createBatcher, deleteExpiredIdempotencyKeys } from './ingest'
 import { createApp } from './app'
+import { createSecretBox, loadSecretKey } from './secrets'
+import { createInProcessBus, type EventBus } from './bus'
+import { createJetStreamBus } from './bus_jetstream'
+import { createRelay } from './relay'
+import { createPool } from './pool'
+import { createFanout, type Fanout } from './fanout'
 import { countWorkspaces, insertWorkspace } from './workspaces'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
@@ -18,6 +26,78 @@ export interface Herald {
   db: Database
   app: ReturnType<typeof createApp>
   stop(): Promise<void>
+}
+
+/**
+ * What a process runs. `all`: the API and the delivery worker (the default,
+ * and the only choice without NATS, where events go to the worker in-process).
+ * `api`: the API and the outbox relay. `worker`: the JetStream consumer, the
+ * retry scheduler and the pool, no HTTP.
+ */
+export type Role = 'all' | 'api' | 'worker'
+
+interface Pipeline {
+  bus: EventBus
+  fanout: Fanout | null
+  nudgeRelay(): void
+  stop(): Promise<void>
+}
+
+/** The bus, the relay and, when this process delivers, the pool and the fan-out. */
+async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>): Promise<Pipeline> {
+  const bus = config.NATS_URL
+    ? await createJetStreamBus({ url: config.NATS_URL, stream: config.NATS_STREAM, maxAckPending: config.WORKER_CONCURRENCY, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log })
+    : createInProcessBus()
+  let fanout: Fanout | null = null
+  let pool: ReturnType<typeof createPool> | null = null
+  if (deliver) {
+    pool = createPool(config.WORKER_THREADS, config.WORKER_CONCURRENCY)
+    fanout = createFanout(db.sql, bus, pool, secrets, config, log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
+    await bus.consume(fanout.accept)
+  }
+  const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20 })
+  return {
+    bus,
+    fanout,
+    nudgeRelay: () => relay.nudge(),
+    async stop() {
+      await relay.stop()
+      await fanout?.stop(Math.min(config.SHUTDOWN_TIMEOUT_MS, config.DELIVERY_TIMEOUT_MS))
+      await bus.close()
+      await pool?.close()
+    },
+  }
+}
+
+async function openStore(config: Config, log: Logger) {
+  const db = await openDatabase(config, log)
+  const applied = await migrate(db.sql)
+  if (applied.length) log.info({ applied }, 'migrations applied')
+  await maintain(db, config, log)
+  const secrets = createSecretBox(loadSecretKey(config, log))
+  const timer = setInterval(() => maintain(db, config, log).catch((err) => log.error({ err }, 'maintenance failed')), MAINTENANCE_INTERVAL_MS)
+  timer.unref()
+  return { db, secrets, stopMaintenance: () => clearInterval(timer) }
+}
+
+/** `herald worker`: consumes JetStream and delivers; needs DATABASE_URL and NATS_URL. */
+export async function startWorker(config: Config, log: Logger): Promise<{ stop(): Promise<void> }> {
+  if (!config.DATABASE_URL || !config.NATS_URL) {
+    throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
+  }
+  const { db, secrets, stopMaintenance } = await openStore(config, log)
+  const pipeline = await startPipeline(db, config, log, true, secrets)
+  log.info({ threads: config.WORKER_THREADS, concurrency: config.WORKER_CONCURRENCY }, 'Herald worker is running')
+  let stopping: Promise<void> | undefined
+  return {
+    stop: () =>
+      (stopping ??= (async () => {
+        stopMaintenance()
+        await pipeline.stop()
+        await db.close()
+        log.info('Herald worker stopped')
+      })()),
+  }
 }
 
 export async function maintain(db: Database, config: Config, log: Logger) {
@@ -42,17 +122,22 @@ async function createDemoWorkspace(db: Database, config: Config) {
   )
 }
 
-export async function startHerald(config: Config, log: Logger): Promise<Herald> {
-  const db = await openDatabase(config, log)
-  const applied = await migrate(db.sql)
-  if (applied.length) log.info({ applied }, 'migrations applied')
-  await maintain(db, config, log)
+export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all'): Promise<Herald> {
+  const { db, secrets, stopMaintenance } = await openStore(config, log)
   await createDemoWorkspace(db, config)
+  // Without NATS the API process is the only one that can deliver its events.
+  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets)
 
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
-  const batcher = createBatcher(db.sql, log, { maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, concurrency: config.BATCH_CONCURRENCY })
-  const app = createApp({ sql: db.sql, config, log, auth, batcher, state })
+  const batcher = createBatcher(db.sql, log, {
+    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, concurrency: config.BATCH_CONCURRENCY, onCommit: pipeline.nudgeRelay,
+  })
+  const app = createApp({
+    sql: db.sql, config, log, auth, batcher, state, secrets,
+    routersChanged: (ws) => pipeline.bus.announceRoutersChanged(ws),
+    wakeScheduler: () => pipeline.fanout?.wake(),
+  })
   const server = Bun.serve({
     port: config.PORT,
     hostname: config.HOST,
@@ -63,19 +148,18 @@ export async function startHerald(config: Config, log: Logger): Promise<Herald> 
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: (req) => app.handle(req),
   })
-  const timer = setInterval(() => maintain(db, config, log).catch((err) => log.error({ err }, 'maintenance failed')), MAINTENANCE_INTERVAL_MS)
-  timer.unref()
-  log.info({ port: server.port, embedded: db.embedded }, 'Herald is listening')
+  log.info({ port: server.port, embedded: db.embedded, bus: pipeline.bus.kind, delivers: !!pipeline.fanout }, 'Herald is listening')
 
   let stopping: Promise<void> | undefined
   const stop = () =>
     (stopping ??= (async () => {
       state.draining = true
-      clearInterval(timer)
+      stopMaintenance()
       const deadline = Bun.sleep(config.SHUTDOWN_TIMEOUT_MS)
       // Stop accepting, let in-flight requests finish, commit what is queued.
       await Promise.race([server.stop(false).then(() => batcher.drain()), deadline])
       server.stop(true)
+      await pipeline.stop()
       await auth.stop()
       await db.close()
       log.info('Herald stopped')

@@ -9,7 +9,9 @@ import { startHerald, type Herald } from '../src/server'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const PG_URL = process.env.DATABASE_URL
+export const NATS_URL = process.env.NATS_URL
 if (process.env.CI === 'true' && !PG_URL) throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL suites must run in CI')
+if (process.env.CI === 'true' && !NATS_URL) throw new Error('CI=true but NATS_URL is not set: the JetStream suites must run in CI')
 
 export type Backend = 'embedded' | 'postgres'
 /**
@@ -21,6 +23,42 @@ export const describePg = PG_URL ? describe : describe.skip
 
 /** The backends every backend-agnostic suite runs against. */
 export const backends: Backend[] = PG_URL ? ['embedded', 'postgres'] : ['embedded']
+
+/**
+ * The fan-out pipelines: in-process on the embedded default always, and
+ * PostgreSQL + JetStream when both DATABASE_URL and NATS_URL are set.
+ */
+export type Pipeline = 'in-process' | 'jetstream'
+export const pipelines: Pipeline[] = PG_URL && NATS_URL ? ['in-process', 'jetstream'] : ['in-process']
+
+/** A JetStream stream of its own for a test (subjects herald.<name>.…), so runs never share messages. */
+export const testStream = () => `HERALD_T_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`.toUpperCase()
+
+/** Starts Herald for a pipeline; `jetstream` also needs a stream, deleted by close(). */
+export async function startPipelineHerald(pipeline: Pipeline, env: Record<string, string> = {}): Promise<TestHerald & { stream?: string }> {
+  if (pipeline === 'in-process') return startTestHerald('embedded', env)
+  const stream = testStream()
+  const herald = await startTestHerald('postgres', { NATS_URL: NATS_URL!, NATS_STREAM: stream, ...env })
+  return {
+    ...herald,
+    stream,
+    async close() {
+      await herald.close()
+      await deleteStream(stream)
+    },
+  }
+}
+
+export async function deleteStream(stream: string) {
+  const { connect } = await import('@nats-io/transport-node')
+  const { jetstreamManager } = await import('@nats-io/jetstream')
+  const nc = await connect({ servers: NATS_URL! })
+  try {
+    await (await jetstreamManager(nc)).streams.delete(stream).catch(() => {})
+  } finally {
+    await nc.close()
+  }
+}
 
 /** Creates a fresh, empty database on the PostgreSQL server of DATABASE_URL. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

@@ -35,9 +35,9 @@ export async function spawnHerald(env: Record<string, string>, cmd = 'serve'): P
         rest = lines.pop()!
         for (const line of lines) {
           output.push(line)
-          if (line.includes('"Herald is listening"')) {
+          if (line.includes('"Herald is listening"') || line.includes('"Herald worker is running"')) {
             clearTimeout(timeout)
-            resolve(JSON.parse(line).port)
+            resolve(JSON.parse(line).port ?? 0)
           }
         }
       }

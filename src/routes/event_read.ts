@@ -5,6 +5,7 @@ import type { Sql } from '../db'
 import type { ApiKeyAuth } from '../auth'
 import { HeraldError } from '../problems'
 import { unauthorized, uuidv7Time } from './event'
+import { listEventDeliveries } from '../deliveries'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
 
@@ -20,6 +21,33 @@ export const StoredEvent = Type.Object({
   data: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
 })
+
+const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+export const DeliveryAttempt = Type.Object({
+  attempt: Type.Integer({ description: '1-based; starts again at 1 after a replay.' }),
+  at: Type.String({ format: 'date-time' }),
+  durationMs: Type.Integer(),
+  ok: Type.Boolean(),
+  status: Nullable(Type.Integer({ description: 'HTTP status (or SMTP reply code) received, if any.' })),
+  error: Nullable(Type.String({ description: 'Why the attempt failed.' })),
+  response: Nullable(Type.String({ description: 'The first KiB of the response body.' })),
+})
+
+export const Delivery = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Stable across attempts and duplicates; sent to webhooks as `webhook-id`.' }),
+  kind: Type.String({ description: '`router` (or `push`).', examples: ['router'] }),
+  routerId: Nullable(Type.String({ format: 'uuid' })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When a pending delivery is next attempted.' })),
+  attempts: Type.Array(DeliveryAttempt),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+})
+
+export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
+  deliveries: Type.Array(Delivery, { description: 'One per matching router (and, with push, per device); empty until the event is fanned out.' }),
+})])
 
 /** The event as stored, or null. The id carries the creation time, which picks the partition. */
 export async function findEvent(sql: Sql, workspaceId: number, eventId: string): Promise<Static<typeof StoredEvent> | null> {
@@ -39,11 +67,11 @@ export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
       if (!principal) throw unauthorized()
       const event = await findEvent(sql, principal.workspaceId, params.eventId)
       if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
-      return event
+      return { ...event, deliveries: await listEventDeliveries(sql, principal.workspaceId, event.eventId) }
     },
     {
       params: Type.Object({ eventId: Type.String({ description: 'The eventId returned by POST /event.' }) }),
-      response: { 200: StoredEvent },
-      detail: { summary: 'Read an event as stored (after truncation)', tags: ['Events'], security: [{ apiKey: [] }] },
+      response: { 200: EventWithDeliveries },
+      detail: { summary: 'Read an event as stored (after truncation), with its deliveries and their attempts', tags: ['Events'], security: [{ apiKey: [] }] },
     },
   )

@@ -1,0 +1,55 @@
+// The bus between the outbox relay and the delivery workers. Two
+// implementations with one interface: JetStream when NATS_URL is set (many
+// API and worker processes), and in-process otherwise (the embedded default).
+// Either way PostgreSQL stays the source of truth: the relay deletes an
+// outbox row only after the bus has the row's events durably (a PubAck, or the
+// in-process handler having created their deliveries).
+import type { EventView } from '../workers/job'
+
+export interface BusEvent {
+  workspaceId: number
+  view: EventView
+}
+
+/** Takes a batch of events; resolves once they are handled (deliveries created). Throws to have them redelivered. */
+export type EventHandler = (events: BusEvent[]) => Promise<void>
+
+export interface EventBus {
+  readonly kind: 'jetstream' | 'in-process'
+  /** Resolves once every event is durably handed over. */
+  publish(events: BusEvent[]): Promise<void>
+  /** Starts delivering events to `handler` (worker processes only). */
+  consume(handler: EventHandler): Promise<void>
+  /** Tells every process that a workspace's routers changed. */
+  announceRoutersChanged(workspaceId: number): void
+  onRoutersChanged(f: (workspaceId: number) => void): void
+  close(): Promise<void>
+}
+
+/**
+ * The embedded default: publish calls the handler directly. With no handler
+ * (no worker in this process) publish fails, so the outbox keeps the events.
+ */
+export function createInProcessBus(): EventBus {
+  let handler: EventHandler | null = null
+  const listeners: ((ws: number) => void)[] = []
+  return {
+    kind: 'in-process',
+    async publish(events) {
+      if (!handler) throw new Error('no worker runs in this process: start Herald with `herald start`')
+      await handler(events)
+    },
+    async consume(h) {
+      handler = h
+    },
+    announceRoutersChanged(ws) {
+      for (const f of listeners) f(ws)
+    },
+    onRoutersChanged(f) {
+      listeners.push(f)
+    },
+    async close() {
+      handler = null
+    },
+  }
+}

@@ -1,0 +1,96 @@
+// What a router may deliver to: one TypeBox schema per destination type, the
+// union the operator API validates against, and the redacted view the API
+// shows after creation. Everything but `type` is a secret (webhook URLs carry
+// tokens, so do bot tokens and SMTP passwords): it is encrypted at rest and
+// never returned again.
+import { Type, type Static } from '@sinclair/typebox'
+
+const HttpUrl = (description: string) =>
+  Type.String({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2048, description })
+
+export const WebhookDestination = Type.Object({
+  type: Type.Literal('webhook'),
+  url: HttpUrl('Receiver URL; POSTed a JSON body signed per Standard Webhooks.'),
+  headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), { description: 'Extra request headers, such as an Authorization the receiver expects.' })),
+}, { additionalProperties: false })
+
+export const SlackDestination = Type.Object({
+  type: Type.Literal('slack'),
+  url: HttpUrl('Slack incoming-webhook URL (https://hooks.slack.com/services/…).'),
+}, { additionalProperties: false })
+
+export const DiscordDestination = Type.Object({
+  type: Type.Literal('discord'),
+  url: HttpUrl('Discord webhook URL (https://discord.com/api/webhooks/…).'),
+}, { additionalProperties: false })
+
+export const TeamsDestination = Type.Object({
+  type: Type.Literal('teams'),
+  url: HttpUrl('Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.'),
+}, { additionalProperties: false })
+
+export const TelegramDestination = Type.Object({
+  type: Type.Literal('telegram'),
+  botToken: Type.String({ pattern: '^[0-9]+:[A-Za-z0-9_-]+$', maxLength: 256, description: 'Bot API token from @BotFather.' }),
+  chatId: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer()], { description: 'Chat id or @channelusername.' }),
+}, { additionalProperties: false })
+
+export const EmailDestination = Type.Object({
+  type: Type.Literal('email'),
+  to: Type.Array(Type.String({ format: 'email', maxLength: 254 }), { minItems: 1, maxItems: 50, description: 'Recipients.' }),
+  from: Type.Optional(Type.String({ maxLength: 320, description: 'Sender; default SMTP_FROM.' })),
+  smtp: Type.Optional(Type.Object({
+    host: Type.String({ minLength: 1, maxLength: 253 }),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (port 465). Otherwise STARTTLS when offered.' })),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+    pass: Type.Optional(Type.String({ maxLength: 1024 })),
+  }, { additionalProperties: false, description: 'SMTP server; default SMTP_URL.' })),
+}, { additionalProperties: false })
+
+export const SmsDestination = Type.Object({
+  type: Type.Literal('sms'),
+  accountSid: Type.String({ pattern: '^AC[0-9a-fA-F]{32}$', description: 'Twilio account SID.' }),
+  authToken: Type.String({ minLength: 1, maxLength: 256, description: 'Twilio auth token.' }),
+  from: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Sending number, E.164.' }),
+  to: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Recipient number, E.164.' }),
+}, { additionalProperties: false })
+
+export const Destination = Type.Union(
+  [WebhookDestination, SlackDestination, DiscordDestination, TeamsDestination, TelegramDestination, EmailDestination, SmsDestination],
+  { description: 'Where the router delivers; `type` selects the fields.' },
+)
+export type Destination = Static<typeof Destination>
+export type DestinationType = Destination['type']
+export const DESTINATION_TYPES: DestinationType[] = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'email', 'sms']
+
+export const Template = Type.Object({
+  title: Type.Optional(Type.String({ maxLength: 1024, description: 'Mustache template of the title (`{{data.plan}}`, `{{event}}`…).' })),
+  body: Type.Optional(Type.String({ maxLength: 16384, description: 'Mustache template of the body. For a webhook it replaces the whole JSON body.' })),
+}, { additionalProperties: false })
+export type Template = Static<typeof Template>
+
+/** What the API shows of a destination after creation: no token, no path of a URL. */
+export function redactDestination(d: Destination): Record<string, unknown> {
+  const origin = (u: string) => {
+    try {
+      return `${new URL(u).origin}/…`
+    } catch {
+      return '…'
+    }
+  }
+  switch (d.type) {
+    case 'webhook':
+      return { type: d.type, url: origin(d.url), headers: d.headers ? Object.keys(d.headers) : undefined }
+    case 'slack':
+    case 'discord':
+    case 'teams':
+      return { type: d.type, url: origin(d.url) }
+    case 'telegram':
+      return { type: d.type, chatId: d.chatId }
+    case 'email':
+      return { type: d.type, to: d.to, from: d.from, smtp: d.smtp ? { host: d.smtp.host, port: d.smtp.port } : undefined }
+    case 'sms':
+      return { type: d.type, from: d.from, to: d.to }
+  }
+}

@@ -1,0 +1,43 @@
+// Router patterns (DECISIONS.md, "Routers"): a glob on an event's `event` key
+// where `*` matches any run of characters, dots included. `user.*` matches
+// `user.signup` and `user.a.b` but neither `user` nor `users.x`. `*` alone
+// matches every event, even one without a key; any other pattern needs a key.
+
+export const PATTERN_MAX_LENGTH = 200
+// Event keys are free text, but patterns keep to the characters keys use by
+// convention (`domain.action`, `billing:invoice.paid`), so that no pattern
+// needs quoting in a shell or a URL and `*` is the only special character.
+const PATTERN_CHARS = /^[A-Za-z0-9_.:*-]+$/
+
+export type Matcher = (eventKey: string | null) => boolean
+
+/** Null when `p` is a valid pattern, else the reason it is not, as a sentence about `pattern`. */
+export function validatePattern(p: unknown): string | null {
+  if (typeof p !== 'string' || p.length === 0) return 'pattern must be a non-empty string such as "user.*" or "*"'
+  if (p.length > PATTERN_MAX_LENGTH) return `pattern must be at most ${PATTERN_MAX_LENGTH} characters, got ${p.length}`
+  if (!PATTERN_CHARS.test(p)) return 'pattern may hold only letters, digits, ".", "_", "-", ":" and "*" (which matches any run of characters)'
+  return null
+}
+
+const matchAll: Matcher = () => true
+// Patterns come from a few routers per workspace and are matched for every
+// event, so each is compiled once. The map only grows with distinct patterns
+// ever saved, which operators write by hand.
+const compiled = new Map<string, Matcher>()
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
+
+/** A matcher of event keys for `p`, which validatePattern has accepted. */
+export function compilePattern(p: string): Matcher {
+  let matcher = compiled.get(p)
+  if (matcher) return matcher
+  if (p === '*') {
+    matcher = matchAll
+  } else {
+    // [^]* rather than .*: a key may hold a line break, and `*` matches any run.
+    const re = new RegExp(`^${p.split('*').map(escapeRegExp).join('[^]*')}$`)
+    matcher = (eventKey) => eventKey !== null && re.test(eventKey)
+  }
+  compiled.set(p, matcher)
+  return matcher
+}

@@ -1,0 +1,32 @@
+// The piscina pool of the delivery worker: router matching, template
+// rendering, payload building and the outbound calls run on worker threads
+// (task modules in workers/), so the main thread only moves rows.
+import Piscina from 'piscina'
+import { fileURLToPath } from 'node:url'
+import type { DeliveryJob, DeliveryResult } from '../workers/job'
+import type { MatchJob } from '../workers/match'
+
+const DELIVER = fileURLToPath(new URL('../workers/deliver.ts', import.meta.url))
+const MATCH = fileURLToPath(new URL('../workers/match.ts', import.meta.url))
+
+export interface Pool {
+  match(job: MatchJob): Promise<string[][]>
+  deliver(job: DeliveryJob): Promise<DeliveryResult>
+  close(): Promise<void>
+}
+
+export function createPool(threads: number, concurrency: number): Pool {
+  const piscina = new Piscina({
+    filename: DELIVER,
+    minThreads: threads,
+    maxThreads: threads,
+    // Deliveries mostly wait on the network: each thread runs many at once.
+    concurrentTasksPerWorker: Math.max(1, Math.ceil(concurrency / threads)),
+    idleTimeout: 60_000,
+  })
+  return {
+    match: (job) => piscina.run(job, { filename: MATCH }),
+    deliver: (job) => piscina.run(job),
+    close: () => piscina.destroy(),
+  }
+}

@@ -1,0 +1,54 @@
+// The plain, serialisable job a worker thread receives for one delivery
+// attempt, and the result it returns. An expected failure (a 500, a refused
+// address, a timeout) is a result with ok: false, never a throw.
+import type { Destination, Template } from '../src/destinations/schema'
+
+/** The event as GET /events/{id} returns it, without deliveries. */
+export interface EventView {
+  eventId: string
+  workspace: string
+  channel: string
+  event: string | null
+  title: string | null
+  message: string
+  link: string | null
+  tags: string[]
+  data: unknown
+  createdAt: string // ISO 8601
+}
+
+export interface OutboundOptions {
+  allow: string[] // CIDRs exempt from the SSRF rules (HERALD_OUTBOUND_ALLOW)
+  timeoutMs: number // whole request, connect to last byte (DELIVERY_TIMEOUT_MS)
+  maxResponseBytes: number // read at most this much of a response
+}
+
+export interface DeliveryJob {
+  deliveryId: string // stable across attempts and duplicates: the webhook-id
+  attempt: number // 1-based
+  event: EventView
+  router: {
+    id: string
+    name: string
+    destination: Destination // decrypted
+    template?: Template
+    signingSecret: string // whsec_…, used by webhook destinations
+  }
+  outbound: OutboundOptions
+  endpoints: {
+    telegram: string // TELEGRAM_API_URL, e.g. https://api.telegram.org
+    twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
+    smtpUrl?: string // SMTP_URL, default server of e-mail destinations
+    smtpFrom?: string // SMTP_FROM
+  }
+}
+
+export interface DeliveryResult {
+  ok: boolean
+  retryable: boolean // meaningful when !ok: 408, 429, 5xx, network errors and timeouts
+  status?: number // HTTP status (or SMTP reply code) when one was received
+  retryAfterMs?: number // from Retry-After, when the receiver sent one
+  durationMs: number
+  response?: string // the response body, truncated to 1 KiB
+  error?: string // why it failed, readable by an operator
+}
