@@ -33,6 +33,8 @@ Operator commands (call the operator API of a running server):
   key create <workspace> [--name LABEL]
   key list <workspace>
   key revoke <workspace> <id>
+  delivery list <workspace>            Failed deliveries, newest first.
+  delivery replay <workspace> <id>     Send a delivery again (same id, fresh retry schedule).
   router create <workspace> --name NAME --pattern PATTERN
                 (--webhook URL | --slack URL | --discord URL | --teams URL | --destination JSON)
                 [--title-template T] [--body-template T]
@@ -136,7 +138,7 @@ async function runAdmin(command: string, args: string[], values: Values): Promis
 }
 
 const SERVER_COMMANDS = ['start', 'serve', 'worker', 'migrate']
-const GROUPS = ['workspace', 'key', 'router']
+const GROUPS = ['workspace', 'key', 'router', 'delivery']
 
 /** Runs one command. Returns the exit code, or undefined when a server keeps running. */
 export async function main(argv: string[]): Promise<number | undefined> {

@@ -1,9 +1,10 @@
-// The operator commands: `herald workspace …` and `herald key …`. Each one is
+// The operator commands: `herald workspace …`, `herald key …` and `herald delivery …`. Each one is
 // a call to the operator API of a running server, printed as text or, with
 // --json, as the API's JSON.
 import type { AdminClient } from './cli_client'
 import { json, record, table, usageError, utc } from './cli_output'
 import type { WorkspaceView, ApiKeyView } from './workspaces'
+import type { FailedDeliveryView } from './deliveries'
 
 export interface AdminOptions {
   json?: boolean
@@ -97,6 +98,14 @@ function keysTable(workspace: string, keys: ApiKeyView[]): string {
   )
 }
 
+function failedTable(workspace: string, list: FailedDeliveryView[]): string {
+  if (list.length === 0) return `Workspace ${workspace} has no failed deliveries.`
+  return table(
+    ['DELIVERY', 'EVENT', 'ATTEMPTS', 'FAILED (UTC)', 'LAST ERROR'],
+    list.map((d) => [d.id, d.eventId, d.attemptCount, utc(d.updatedAt), (d.lastError ?? '-').slice(0, 60)]),
+  )
+}
+
 // --- commands --------------------------------------------------------------
 
 export const adminCommands: Record<string, AdminCommand> = {
@@ -162,6 +171,22 @@ export const adminCommands: Record<string, AdminCommand> = {
       // The API answers 204 without a body; --json still prints something a script can read.
       if (opts.json) return json({ workspace, id, revoked: true })
       return `Revoked API key ${id} in workspace ${workspace}. It stops working within 5 s on every instance.`
+    },
+  },
+  'delivery list': {
+    args: ['workspace'],
+    options: [],
+    async run(client, [workspace], opts) {
+      const list = await client.request<FailedDeliveryView[]>('GET', `${wsPath(workspace!)}/deliveries`)
+      return opts.json ? json(list) : failedTable(workspace!, list)
+    },
+  },
+  'delivery replay': {
+    args: ['workspace', 'id'],
+    options: [],
+    async run(client, [workspace, id], opts) {
+      const res = await client.request<{ id: string; status: string }>('POST', `${wsPath(workspace!)}/deliveries/${encodeURIComponent(id!)}/replay`)
+      return opts.json ? json(res) : `Delivery ${id} is scheduled again (same id, fresh retry schedule).`
     },
   },
 }

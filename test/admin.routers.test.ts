@@ -28,7 +28,7 @@ const DESTINATIONS = {
   discord: { type: 'discord', url: 'https://discord.com/api/webhooks/123/DISCORDTOKENSECRET' },
   teams: { type: 'teams', url: 'https://acme.webhook.office.com/webhookb2/TEAMSPATHSECRET' },
   telegram: { type: 'telegram', botToken: '123456:TELEGRAMBOTTOKENSECRET', chatId: 42 },
-  email: { type: 'email', to: ['ops@example.com'], from: 'Herald <herald@example.com>', smtp: { host: 'smtp.example.com', port: 465, secure: true, user: 'mailer', pass: 'SMTPPASSWORDSECRET' } },
+  email: { type: 'email', to: ['ops@example.com', 'a@b.c'], from: 'Herald <herald@example.com>', smtp: { host: 'smtp.example.com', port: 465, secure: true, user: 'mailer', pass: 'SMTPPASSWORDSECRET' } },
   sms: { type: 'sms', accountSid: `AC${'0123456789abcdef'.repeat(2)}`, authToken: 'TWILIOAUTHTOKENSECRET', from: '+15005550006', to: '+15551234567' },
 } satisfies { [T in Destination['type']]: Extract<Destination, { type: T }> }
 const SECRETS = ['WEBHOOKPATHSECRET', 'QUERYTOKENSECRET', 'HEADERVALUESECRET', 'SLACKPATHSECRET', 'DISCORDTOKENSECRET', 'TEAMSPATHSECRET', 'TELEGRAMBOTTOKENSECRET', 'SMTPPASSWORDSECRET', 'TWILIOAUTHTOKENSECRET']
@@ -38,7 +38,7 @@ const VIEWS = {
   discord: { type: 'discord', url: 'https://discord.com/…' },
   teams: { type: 'teams', url: 'https://acme.webhook.office.com/…' },
   telegram: { type: 'telegram', chatId: 42 },
-  email: { type: 'email', to: ['ops@example.com'], from: 'Herald <herald@example.com>', smtp: { host: 'smtp.example.com', port: 465 } },
+  email: { type: 'email', to: ['ops@example.com', 'a@b.c'], from: 'Herald <herald@example.com>', smtp: { host: 'smtp.example.com', port: 465 } },
   sms: { type: 'sms', from: '+15005550006', to: '+15551234567' },
 }
 const TYPES = Object.keys(DESTINATIONS) as (keyof typeof DESTINATIONS)[]
@@ -208,6 +208,8 @@ describe.each(backends)('router operator API on %s', (backend) => {
         ['a malformed bot token', { destination: { type: 'telegram', botToken: 'nope', chatId: 1 } }, '/destination/botToken'],
         ['a chat id of the wrong type', { destination: { type: 'telegram', botToken: '1:a', chatId: true } }, '/destination/chatId'],
         ['no e-mail recipient', { destination: { type: 'email', to: [] } }, '/destination/to'],
+        ['a recipient that is not an address', { destination: { type: 'email', to: ['ops.example.com'] } }, '/destination/to/0'],
+        ['a header name with a space', { destination: { type: 'webhook', url: 'https://example.com/x', headers: { 'bad header': 'x' } } }, '/destination/headers'],
         ['a bad SMTP port', { destination: { type: 'email', to: ['ops@example.com'], smtp: { host: 'h', port: 0 } } }, '/destination/smtp/port'],
         ['a phone number not in E.164', { destination: { ...DESTINATIONS.sms, to: '555-1234' } }, '/destination/to'],
         ['an invalid pattern', { pattern: 'user/*' }, '/pattern'],

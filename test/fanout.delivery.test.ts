@@ -3,7 +3,7 @@
 // follow a short HERALD_RETRY_SCHEDULE so the test does not wait minutes.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
-import { pipelines, startPipelineHerald, type TestHerald } from './harness'
+import { ADMIN_TOKEN, pipelines, startPipelineHerald, type TestHerald } from './harness'
 import { eventually, startReceiver, type Receiver } from './receiver'
 
 setDefaultTimeout(30_000)
@@ -115,6 +115,15 @@ for (const pipeline of pipelines) {
       expect(rx.received).toHaveLength(1)
       const failed = (await (await herald.admin('GET', `/admin/workspaces/${ws.name}/deliveries`)).json()) as { id: string }[]
       expect(failed.map((f) => f.id)).toContain(d.id)
+      // The CLI shows the same list.
+      // (Spawned asynchronously: this process serves the CLI's request.)
+      const cli = Bun.spawn([process.execPath, 'src/cli.ts', 'delivery', 'list', ws.name, '--url', herald.url], {
+        cwd: `${import.meta.dir}/..`, env: { ...process.env, HERALD_ADMIN_TOKEN: ADMIN_TOKEN }, stdout: 'pipe', stderr: 'pipe',
+      })
+      const out = await new Response(cli.stdout).text()
+      expect(await cli.exited).toBe(0)
+      expect(out).toContain(d.id)
+      expect(out).toContain('HTTP 400')
       const replay = await herald.admin('POST', `/admin/workspaces/${ws.name}/deliveries/${d.id}/replay`)
       expect(replay.status).toBe(202)
       await rx.waitFor(2)
