@@ -11,6 +11,9 @@ import { adminAuth } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
+import { adminMembersRoute } from './routes/admin_members'
+import { devicesRoute } from './routes/devices'
+import { createUserAuth } from './user_auth'
 import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
@@ -67,6 +70,8 @@ export function createApp(deps: AppDeps) {
     .use(adminKeysRoute(sql, auth))
     .use(adminRoutersRoute(sql, secrets, routersChanged))
     .use(adminDeliveriesRoute(sql, wakeScheduler))
+    .use(adminMembersRoute(sql))
+    .use(devicesRoute(sql, createUserAuth(sql)))
   return app
 }
 export type App = ReturnType<typeof createApp>

@@ -60,6 +60,16 @@ export const ConfigSchema = Type.Object({
   TWILIO_API_URL: Type.String({ default: 'https://api.twilio.com', pattern: '^https?://', description: 'Base URL of the Twilio REST API (SMS).' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: 'Default SMTP server of e-mail routers, e.g. smtps://user:pass@smtp.example.com:465.' })),
   SMTP_FROM: Type.String({ default: 'Herald <herald@localhost>', description: 'Default sender of e-mail routers.' }),
+  // APNs token auth: all four of APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and
+  // APNS_TOPIC, or none (then iOS devices are not pushed).
+  APNS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the APNs auth key (.p8) for token-based auth.' })),
+  APNS_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', description: 'Key ID of the .p8 key (10 characters).' })),
+  APNS_TEAM_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', description: 'Apple Developer Team ID (10 characters).' })),
+  APNS_TOPIC: Type.Optional(Type.String({ minLength: 1, description: 'Default apns-topic: the iOS app\'s bundle id. A device may name its own.' })),
+  APNS_ORIGIN: Type.Optional(Type.String({ pattern: '^https://', description: 'Replaces both APNs hosts (api.push.apple.com, api.sandbox.push.apple.com), e.g. https://127.0.0.1:8443 for a local stand-in.' })),
+  FCM_SERVICE_ACCOUNT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the Firebase service-account JSON. Unset: Android devices are not pushed.' })),
+  FCM_ORIGIN: Type.String({ default: 'https://fcm.googleapis.com', pattern: '^https?://', description: 'Base URL of the FCM HTTP v1 API.' }),
+  GOOGLE_OAUTH_TOKEN_URL: Type.String({ default: 'https://oauth2.googleapis.com/token', pattern: '^https?://', description: 'OAuth2 token endpoint for the FCM service account.' }),
   HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key.' }),
 })
 export type Config = Static<typeof ConfigSchema>

@@ -9,7 +9,8 @@ export interface Claimed {
   id: string
   eventId: string
   workspaceId: number
-  routerId: string | null
+  kind: 'router' | 'push'
+  target: string // the router id, or the device id of a push
   attempts: number // attempts made before this one
 }
 
@@ -23,31 +24,32 @@ export interface ClaimedWithEvent extends Claimed {
  * left alone and not returned: whoever leased them delivers them, or the
  * scheduler once their lease runs out, always under the same id.
  */
-export async function createDeliveries(sql: Tx, rows: { eventId: string; workspaceId: number; routerId: string }[], leaseMs: number): Promise<Claimed[]> {
+export async function createDeliveries(sql: Tx, rows: { eventId: string; workspaceId: number; kind: 'router' | 'push'; target: string }[], leaseMs: number): Promise<Claimed[]> {
   if (!rows.length) return []
   return sql<Claimed[]>`
     INSERT INTO deliveries (id, event_id, workspace_id, kind, router_id, target, next_attempt_at)
-    SELECT id, event_id, ws, 'router', router_id, router_id::text, now() + ${leaseMs} * interval '1 ms'
-    FROM unnest(${rows.map(() => uuidv7())}::uuid[], ${rows.map((r) => r.eventId)}::uuid[], ${rows.map((r) => r.workspaceId)}::bigint[], ${rows.map((r) => r.routerId)}::uuid[])
-      AS r(id, event_id, ws, router_id)
+    SELECT id, event_id, ws, kind, CASE WHEN kind = 'router' THEN target::uuid END, target, now() + ${leaseMs} * interval '1 ms'
+    FROM unnest(${rows.map(() => uuidv7())}::uuid[], ${rows.map((r) => r.eventId)}::uuid[], ${rows.map((r) => r.workspaceId)}::bigint[],
+      ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.target)}::text[])
+      AS r(id, event_id, ws, kind, target)
     ON CONFLICT (event_id, kind, target) DO NOTHING
-    RETURNING id, event_id AS "eventId", workspace_id AS "workspaceId", router_id AS "routerId", attempts`
+    RETURNING id, event_id AS "eventId", workspace_id AS "workspaceId", kind, target, attempts`
 }
 
-/** Leases up to `limit` router deliveries that are due, oldest first, with their events. */
+/** Leases up to `limit` deliveries that are due, oldest first, with their events. */
 export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number): Promise<ClaimedWithEvent[]> {
   return sql<ClaimedWithEvent[]>`
     WITH due AS (
       SELECT id FROM deliveries
-      WHERE status = 'pending' AND kind = 'router' AND next_attempt_at <= now()
+      WHERE status = 'pending' AND next_attempt_at <= now()
       ORDER BY next_attempt_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), claimed AS (
       UPDATE deliveries d SET next_attempt_at = now() + ${leaseMs} * interval '1 ms'
       FROM due WHERE d.id = due.id
-      RETURNING d.id, d.event_id, d.workspace_id, d.router_id, d.attempts
+      RETURNING d.id, d.event_id, d.workspace_id, d.kind, d.target, d.attempts
     )
-    SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.router_id AS "routerId", c.attempts,
+    SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.kind, c.target, c.attempts,
       CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
         'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title,
         'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', to_json(e.created_at)#>>'{}') END AS event
@@ -67,6 +69,7 @@ export interface AttemptRecord {
   response?: string
   next: 'succeeded' | 'failed' | 'pending'
   delayMs: number // until the next attempt, when next is pending
+  unregisteredDevice?: string // a device APNs or FCM no longer knows: removed with this record
 }
 
 /** Writes a batch of attempts and the state they leave their deliveries in, in one transaction. */
@@ -87,13 +90,16 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
         ${col((r) => r.delayMs)}::float8[], ${col((r) => r.status ?? null)}::int[], ${col((r) => r.error ?? null)}::text[])
         AS r(id, attempt, next, delay_ms, status, error)
       WHERE d.id = r.id AND d.status = 'pending'`
+    const gone = records.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
+    if (gone.length) await tx`DELETE FROM devices WHERE id = ANY(${gone}::uuid[])`
   })
 }
 
 export interface DeliveryView {
   id: string
-  kind: string
+  kind: 'router' | 'push'
   routerId: string | null
+  deviceId: string | null
   status: 'pending' | 'succeeded' | 'failed'
   attempts: { attempt: number; at: string; durationMs: number; ok: boolean; status: number | null; error: string | null; response: string | null }[]
   nextAttemptAt: string | null
@@ -103,7 +109,7 @@ export interface DeliveryView {
 
 /** The deliveries of one event with every attempt, oldest first. */
 export const listEventDeliveries = (sql: Tx, workspaceId: number, eventId: string) => sql<DeliveryView[]>`
-  SELECT d.id, d.kind, d.router_id AS "routerId", d.status,
+  SELECT d.id, d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId", d.status,
     CASE WHEN d.status = 'pending' THEN to_json(d.next_attempt_at)#>>'{}' END AS "nextAttemptAt",
     to_json(d.created_at)#>>'{}' AS "createdAt", to_json(d.updated_at)#>>'{}' AS "updatedAt",
     COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', to_json(a.started_at)#>>'{}', 'durationMs', a.duration_ms,

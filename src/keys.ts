@@ -31,17 +31,23 @@ function checksum(body: string): string {
   return out
 }
 
-export function generateApiKey(): string {
+/** A secret of the given 5-character prefix (`hrld_` API keys, `hrlu_` user tokens). */
+export function generateSecret(prefix: string): string {
   const body = base62(randomBytes(BODY * 2), BODY)
-  return PREFIX + body + checksum(body)
+  return prefix + body + checksum(body)
 }
 
-/** True when `key` has Herald's shape and a valid checksum. */
-export function isWellFormedKey(key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false
-  const body = key.slice(PREFIX.length, PREFIX.length + BODY)
-  return checksum(body) === key.slice(PREFIX.length + BODY)
+export const generateApiKey = () => generateSecret(PREFIX)
+
+/** True when `key` has the shape of a secret with this prefix and a valid checksum. */
+export function isWellFormedSecret(key: string, prefix: string): boolean {
+  if (key.length !== prefix.length + BODY + CHECK || !key.startsWith(prefix) || !/^[0-9A-Za-z]+$/.test(key.slice(prefix.length))) return false
+  const body = key.slice(prefix.length, prefix.length + BODY)
+  return checksum(body) === key.slice(prefix.length + BODY)
 }
+
+/** True when `key` has Herald's API-key shape and a valid checksum. */
+export const isWellFormedKey = (key: string) => KEY_PATTERN.test(key) && isWellFormedSecret(key, PREFIX)
 
 export const hashSecret = (secret: string): Buffer => createHash('sha256').update(secret).digest()
 export const keyPrefix = (key: string) => key.slice(0, PREFIX_LENGTH)

@@ -16,6 +16,7 @@ import { createJetStreamBus } from './bus_jetstream'
 import { createRelay } from './relay'
 import { createPool } from './pool'
 import { createFanout, type Fanout } from './fanout'
+import { loadPushConfig } from './push_config'
 import { countWorkspaces, insertWorkspace } from './workspaces'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
@@ -52,7 +53,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   let pool: ReturnType<typeof createPool> | null = null
   if (deliver) {
     pool = createPool(config.WORKER_THREADS, config.WORKER_CONCURRENCY)
-    fanout = createFanout(db.sql, bus, pool, secrets, config, log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
+    fanout = createFanout(db.sql, bus, pool, secrets, config, loadPushConfig(config, log), log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
     await bus.consume(fanout.accept)
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20 })

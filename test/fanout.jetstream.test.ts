@@ -154,4 +154,39 @@ describeJs('JetStream pipeline under failure', () => {
       await db.drop()
     }
   }, 90_000)
+
+  test('two API processes and two workers on one database and stream: every event delivered exactly once', async () => {
+    const db = await createTestDatabase()
+    const stream = testStream()
+    const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: stream, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' }
+    const procs: HeraldProcess[] = []
+    try {
+      const [api1, api2] = [await spawnHerald(env, 'serve'), await spawnHerald(env, 'serve')]
+      procs.push(api1!, api2!, await spawnHerald(env, 'worker'), await spawnHerald(env, 'worker'))
+      const admin = (path: string, body: unknown) =>
+        fetch(api1!.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const { apiKey } = (await (await admin('/admin/workspaces', { name: 'scaled', rateLimit: { perSecond: 10000, burst: 10000 } })).json()) as { apiKey: string }
+      expect((await admin('/admin/workspaces/scaled/routers', { name: 'all', pattern: '*', destination: { type: 'webhook', url: `${rx.url}/scaled` } })).status).toBe(201)
+      rx.received.length = 0
+      const ids = await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const res = await fetch((i % 2 ? api1! : api2!).url + '/event', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ event: 'scale.test', message: `event ${i}` }),
+          })
+          expect(res.status).toBe(200)
+          return ((await res.json()) as { eventId: string }).eventId
+        }),
+      )
+      await rx.waitFor(100, 30_000)
+      await Bun.sleep(1000) // room for a duplicate to show up
+      expect(rx.received.map((r) => eventIdOf(r.body)).sort()).toEqual([...ids].sort())
+      expect(new Set(rx.received.map((r) => r.headers['webhook-id'])).size).toBe(100)
+    } finally {
+      for (const p of procs) await p.kill('SIGTERM').catch(() => {})
+      await deleteStream(stream)
+      await db.drop()
+    }
+  }, 90_000)
 })

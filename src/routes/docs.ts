@@ -66,6 +66,7 @@ export const docsRoute = (handle: () => (r: Request) => Promise<Response>) => {
             securitySchemes: {
               apiKey: { type: 'http', scheme: 'bearer', description: 'A workspace API key (hrld_…).' },
               adminToken: { type: 'http', scheme: 'bearer', description: 'HERALD_ADMIN_TOKEN.' },
+              userToken: { type: 'http', scheme: 'bearer', description: 'A user token (hrlu_…) from POST /admin/workspaces/{workspace}/members.' },
             },
           },
         },

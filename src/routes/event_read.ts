@@ -36,8 +36,9 @@ export const DeliveryAttempt = Type.Object({
 
 export const Delivery = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Stable across attempts and duplicates; sent to webhooks as `webhook-id`.' }),
-  kind: Type.String({ description: '`router` (or `push`).', examples: ['router'] }),
-  routerId: Nullable(Type.String({ format: 'uuid' })),
+  kind: Type.Union([Type.Literal('router'), Type.Literal('push')], { description: 'A router delivery or a push to one device.' }),
+  routerId: Nullable(Type.String({ format: 'uuid', description: 'For a router delivery.' })),
+  deviceId: Nullable(Type.String({ format: 'uuid', description: 'For a push: the device (kept after the device is removed).' })),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
   nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When a pending delivery is next attempted.' })),
   attempts: Type.Array(DeliveryAttempt),

@@ -1,0 +1,68 @@
+// Queries on the people of a workspace: users, memberships, their bearer
+// tokens for the device API, and the channels they muted.
+import { uuidv7 } from 'uuidv7'
+import type { Sql, Tx } from './db'
+import { generateSecret, hashSecret, keyPrefix } from './keys'
+
+export const USER_TOKEN_PREFIX = 'hrlu_'
+export type Role = 'owner' | 'admin' | 'member'
+
+export interface MemberView {
+  userId: string
+  email: string
+  role: Role
+  devices: number
+  mutedChannels: string[]
+  createdAt: string
+}
+
+/**
+ * Adds a person to a workspace (creating the user on first sight of the
+ * e-mail) and issues a new user token. Returns null when they are a member already.
+ */
+export async function addMember(sql: Sql, workspaceId: number, email: string, role: Role) {
+  return sql.begin(async (tx) => {
+    const [user] = await tx<{ id: string }[]>`
+      WITH ins AS (INSERT INTO users (id, email) VALUES (${uuidv7()}, ${email}) ON CONFLICT (lower(email)) DO NOTHING RETURNING id)
+      SELECT id FROM ins UNION ALL SELECT id FROM users WHERE lower(email) = lower(${email}) LIMIT 1`
+    const added = await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${user!.id}, ${role}) ON CONFLICT DO NOTHING RETURNING user_id`
+    if (!added.length) return null
+    return { userId: user!.id, userToken: await issueUserToken(tx, user!.id) }
+  })
+}
+
+export async function issueUserToken(sql: Tx, userId: string): Promise<string> {
+  const token = generateSecret(USER_TOKEN_PREFIX)
+  await sql`INSERT INTO user_tokens (user_id, hash, prefix) VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)})`
+  return token
+}
+
+export const listMembers = (sql: Tx, workspaceId: number) => sql<MemberView[]>`
+  SELECT u.id AS "userId", u.email, m.role,
+    (SELECT count(*)::int FROM devices d WHERE d.user_id = u.id) AS devices,
+    coalesce((SELECT array_agg(c.channel ORDER BY c.channel) FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = u.id), '{}') AS "mutedChannels",
+    to_json(m.created_at)#>>'{}' AS "createdAt"
+  FROM memberships m JOIN users u ON u.id = m.user_id
+  WHERE m.workspace_id = ${workspaceId} ORDER BY m.created_at, u.email`
+
+export async function removeMember(sql: Tx, workspaceId: number, userId: string): Promise<boolean> {
+  return (await sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING user_id`).length > 0
+}
+
+/** The user a token belongs to, or null when unknown or revoked. */
+export async function findUserByToken(sql: Sql, token: string): Promise<{ userId: string; email: string } | null> {
+  const [row] = await sql<{ userId: string; email: string }[]>`
+    SELECT u.id AS "userId", u.email FROM user_tokens t JOIN users u ON u.id = t.user_id
+    WHERE t.hash = ${hashSecret(token)} AND t.revoked_at IS NULL`
+  return row ?? null
+}
+
+/** Mutes or unmutes a channel for a member; false when the user is not a member. */
+export async function setMuted(sql: Sql, workspace: string, userId: string, channel: string, muted: boolean): Promise<boolean> {
+  const [m] = await sql<{ id: number }[]>`
+    SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id WHERE w.name = ${workspace} AND m.user_id = ${userId}`
+  if (!m) return false
+  if (muted) await sql`INSERT INTO channel_mutes (workspace_id, user_id, channel) VALUES (${m.id}, ${userId}, ${channel}) ON CONFLICT DO NOTHING`
+  else await sql`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
+  return true
+}

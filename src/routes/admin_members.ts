@@ -1,0 +1,62 @@
+// Operator API: the members of a workspace. Adding one issues the user token
+// their mobile app uses on the device API (until the accounts issue brings
+// sign-in).
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../db'
+import { HeraldError } from '../problems'
+import { findWorkspaceId } from '../workspaces'
+import { addMember, listMembers, removeMember } from '../members'
+
+const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
+
+export const MemberSchema = Type.Object({
+  userId: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: Role,
+  devices: Type.Integer({ description: 'Registered devices of this user (in any workspace).' }),
+  mutedChannels: Type.Array(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+export const adminMembersRoute = (sql: Sql) => {
+  const workspaceId = async (name: string) => {
+    const id = await findWorkspaceId(sql, name)
+    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
+    return id
+  }
+  return new Elysia({ name: 'route.admin.members', prefix: '/admin/workspaces/:workspace/members' })
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        const added = await addMember(sql, await workspaceId(params.workspace), body.email.trim(), body.role ?? 'member')
+        if (!added) throw new HeraldError('conflict', `${body.email} is already a member of ${params.workspace}.`)
+        set.status = 201
+        return added
+      },
+      {
+        params: Type.Object({ workspace: Type.String() }),
+        // A pattern rather than format: 'email', which the OpenAPI plugin makes refuse a@b.c.
+        body: Type.Object({
+          email: Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$', maxLength: 254, description: 'The person\'s e-mail address; one user per address across workspaces.', examples: ['a@b.c'] }),
+          role: Type.Optional(Role),
+        }, { additionalProperties: false }),
+        response: { 201: Type.Object({ userId: Type.String({ format: 'uuid' }), userToken: Type.String({ description: 'Bearer token of this user on the device API; shown once.' }) }) },
+        detail: detail('Add a member', 'Every member receives pushes for every channel of the workspace, except channels they mute. 409 if already a member.'),
+      },
+    )
+    .get('', async ({ params }) => listMembers(sql, await workspaceId(params.workspace)), {
+      params: Type.Object({ workspace: Type.String() }),
+      response: { 200: Type.Array(MemberSchema) },
+      detail: detail('List members'),
+    })
+    .delete(
+      '/:userId',
+      async ({ params, set }) => {
+        if (!(await removeMember(sql, await workspaceId(params.workspace), params.userId))) throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        set.status = 204
+      },
+      { params: Type.Object({ workspace: Type.String(), userId: Type.String({ format: 'uuid' }) }), detail: detail('Remove a member') },
+    )
+}

@@ -1,0 +1,82 @@
+// The device API a mobile app calls, as a signed-in user: register (or
+// refresh) its push token, list the user's devices, delete one, and mute or
+// unmute a channel of a workspace.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../db'
+import type { UserAuth } from '../user_auth'
+import { HeraldError } from '../problems'
+import { deleteDevice, listDevices, upsertDevice } from '../devices'
+import { setMuted } from '../members'
+
+const security = [{ userToken: [] }]
+
+export const DeviceBody = Type.Object({
+  platform: Type.Union([Type.Literal('ios'), Type.Literal('android')], { description: 'The phone\'s OS.' }),
+  provider: Type.Union([Type.Literal('apns'), Type.Literal('fcm')], { description: 'apns for iOS (Apple Push Notification service), fcm for Firebase Cloud Messaging.' }),
+  token: Type.String({ minLength: 1, maxLength: 4096, pattern: '^[\\x21-\\x7e]+$', description: 'The push token the OS gave the app.' }),
+  environment: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'production', description: 'APNs only: sandbox for development builds.' })),
+  topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'APNs only: the app\'s bundle id, when it differs from APNS_TOPIC.' })),
+}, { additionalProperties: false })
+
+export const DeviceSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  platform: Type.String(),
+  provider: Type.String(),
+  environment: Type.String(),
+  topic: Type.Union([Type.String(), Type.Null()]),
+  tokenPrefix: Type.String({ description: 'The first 8 characters of the token.' }),
+  lastSeenAt: Type.String({ format: 'date-time', description: 'Last registration or refresh.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' })
+
+export const devicesRoute = (sql: Sql, authenticate: UserAuth) =>
+  new Elysia({ name: 'route.devices', prefix: '/v1' })
+    .post(
+      '/devices',
+      async ({ request, body, set }) => {
+        const user = await authenticate(request.headers.get('authorization'))
+        if (body.provider === 'apns' && body.platform !== 'ios') throw new HeraldError('validation-failed', 'provider apns needs platform ios', [{ pointer: '/platform', detail: 'provider apns needs platform ios' }])
+        const { id } = await upsertDevice(sql, user.userId, body)
+        set.status = 201
+        return { id }
+      },
+      {
+        body: DeviceBody,
+        response: { 201: Type.Object({ id: Type.String({ format: 'uuid' }) }) },
+        detail: { summary: 'Register or refresh a device', description: 'An upsert on the token: registering a known token again updates that device (and answers its id) instead of adding another.', tags: ['Devices'], security },
+      },
+    )
+    .get('/devices', async ({ request }) => listDevices(sql, (await authenticate(request.headers.get('authorization'))).userId), {
+      response: { 200: Type.Array(DeviceSchema) },
+      detail: { summary: 'List my devices', tags: ['Devices'], security },
+    })
+    .delete(
+      '/devices/:id',
+      async ({ request, params, set }) => {
+        const user = await authenticate(request.headers.get('authorization'))
+        if (!(await deleteDevice(sql, user.userId, params.id))) throw new HeraldError('not-found', 'You have no device with this id.')
+        set.status = 204
+      },
+      { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
+    )
+    .put(
+      '/workspaces/:workspace/channels/:channel/mute',
+      async ({ request, params, set }) => {
+        const user = await authenticate(request.headers.get('authorization'))
+        if (!(await setMuted(sql, params.workspace, user.userId, params.channel, true))) throw new HeraldError('not-found', 'You are not a member of this workspace.')
+        set.status = 204
+      },
+      { params: Type.Object({ workspace: Type.String(), channel: Slug }), detail: { summary: 'Mute a channel: no pushes for its events', tags: ['Devices'], security } },
+    )
+    .delete(
+      '/workspaces/:workspace/channels/:channel/mute',
+      async ({ request, params, set }) => {
+        const user = await authenticate(request.headers.get('authorization'))
+        if (!(await setMuted(sql, params.workspace, user.userId, params.channel, false))) throw new HeraldError('not-found', 'You are not a member of this workspace.')
+        set.status = 204
+      },
+      { params: Type.Object({ workspace: Type.String(), channel: Slug }), detail: { summary: 'Unmute a channel', tags: ['Devices'], security } },
+    )
