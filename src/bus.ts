@@ -9,6 +9,8 @@ import type { EventView } from '../workers/job'
 export interface BusEvent {
   workspaceId: number
   view: EventView
+  /** This copy may not be the first: the worker checks which deliveries already exist. */
+  redelivered?: boolean
 }
 
 /** Takes a batch of events; resolves once they are handled (deliveries created). Throws to have them redelivered. */

@@ -19,7 +19,7 @@ const ns = (ms: number) => ms * 1_000_000
 export interface JetStreamOptions {
   url: string
   stream: string
-  maxAckPending: number // unacknowledged events across the consumer
+  maxAckPending: number // unacknowledged events across the consumer: the events being delivered
   ackWaitMs: number // redelivery of an event whose worker went silent
   log: Logger
 }
@@ -65,7 +65,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       await ensureConsumer(jsm, opts)
       const consumer = await js.consumers.get(opts.stream, CONSUMER)
       const messages = await consumer.consume({ max_messages: Math.min(opts.maxAckPending, 1000) })
-      consuming = { stop: () => messages.stop(), done: pump(messages, handler, opts.log) }
+      consuming = { stop: () => messages.stop(), done: pump(messages, handler, opts.log, opts.ackWaitMs) }
     },
     announceRoutersChanged(ws) {
       for (const f of listeners) f(ws) // this process at once, even if NATS is away
@@ -82,22 +82,37 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
   }
 }
 
-/** Hands messages to `handler` in small batches: whatever arrived while the previous batch was handled. */
-async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: Logger) {
+/**
+ * Hands messages to `handler` in small batches (whatever arrived meanwhile,
+ * at most 200), several batches at once: a batch is acknowledged when its
+ * handler resolves, which takes as long as its slowest delivery. While a
+ * batch runs, its messages are reported in progress so that JetStream does
+ * not redeliver them to another worker.
+ */
+async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: Logger, ackWaitMs: number) {
+  const running = new Set<JsMsg[]>()
+  const tasks = new Set<Promise<void>>()
+  const heartbeat = setInterval(() => {
+    for (const msgs of running) for (const m of msgs) m.working()
+  }, Math.max(500, ackWaitMs / 3))
   let batch: JsMsg[] = []
-  let running: Promise<void> = Promise.resolve()
   const flush = () => {
     const msgs = batch
     batch = []
-    running = running.then(async () => {
-      try {
-        await handler(msgs.map((m) => m.json<BusEvent>()))
-        for (const m of msgs) m.ack()
-      } catch (err) {
-        log.warn({ err, events: msgs.length }, 'events not handled; JetStream will redeliver them')
-        for (const m of msgs) m.nak(Math.min(1000 * 2 ** (m.info.deliveryCount - 1), 600_000))
-      }
-    })
+    running.add(msgs)
+    const task = handler(msgs.map((m) => ({ ...m.json<BusEvent>(), redelivered: m.info.redelivered })))
+      .then(
+        () => msgs.forEach((m) => m.ack()),
+        (err) => {
+          log.warn({ err, events: msgs.length }, 'events not handled; JetStream will redeliver them')
+          for (const m of msgs) m.nak(Math.min(1000 * 2 ** (m.info.deliveryCount - 1), 600_000))
+        },
+      )
+      .finally(() => {
+        running.delete(msgs)
+        tasks.delete(task)
+      })
+    tasks.add(task)
   }
   let scheduled = false
   for await (const m of messages) {
@@ -112,7 +127,8 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
     }
   }
   if (batch.length) flush()
-  await running
+  await Promise.allSettled([...tasks])
+  clearInterval(heartbeat)
 }
 
 async function ensureStream(jsm: Awaited<ReturnType<typeof jetstreamManager>>, name: string) {

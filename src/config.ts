@@ -46,13 +46,17 @@ export const ConfigSchema = Type.Object({
   HERALD_RETRY_SCHEDULE: Type.String({ default: '0s,5s,5m,30m,2h,5h,10h,10h', pattern: '^\\s*[0-9]+(ms|s|m|h)(\\s*,\\s*[0-9]+(ms|s|m|h))*\\s*$', description: 'Delay before each attempt of a delivery; its length is the number of attempts.' }),
   DELIVERY_TIMEOUT_MS: Int(10000, 100, 120000, 'Time limit of one delivery attempt, connect to last byte.'),
   // Slow receivers must not stall the rest: this many deliveries run at once
-  // per worker process, and as many events are unacknowledged on JetStream.
-  WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process (also JetStream max_ack_pending).'),
+  // per worker process; a batch of events waits while twice as many are queued.
+  WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process.'),
   WORKER_THREADS: Int(2, 1, 64, 'Threads of the piscina pool that renders and sends deliveries.'),
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),
   JETSTREAM_ACK_WAIT_MS: Int(30000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this.'),
+  // An event stays unacknowledged until its first attempts are made and
+  // recorded; at 5,000 events/s and 100 ms each, 500 are pending. The bound
+  // keeps a stalled worker from holding the whole stream.
+  JETSTREAM_MAX_ACK_PENDING: Int(4096, 1, 1000000, 'Events handed to workers and not yet acknowledged, across all workers (the consumer\'s max_ack_pending).'),
   // Rows committed by this process are relayed at once; this interval only
   // matters for rows of other processes and after a failure.
   OUTBOX_RELAY_INTERVAL_MS: Int(250, 10, 60000, 'How often the outbox relay looks for events committed by other processes.'),

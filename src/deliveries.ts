@@ -1,7 +1,8 @@
-// Queries on deliveries: one row per (event, router) with a stable id, and
-// one row per attempt. A worker owns a pending delivery while its lease runs
-// (next_attempt_at in the future); a worker that dies simply lets it run out.
-import { uuidv7 } from 'uuidv7'
+// Queries on deliveries: one row per (event, router) or (event, device) with
+// a stable id, and one row per attempt. A first attempt is made before its
+// row exists (the row is written with its outcome); a retry is a pending row
+// that a worker owns while its lease runs (next_attempt_at in the future); a
+// worker that dies simply lets it run out.
 import type { Sql, Tx } from './db'
 import type { EventView } from '../workers/job'
 
@@ -18,22 +19,49 @@ export interface ClaimedWithEvent extends Claimed {
   event: EventView | null // null when the event is gone (retention)
 }
 
+/** A first attempt, made before its delivery had a row (src/fanout.ts). */
+export interface FirstAttempt extends AttemptRecord {
+  eventId: string
+  workspaceId: number
+  kind: 'router' | 'push'
+  target: string
+}
+
 /**
- * Creates the deliveries of events to their matching routers, already leased
- * to the caller. Deliveries that exist (the event was fanned out before) are
- * left alone and not returned: whoever leased them delivers them, or the
- * scheduler once their lease runs out, always under the same id.
+ * Creates the rows of deliveries whose first attempt has been made, each in
+ * the state that attempt left it: one statement, so one round trip and one
+ * implicit transaction for a whole batch. A delivery that already has a row
+ * (a duplicate of a redelivered event) keeps it; its duplicate attempt is not
+ * recorded. Devices that APNs or FCM no longer know are deleted with it.
  */
-export async function createDeliveries(sql: Tx, rows: { eventId: string; workspaceId: number; kind: 'router' | 'push'; target: string }[], leaseMs: number): Promise<Claimed[]> {
-  if (!rows.length) return []
-  return sql<Claimed[]>`
-    INSERT INTO deliveries (id, event_id, workspace_id, kind, router_id, target, next_attempt_at)
-    SELECT id, event_id, ws, kind, CASE WHEN kind = 'router' THEN target::uuid END, target, now() + ${leaseMs} * interval '1 ms'
-    FROM unnest(${rows.map(() => uuidv7())}::uuid[], ${rows.map((r) => r.eventId)}::uuid[], ${rows.map((r) => r.workspaceId)}::bigint[],
-      ${rows.map((r) => r.kind)}::text[], ${rows.map((r) => r.target)}::text[])
-      AS r(id, event_id, ws, kind, target)
-    ON CONFLICT (event_id, kind, target) DO NOTHING
-    RETURNING id, event_id AS "eventId", workspace_id AS "workspaceId", kind, target, attempts`
+export async function insertDeliveries(sql: Tx, rows: FirstAttempt[]): Promise<void> {
+  if (!rows.length) return
+  const col = <T>(f: (r: FirstAttempt) => T) => rows.map(f)
+  const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
+  await sql`
+    WITH r AS MATERIALIZED (
+      SELECT * FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.eventId)}::uuid[], ${col((r) => r.workspaceId)}::bigint[],
+        ${col((r) => r.kind)}::text[], ${col((r) => r.target)}::text[], ${col((r) => r.next)}::text[], ${col((r) => r.delayMs)}::float8[],
+        ${col((r) => r.startedAt.toISOString())}::timestamptz[], ${col((r) => Math.round(r.durationMs))}::int[], ${col((r) => r.status ?? null)}::int[],
+        ${col((r) => String(r.ok))}::text[]::bool[], ${col((r) => r.error ?? null)}::text[], ${col((r) => r.response ?? null)}::text[])
+        AS r(id, event_id, ws, kind, target, next, delay_ms, started_at, duration_ms, status, ok, error, response)
+    ), d AS (
+      INSERT INTO deliveries (id, event_id, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
+      SELECT id, event_id, ws, kind, CASE WHEN kind = 'router' THEN target::uuid END, target, next, 1,
+        now() + delay_ms * interval '1 ms', status, error
+      FROM r
+      ON CONFLICT DO NOTHING
+      RETURNING id
+    )${gone.length ? sql`, gone AS (DELETE FROM devices WHERE id = ANY(${gone}::uuid[]))` : sql``}
+    INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response)
+    SELECT r.id, 1, r.started_at, r.duration_ms, r.status, r.ok, r.error, r.response FROM r JOIN d ON d.id = r.id`
+}
+
+/** The ids of the deliveries that exist for these events: a redelivered event skips them. */
+export async function existingDeliveryIds(sql: Tx, eventIds: string[]): Promise<string[]> {
+  if (!eventIds.length) return []
+  const rows = await sql<{ id: string }[]>`SELECT id FROM deliveries WHERE event_id = ANY(${eventIds}::uuid[])`
+  return rows.map((r) => r.id)
 }
 
 /** Leases up to `limit` deliveries that are due, oldest first, with their events. */
@@ -52,7 +80,7 @@ export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number): Pr
     SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.kind, c.target, c.attempts,
       CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
         'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title,
-        'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', to_json(e.created_at)#>>'{}') END AS event
+        'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at)) END AS event
     FROM claimed c
     JOIN workspaces w ON w.id = c.workspace_id
     LEFT JOIN events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id AND e.created_at = uuidv7_time(c.event_id)`

@@ -3,6 +3,7 @@
 // event's channel; a device counts once however many ways it qualifies).
 import { uuidv7 } from 'uuidv7'
 import type { Sql, Tx } from './db'
+import type { PushTarget } from '../workers/push_job'
 
 export interface DeviceInput {
   platform: 'ios' | 'android'
@@ -23,13 +24,7 @@ export interface DeviceView {
   createdAt: string
 }
 
-export interface PushTarget {
-  id: string
-  provider: 'apns' | 'fcm'
-  token: string
-  environment: 'sandbox' | 'production'
-  topic: string | null
-}
+export type { PushTarget } from '../workers/push_job'
 
 /**
  * Registers a device, or refreshes it when its token is known (then it also

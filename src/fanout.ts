@@ -1,10 +1,12 @@
 // The delivery worker: turns events from the bus into deliveries and runs
-// them. For a batch of events it matches routers (on the pool) and finds the
-// devices to push, creates the deliveries in PostgreSQL already leased to
-// itself, and only then lets the bus acknowledge the events; the attempts run
-// afterwards, bounded by WORKER_CONCURRENCY, and their outcomes are written in
-// batches. A scheduler takes due retries, and deliveries whose worker died,
-// from PostgreSQL.
+// them. For a batch of events it gathers the routers of their workspaces and
+// the devices of their channels (cached), hands the batch to the pool, where
+// one task matches, renders and sends every first attempt, and then writes
+// each delivery's row with the outcome of that attempt in one statement. Only
+// then may the bus forget the events: a worker that dies before has its events
+// redelivered, and the same deliveries are made again under the same ids
+// (workers/send.ts derives them from event and target), which receivers
+// deduplicate. A scheduler takes due retries and replays from PostgreSQL.
 import type { Sql } from './db'
 import type { Logger } from './log'
 import type { Config } from './config'
@@ -12,142 +14,208 @@ import type { SecretBox } from './secrets'
 import type { BusEvent, EventBus } from './bus'
 import type { Pool } from './pool'
 import type { PushConfig } from './push_config'
-import type { DeliveryJob, DeliveryResult, EventView } from '../workers/job'
-import type { PushJob } from '../workers/push_job'
+import type { EventView, RouterSpec, SendConfig } from '../workers/job'
+import type { PushTarget } from '../workers/push_job'
+import type { Planned, Sent } from '../workers/send'
 import type { RouterRecord } from './routers'
-import type { PushTarget } from './devices'
-import { claimDueDeliveries, createDeliveries, type Claimed } from './deliveries'
+import { claimDueDeliveries, existingDeliveryIds, insertDeliveries, type AttemptRecord, type ClaimedWithEvent } from './deliveries'
 import { findDevice } from './devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 
 export interface FanoutOptions {
-  leaseMs: number // a claimed delivery whose worker died is retried after this
+  leaseMs: number // a retry taken by a worker that then died is taken again after this
   schedulerIntervalMs: number
   routerCacheMs: number
 }
 
-type Work = { claimed: Claimed; event: EventView } & ({ kind: 'router'; router: RouterRecord } | { kind: 'push'; device: PushTarget })
-type Result = DeliveryResult & { unregistered?: boolean; reason?: string }
+const spec = (r: RouterRecord): RouterSpec => ({
+  id: r.id, name: r.name, pattern: r.pattern, destination: r.destination, signingSecret: r.signingSecret, ...(r.template ? { template: r.template } : {}),
+})
 
 export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: SecretBox, config: Config, push: PushConfig, log: Logger, opts: FanoutOptions) {
   const schedule = parseSchedule(config.HERALD_RETRY_SCHEDULE)
-  const allow = config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean)
+  const sendConfig: SendConfig = {
+    maxInFlight: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / config.WORKER_THREADS)),
+    outbound: {
+      allow: config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean),
+      timeoutMs: config.DELIVERY_TIMEOUT_MS,
+      maxResponseBytes: 64 * 1024,
+    },
+    endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
+    apns: push.apns,
+    fcm: push.fcm,
+  }
   const routers = routerCache(sql, secrets, opts.routerCacheMs)
   const devices = pushTargetCache(sql, 2000)
   bus.onRoutersChanged((ws) => routers.forget(ws))
   const recorder = attemptRecorder(sql, log)
-  const limit = config.WORKER_CONCURRENCY
-  const queue: Work[] = []
-  let running = 0
-  let stopped = false
-  const idle = new Set<() => void>()
-
-  const routerJob = (w: Work & { kind: 'router' }): DeliveryJob => ({
-    deliveryId: w.claimed.id,
-    attempt: w.claimed.attempts + 1,
-    event: w.event,
-    router: { id: w.router.id, name: w.router.name, destination: w.router.destination, template: w.router.template, signingSecret: w.router.signingSecret },
-    outbound: { allow, timeoutMs: config.DELIVERY_TIMEOUT_MS, maxResponseBytes: 64 * 1024 },
-    endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
-  })
-  const pushJob = (w: Work & { kind: 'push' }): PushJob => ({
-    deliveryId: w.claimed.id, attempt: w.claimed.attempts + 1, event: w.event, device: w.device, apns: push.apns, fcm: push.fcm,
-  })
-
-  async function attempt(w: Work) {
-    const startedAt = new Date()
-    const n = w.claimed.attempts + 1
-    const run = w.kind === 'router' ? pool.deliver(routerJob(w)) : pool.push(pushJob(w))
-    const result: Result = await run.catch((err: Error) => ({ ok: false, retryable: true, durationMs: Date.now() - startedAt.getTime(), error: `worker error: ${err.message}` }))
-    const next = nextStep(schedule, n, result)
-    const l = log.child({ deliveryId: w.claimed.id, attempt: n, kind: w.kind })
-    if (result.ok) l.debug({ status: result.status }, 'delivered')
-    else l.info({ status: result.status, error: result.error ?? result.reason, durationMs: result.durationMs, next: next.status }, 'delivery attempt failed')
-    recorder.add({
-      deliveryId: w.claimed.id, attempt: n, startedAt, durationMs: result.durationMs, ok: result.ok,
-      status: result.status, error: result.error ?? result.reason, response: result.response,
-      next: next.status, delayMs: next.status === 'pending' ? next.delayMs : 0,
-      unregisteredDevice: w.kind === 'push' && result.unregistered ? w.device.id : undefined,
-    })
-  }
-
-  function pump() {
-    while (running < limit && queue.length) {
-      const w = queue.shift()!
-      running++
-      attempt(w)
-        .catch((err) => log.error({ err, deliveryId: w.claimed.id }, 'delivery crashed'))
-        .finally(() => {
-          running--
-          pump()
-          if (!running && !queue.length) for (const f of idle) f()
-        })
-    }
-  }
-
-  const hasRoom = () => running + queue.length < limit * 2
-  // Backpressure: the bus waits (and keeps its events unacknowledged) while
-  // this worker already holds twice as many deliveries as it runs at once.
-  const room = async () => {
-    while (!hasRoom() && !stopped) await Bun.sleep(5)
-  }
-
   const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!push.apns : !!push.fcm)
 
-  /** The bus handler: resolves once the events' deliveries exist (then the bus may forget the events). */
-  async function accept(events: BusEvent[]) {
-    await room()
-    const wsIds = [...new Set(events.map((e) => e.workspaceId))]
-    const byWs = new Map(await Promise.all(wsIds.map(async (ws) => [ws, await routers.get(ws)] as const)))
-    const channels = [...new Set(events.map((e) => `${e.workspaceId}/${e.view.channel}`))]
-    const targets = new Map(await Promise.all(channels.map(async (k) => {
-      const [ws, channel] = [Number(k.slice(0, k.indexOf('/'))), k.slice(k.indexOf('/') + 1)]
-      return [k, (await devices.get(ws, channel)).filter(pushable)] as const
-    })))
-    let matched: string[][] = events.map(() => [])
-    if ([...byWs.values()].some((r) => r.length)) {
-      const patterns: Record<string, [string, string][]> = {}
-      for (const [ws, list] of byWs) patterns[ws] = list.map((r) => [r.id, r.pattern])
-      matched = await pool.match({ routers: patterns, events: events.map((e) => [e.workspaceId, e.view.event]) })
-    }
-    const rows = events.flatMap((e, i) => [
-      ...matched[i]!.map((target) => ({ eventId: e.view.eventId, workspaceId: e.workspaceId, kind: 'router' as const, target })),
-      ...targets.get(`${e.workspaceId}/${e.view.channel}`)!.map((d) => ({ eventId: e.view.eventId, workspaceId: e.workspaceId, kind: 'push' as const, target: d.id })),
-    ])
-    if (!rows.length) return
-    const claimed = await createDeliveries(sql, rows, opts.leaseMs)
-    const views = new Map(events.map((e) => [e.view.eventId, e]))
-    const routerById = new Map([...byWs.values()].flat().map((r) => [r.id, r]))
-    for (const c of claimed) {
-      const e = views.get(c.eventId)!
-      if (c.kind === 'router') queue.push({ claimed: c, event: e.view, kind: 'router', router: routerById.get(c.target)! })
-      else queue.push({ claimed: c, event: e.view, kind: 'push', device: targets.get(`${e.workspaceId}/${e.view.channel}`)!.find((d) => d.id === c.target)! })
-    }
-    pump()
+  // Backpressure. Work is counted in units of one event plus one per device
+  // it pushes (routers are few, devices can be thousands); past twice
+  // WORKER_CONCURRENCY units, new batches wait, and so does the bus: JetStream
+  // keeps their events unacknowledged, the in-process relay keeps its rows.
+  // The pool's threads themselves send at most WORKER_CONCURRENCY at once.
+  const room = config.WORKER_CONCURRENCY * 2
+  let busy = 0
+  const waiting: (() => void)[] = []
+  async function reserve(units: number) {
+    while (busy > 0 && busy + units > room) await new Promise<void>((res) => waiting.push(res))
+    busy += units
+  }
+  function release(units: number) {
+    busy -= units
+    for (const f of waiting.splice(0)) f()
   }
 
-  /** Takes due deliveries (retries, and those of dead workers) while there is room. */
-  async function sweep() {
-    const free = limit * 2 - running - queue.length
-    if (free <= 0) return
-    const due = await claimDueDeliveries(sql, Math.min(free, 500), opts.leaseMs)
-    for (const d of due) {
-      const fail = (reason: string) =>
-        recorder.add({ deliveryId: d.id, attempt: d.attempts + 1, startedAt: new Date(), durationMs: 0, ok: false, error: reason, next: 'failed', delayMs: 0 })
-      if (!d.event) {
-        fail('the event no longer exists')
-      } else if (d.kind === 'router') {
-        const router = (await routers.get(d.workspaceId)).find((r) => r.id === d.target)
-        if (router) queue.push({ claimed: d, event: d.event, kind: 'router', router })
-        else fail('the router was deleted or disabled')
-      } else {
-        const device = await findDevice(sql, d.target)
-        if (device && pushable(device)) queue.push({ claimed: d, event: d.event, kind: 'push', device })
-        else fail(device ? `${device.provider} is not configured` : 'the device was removed')
+  /** What attempt `s` leaves its delivery in, per the retry schedule. */
+  function outcome(s: Sent): AttemptRecord {
+    const r = s.result
+    const next = nextStep(schedule, s.attempt, r)
+    const error = r.error ?? r.reason
+    if (!r.ok) log.info({ deliveryId: s.id, attempt: s.attempt, kind: s.kind, status: r.status, error, durationMs: r.durationMs, next: next.status }, 'delivery attempt failed')
+    return {
+      deliveryId: s.id, attempt: s.attempt, startedAt: new Date(s.startedAt), durationMs: r.durationMs, ok: r.ok,
+      status: r.status, error, response: r.response, next: next.status, delayMs: next.status === 'pending' ? next.delayMs : 0,
+      unregisteredDevice: s.kind === 'push' && r.unregistered ? s.target : undefined,
+    }
+  }
+
+  /** The first attempts of a batch, then their rows. Throws (the bus redelivers) when the rows cannot be written. */
+  async function fanOut(batch: BusEvent[]) {
+    const wsIds = [...new Set(batch.map((e) => e.workspaceId))]
+    const channelKeys = [...new Set(batch.map((e) => `${e.workspaceId}/${e.view.channel}`))]
+    const [routerLists, deviceLists] = await Promise.all([
+      Promise.all(wsIds.map((ws) => routers.get(ws))),
+      Promise.all(channelKeys.map((k) => devices.get(Number(k.slice(0, k.indexOf('/'))), k.slice(k.indexOf('/') + 1)))),
+    ])
+    const byWs: Record<string, RouterSpec[]> = {}
+    wsIds.forEach((ws, i) => routerLists[i]!.length && (byWs[ws] = routerLists[i]!.map(spec)))
+    const byChannel: Record<string, PushTarget[]> = {}
+    channelKeys.forEach((k, i) => {
+      const list = deviceLists[i]!.filter(pushable)
+      if (list.length) byChannel[k] = list
+    })
+    let units = 0
+    for (const e of batch) {
+      const ws = byWs[e.workspaceId] ? 1 : 0
+      const n = byChannel[`${e.workspaceId}/${e.view.channel}`]?.length ?? 0
+      if (ws || n) units += 1 + n
+    }
+    if (!units) return
+    const again = batch.filter((e) => e.redelivered).map((e) => e.view.eventId)
+    const skip = again.length ? await existingDeliveryIds(sql, again) : []
+    await reserve(units)
+    let sent: Sent[]
+    try {
+      sent = await pool.send({
+        events: batch.map((e) => e.view),
+        match: { workspace: batch.map((e) => e.workspaceId), routers: byWs, devices: byChannel, skip },
+        config: sendConfig,
+      })
+    } finally {
+      release(units)
+    }
+    const rows = sent.map((s) => {
+      const e = batch[s.event]!
+      return { ...outcome(s), eventId: e.view.eventId, workspaceId: e.workspaceId, kind: s.kind, target: s.target }
+    })
+    await persist(() => insertDeliveries(sql, rows), rows.length)
+  }
+
+  /** A write that may meet a restarting database: three tries before the batch is given back to the bus. */
+  async function persist(write: () => Promise<void>, n: number) {
+    for (let i = 1; ; i++) {
+      try {
+        return await write()
+      } catch (err) {
+        if (i === 3) throw err
+        log.warn({ err, deliveries: n }, 'could not record deliveries; retrying')
+        await Bun.sleep(500 * i)
       }
     }
-    pump()
+  }
+
+  // Events being fanned out in this process. A second copy (the relay found
+  // the outbox row of an event still in flight here) waits for the first
+  // rather than delivering it again.
+  const inFlight = new Map<string, Promise<void>>()
+  let stopped = false
+
+  /** The bus handler: resolves once the events' deliveries are made and recorded (then the bus may forget them). */
+  async function accept(batch: BusEvent[]) {
+    if (stopped) throw new Error('this worker is stopping; another takes the events')
+    const earlier: Promise<void>[] = []
+    const fresh: BusEvent[] = []
+    for (const e of batch) {
+      const p = inFlight.get(e.view.eventId)
+      if (p) earlier.push(p)
+      else fresh.push(e)
+    }
+    if (fresh.length) {
+      const p = fanOut(fresh)
+      for (const e of fresh) inFlight.set(e.view.eventId, p)
+      try {
+        await p
+      } finally {
+        for (const e of fresh) if (inFlight.get(e.view.eventId) === p) inFlight.delete(e.view.eventId)
+      }
+    }
+    await Promise.all(earlier)
+  }
+
+  // ---------------------------------------------------------------- retries
+
+  const retrying = new Set<Promise<void>>()
+
+  /** Plans the attempt of a due delivery, or records why it cannot be made. */
+  async function planRetry(d: ClaimedWithEvent, views: EventView[], index: Map<string, number>): Promise<Planned | null> {
+    const fail = (reason: string) => {
+      recorder.add({ deliveryId: d.id, attempt: d.attempts + 1, startedAt: new Date(), durationMs: 0, ok: false, error: reason, next: 'failed', delayMs: 0 })
+      return null
+    }
+    if (!d.event) return fail('the event no longer exists')
+    let target: Pick<Planned, 'router' | 'device'>
+    if (d.kind === 'router') {
+      const router = (await routers.get(d.workspaceId)).find((r) => r.id === d.target)
+      if (!router) return fail('the router was deleted or disabled')
+      target = { router: spec(router) }
+    } else {
+      const device = await findDevice(sql, d.target)
+      if (!device) return fail('the device was removed')
+      if (!pushable(device)) return fail(`${device.provider} is not configured`)
+      target = { device }
+    }
+    let i = index.get(d.eventId)
+    if (i === undefined) index.set(d.eventId, (i = views.push(d.event) - 1))
+    return { id: d.id, event: i, kind: d.kind, target: d.target, attempt: d.attempts + 1, ...target }
+  }
+
+  /** Takes due deliveries (retries, replays, and those of dead workers) while there is room. */
+  async function sweep() {
+    const free = room - busy
+    if (free <= 0) return
+    const due = await claimDueDeliveries(sql, Math.min(free, 500), opts.leaseMs)
+    const views: EventView[] = []
+    const index = new Map<string, number>()
+    const planned: Planned[] = []
+    for (const d of due) {
+      const p = await planRetry(d, views, index)
+      if (p) planned.push(p)
+    }
+    if (!planned.length) return
+    busy += planned.length
+    const task = pool
+      .send({ events: views, planned, config: sendConfig })
+      .then((sent) => sent.forEach((s) => recorder.add(outcome(s))))
+      // Still leased: taken again once the lease runs out.
+      .catch((err) => log.error({ err, deliveries: planned.length }, 'retries failed in the pool'))
+      .finally(() => {
+        release(planned.length)
+        retrying.delete(task)
+      })
+    retrying.add(task)
   }
 
   let wakeSweeper: (() => void) | null = null
@@ -167,12 +235,12 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     /** Looks for due deliveries now (after a replay) rather than at the next interval. */
     wake: () => wakeSweeper?.(),
     routersChanged: (ws: number) => bus.announceRoutersChanged(ws),
-    /** Waits for running attempts (up to `ms`) and writes their outcomes. */
+    /** Waits (up to `ms`) for the deliveries under way and writes their outcomes. */
     async stop(ms: number) {
       stopped = true
       wakeSweeper?.()
-      queue.length = 0 // still leased: another worker takes them when the lease runs out
-      await Promise.race([new Promise<void>((res) => (running ? idle.add(res) : res())), Bun.sleep(ms)])
+      const settled = Promise.allSettled([...inFlight.values(), ...retrying])
+      await Promise.race([settled, Bun.sleep(ms)])
       await sweeper
       await Promise.race([recorder.flush(), Bun.sleep(Math.max(ms, 1000))])
     },

@@ -9,6 +9,7 @@ import type { NormalizedEvent } from './event'
 import type { Principal } from './auth'
 import { HeraldError } from './problems'
 import type { Logger } from './log'
+import type { BusEvent } from './bus'
 
 export interface Submission {
   principal: Principal
@@ -47,6 +48,7 @@ interface Item extends Submission {
 }
 
 interface Grant {
+  outbox_id: number | null // the batch's outbox row, when it accepted any event
   id: number
   used: number
   granted: number
@@ -87,7 +89,7 @@ export const textArray = (tags: string[]) =>
  * short statement and the commit only. If the first statement fails, the
  * second fails too and the transaction rolls back.
  */
-export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Outcome[]> {
+export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Written> {
   const ord = new Map<number, number>()
   const cols = { id: [] as string[], ws: [] as number[], ord: [] as number[], at: [] as string[], channel: [] as string[] }
   const rows = items.map((s) => {
@@ -135,20 +137,27 @@ export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: n
     ), ob AS (
       INSERT INTO outbox (event_ids, workspace_ids)
       SELECT array_agg(id ORDER BY id), array_agg(ws ORDER BY id) FROM verdict WHERE ok HAVING count(*) > 0
+      RETURNING id
     ), refused AS (
       -- Usually empty. ANY(ARRAY(...)) keeps this an index look-up per row.
       DELETE FROM events WHERE workspace_id = ANY(ARRAY(SELECT ws FROM verdict WHERE NOT ok))
         AND id = ANY(ARRAY(SELECT id FROM verdict WHERE NOT ok))
         AND created_at = ANY(ARRAY(SELECT created_at FROM verdict WHERE NOT ok))
     )${channels}
-    SELECT id, used, granted, quota, tokens, rate, burst,
+    SELECT (SELECT id FROM ob) AS outbox_id, id, used, granted, quota, tokens, rate, burst,
       extract(epoch FROM date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month' - (now() AT TIME ZONE 'UTC'))::float8 AS quota_reset_s
     FROM g`.execute()
-  return Promise.all([inserted, granted]).then(([, grants]) => outcomes(items, grants))
+  return Promise.all([inserted, granted]).then(([, grants]) => ({ outcomes: outcomes(items, grants), outboxId: grants[0]?.outbox_id ?? null }))
+}
+
+/** What a batch wrote: an outcome per submission, and the outbox row of the accepted ones. */
+export interface Written {
+  outcomes: Outcome[]
+  outboxId: number | null
 }
 
 /** Writes a batch in a transaction of its own: BEGIN, both statements and COMMIT in one round trip. */
-export async function writeEventBatch(sql: Sql, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Outcome[]> {
+export async function writeEventBatch(sql: Sql, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Written> {
   const conn = await sql.reserve()
   try {
     const begin = conn`BEGIN`.execute()
@@ -158,11 +167,20 @@ export async function writeEventBatch(sql: Sql, items: Submission[], newChannels
     for (const r of [b, w, c]) if (r.status === 'rejected') throw r.reason
     // COMMIT in a failed transaction answers ROLLBACK; a statement has thrown then.
     if ((c as PromiseFulfilledResult<{ command: string }>).value.command !== 'COMMIT') throw new Error('batch transaction rolled back')
-    return (w as PromiseFulfilledResult<Outcome[]>).value
+    return (w as PromiseFulfilledResult<Written>).value
   } finally {
     conn.release()
   }
 }
+
+/** A committed event as the bus carries it: as GET /events/{id} shows it, without reading it back. */
+const busEvent = (s: Submission): BusEvent => ({
+  workspaceId: s.principal.workspaceId,
+  view: {
+    eventId: s.id, workspace: s.principal.workspace, channel: s.channel, event: s.event.event, title: s.event.title,
+    message: s.event.message, link: s.event.link, tags: s.event.tags, data: s.event.data, createdAt: s.createdAt.toISOString(),
+  },
+})
 
 /** Settles each submission of a batch from its workspace's grant. */
 function outcomes(items: Submission[], grants: Grant[]): Outcome[] {
@@ -187,8 +205,8 @@ export interface BatcherOptions {
   maxEvents: number
   windowMs: number
   concurrency: number
-  /** Called after a batch with accepted events commits: the outbox relay need not wait for its next round. */
-  onCommit?: () => void
+  /** Called after a batch with accepted events commits, with its outbox row and those events: the relay publishes them at once. */
+  onCommit?: (outboxId: number, events: BusEvent[]) => void
 }
 
 export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
@@ -246,8 +264,8 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     }
     const fresh = newChannels(now)
     if (!now.some((i) => i.idempotency)) {
-      const res = await writeEventBatch(sql, now, fresh)
-      remember(now, res)
+      const { outcomes: res, outboxId } = await writeEventBatch(sql, now, fresh)
+      remember(now, res, outboxId)
       return now.forEach((it, i) => it.resolve(res[i]!))
     }
     await runIdempotent(now, fresh)
@@ -258,16 +276,19 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     let losers: Item[] = []
     let writes: Item[] = []
     let res: Outcome[] = []
+    let outboxId: number | null = null
     await sql.begin(async (tx) => {
       const won = new Set(
         (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`),
       )
       losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
       writes = items.filter((i) => !losers.includes(i))
-      res = writes.length ? await sendEventBatch(tx, writes, fresh) : []
+      const written = writes.length ? await sendEventBatch(tx, writes, fresh) : { outcomes: [], outboxId: null }
+      res = written.outcomes
+      outboxId = written.outboxId
       await settleIdempotencyKeys(tx, writes, res)
     })
-    remember(writes, res)
+    remember(writes, res, outboxId)
     writes.forEach((it, i) => it.resolve(res[i]!))
     if (losers.length) await replay(losers)
   }
@@ -291,14 +312,14 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     return [...out.values()]
   }
 
-  function remember(items: Item[], res: Outcome[]) {
-    let accepted = false
+  function remember(items: Item[], res: Outcome[], outboxId: number | null) {
+    const accepted: BusEvent[] = []
     items.forEach((it, i) => {
       if (res[i]?.kind !== 'accepted') return
-      accepted = true
       knownChannels.add(`${it.principal.workspaceId}/${it.channel}`)
+      accepted.push(busEvent(it))
     })
-    if (accepted) opts.onCommit?.()
+    if (accepted.length && outboxId !== null) opts.onCommit?.(outboxId, accepted)
   }
 
   async function fail(items: Item[], err: unknown) {

@@ -1,8 +1,15 @@
 // The outbox relay: publishes committed events to the bus and deletes their
-// outbox rows once the bus has them. Several processes may relay at once:
-// rows are leased with FOR UPDATE SKIP LOCKED, so each is taken by one relay
-// at a time. While the bus is down, rows stay in the outbox, POST /event keeps
-// answering 200, and the relay retries with a growing pause.
+// outbox rows once the bus has them. Two paths:
+// - The API process hands each batch it has just committed straight to the
+//   relay (handoff), with the events it still holds in memory: publish, then
+//   delete the row. Nothing is read back from PostgreSQL.
+// - A scan takes the rows that path did not finish within GRACE_MS: the bus
+//   was down, or the process that wrote them died. Several processes may scan
+//   at once: rows are leased with FOR UPDATE SKIP LOCKED. Their events are
+//   marked as possibly redelivered, so the worker checks which deliveries
+//   already exist, and JetStream drops copies it has seen (Nats-Msg-Id).
+// While the bus is down, rows stay in the outbox, POST /event keeps answering
+// 200, and the scan retries with a growing pause.
 import type { Sql } from './db'
 import type { Logger } from './log'
 import type { BusEvent, EventBus } from './bus'
@@ -11,25 +18,32 @@ export interface RelayOptions {
   intervalMs: number // how often to look for rows committed by other processes
   leaseMs: number // a row whose relay died is taken again after this
   rowsPerRound: number
+  graceMs: number // a row this young belongs to its writer's handoff; the scan leaves it alone
 }
+
+// The handoff publishes and deletes a row within milliseconds; five seconds
+// is far beyond that even under load, and short enough that the events of a
+// crashed process are not left waiting long.
+export const GRACE_MS = 5_000
 
 /**
  * Leases up to `limit` outbox rows and returns them with their events, each as
  * GET /events/{id} shows it. An event that is gone (retention dropped its
  * partition) is simply absent.
  */
-export function claimOutbox(sql: Sql, limit: number, leaseMs: number) {
+export function claimOutbox(sql: Sql, limit: number, leaseMs: number, graceMs = 0) {
   return sql<{ id: number; events: BusEvent[] }[]>`
     WITH c AS (
       UPDATE outbox o SET claimed_until = now() + ${leaseMs} * interval '1 ms'
-      FROM (SELECT id FROM outbox WHERE claimed_until IS NULL OR claimed_until < now() ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED) s
+      FROM (SELECT id FROM outbox WHERE (claimed_until IS NULL OR claimed_until < now()) AND created_at < now() - ${graceMs} * interval '1 ms'
+        ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED) s
       WHERE o.id = s.id
       RETURNING o.id, o.event_ids, o.workspace_ids
     )
     SELECT c.id, coalesce((
-      SELECT json_agg(json_build_object('workspaceId', e.workspace_id, 'view', json_build_object(
+      SELECT json_agg(json_build_object('workspaceId', e.workspace_id, 'redelivered', true, 'view', json_build_object(
         'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title, 'message', e.message,
-        'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', to_json(e.created_at)#>>'{}')))
+        'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at))))
       FROM unnest(c.event_ids, c.workspace_ids) AS u(event_id, ws)
       JOIN events e ON e.workspace_id = u.ws AND e.id = u.event_id AND e.created_at = uuidv7_time(u.event_id)
       JOIN workspaces w ON w.id = e.workspace_id), '[]'::json) AS events
@@ -42,7 +56,6 @@ export const releaseOutbox = (sql: Sql, ids: number[]) => sql`UPDATE outbox SET 
 export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOptions) {
   let stopped = false
   let wake: (() => void) | null = null
-  let pending = false // a nudge arrived while a round ran
   let failures = 0
 
   const sleep = (ms: number) =>
@@ -51,9 +64,31 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
       wake = () => (clearTimeout(t), (wake = null), res())
     })
 
+  // ---------------------------------------------------------------- handoff
+
+  const handoffs = new Set<Promise<void>>()
+  const deletions = batchedDeleter(sql, log)
+
+  /** Publishes a batch this process has just committed, then deletes its outbox row. */
+  function handoff(outboxId: number, events: BusEvent[]) {
+    // While the bus fails, the scan alone retries, with its pauses.
+    if (stopped || failures > 0) return
+    const p = bus.publish(events).then(
+      () => deletions.add(outboxId),
+      (err) => {
+        if (failures++ === 0) log.warn({ err }, 'outbox relay: the bus refused events; they stay in the outbox until it takes them')
+        wake?.()
+      },
+    )
+    handoffs.add(p)
+    void p.finally(() => handoffs.delete(p))
+  }
+
+  // ---------------------------------------------------------------- scan
+
   /** One round: lease, publish, delete. Returns the number of events published. */
   async function round(): Promise<number> {
-    const rows = await claimOutbox(sql, opts.rowsPerRound, opts.leaseMs)
+    const rows = await claimOutbox(sql, opts.rowsPerRound, opts.leaseMs, opts.graceMs)
     if (!rows.length) return 0
     const events = rows.flatMap((r) => r.events)
     const ids = rows.map((r) => r.id)
@@ -72,11 +107,11 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
 
   const done = (async () => {
     while (!stopped) {
-      pending = false
       try {
         const n = await round()
+        if (failures > 0) log.info('outbox relay: the bus takes events again')
         failures = 0
-        if (n > 0 || pending) continue
+        if (n > 0) continue
         await sleep(opts.intervalMs)
       } catch (err) {
         failures++
@@ -88,16 +123,37 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
   })()
 
   return {
-    /** Called after a batch commits in this process: relay at once instead of at the next interval. */
-    nudge() {
-      pending = true
-      if (failures === 0) wake?.()
-    },
+    handoff,
     async stop() {
       stopped = true
       wake?.()
       await done
+      await Promise.allSettled([...handoffs])
+      await deletions.flush()
     },
   }
 }
 export type Relay = ReturnType<typeof createRelay>
+
+/** Deletes relayed outbox rows a batch at a time: whatever was published while the previous delete ran. */
+function batchedDeleter(sql: Sql, log: Logger) {
+  let ids: number[] = []
+  let writing: Promise<void> | null = null
+  async function write() {
+    while (ids.length) {
+      const batch = ids
+      ids = []
+      // A failed delete only means the scan publishes those events again
+      // after GRACE_MS, and they are dropped as duplicates.
+      await deleteOutbox(sql, batch).catch((err) => log.warn({ err, rows: batch.length }, 'outbox relay: could not delete relayed rows'))
+    }
+  }
+  const flush = (): Promise<void> => (writing ??= write().finally(() => (writing = null)))
+  return {
+    add(id: number) {
+      ids.push(id)
+      void flush()
+    },
+    flush,
+  }
+}

@@ -125,7 +125,7 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
   }
 }
 
-/** Deletes a router; true when it existed. Its past deliveries stay, with router_id set to NULL. */
+/** Deletes a router; true when it existed. Its past deliveries stay, and keep its id. */
 export async function deleteRouter(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
   if (!isRouterId(id)) return false
   const rows = await sql`DELETE FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`

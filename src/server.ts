@@ -11,9 +11,9 @@ import { createApiKeyAuth } from './auth'
 import { createBatcher, deleteExpiredIdempotencyKeys } from './ingest'
 import { createApp } from './app'
 import { createSecretBox, loadSecretKey } from './secrets'
-import { createInProcessBus, type EventBus } from './bus'
+import { createInProcessBus, type BusEvent, type EventBus } from './bus'
 import { createJetStreamBus } from './bus_jetstream'
-import { createRelay } from './relay'
+import { GRACE_MS, createRelay } from './relay'
 import { createPool } from './pool'
 import { createFanout, type Fanout } from './fanout'
 import { loadPushConfig } from './push_config'
@@ -40,14 +40,14 @@ export type Role = 'all' | 'api' | 'worker'
 interface Pipeline {
   bus: EventBus
   fanout: Fanout | null
-  nudgeRelay(): void
+  handoff(outboxId: number, events: BusEvent[]): void
   stop(): Promise<void>
 }
 
 /** The bus, the relay and, when this process delivers, the pool and the fan-out. */
 async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>): Promise<Pipeline> {
   const bus = config.NATS_URL
-    ? await createJetStreamBus({ url: config.NATS_URL, stream: config.NATS_STREAM, maxAckPending: config.WORKER_CONCURRENCY, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log })
+    ? await createJetStreamBus({ url: config.NATS_URL, stream: config.NATS_STREAM, maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log })
     : createInProcessBus()
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
@@ -56,11 +56,11 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     fanout = createFanout(db.sql, bus, pool, secrets, config, loadPushConfig(config, log), log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
     await bus.consume(fanout.accept)
   }
-  const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20 })
+  const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20, graceMs: GRACE_MS })
   return {
     bus,
     fanout,
-    nudgeRelay: () => relay.nudge(),
+    handoff: relay.handoff,
     async stop() {
       await relay.stop()
       await fanout?.stop(Math.min(config.SHUTDOWN_TIMEOUT_MS, config.DELIVERY_TIMEOUT_MS))
@@ -132,7 +132,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
   const batcher = createBatcher(db.sql, log, {
-    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, concurrency: config.BATCH_CONCURRENCY, onCommit: pipeline.nudgeRelay,
+    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, concurrency: config.BATCH_CONCURRENCY, onCommit: pipeline.handoff,
   })
   const app = createApp({
     sql: db.sql, config, log, auth, batcher, state, secrets,

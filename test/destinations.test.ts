@@ -12,6 +12,7 @@ import { deliver } from '../src/destinations'
 import { closeTransports } from '../src/destinations/email'
 import type { Destination } from '../src/destinations/schema'
 import type { DeliveryJob, EventView } from '../workers/job'
+import type { SendTask, Sent } from '../workers/send'
 
 interface Received {
   method: string
@@ -469,16 +470,24 @@ describe('email', () => {
 })
 
 describe('worker pool', () => {
-  test('a job runs through Piscina with workers/deliver.ts', async () => {
-    const pool = new Piscina({ filename: new URL('../workers/deliver.ts', import.meta.url).href, maxThreads: 1, concurrentTasksPerWorker: 4 })
+  // One delivery as the fan-out hands a retry to workers/send.ts.
+  const task = (j: DeliveryJob): SendTask => ({
+    events: [j.event],
+    planned: [{ id: j.deliveryId, event: 0, kind: 'router', target: j.router.id, attempt: j.attempt, router: { ...j.router, pattern: '*' } }],
+    config: { maxInFlight: 4, outbound: j.outbound, endpoints: j.endpoints },
+  })
+  const run = async (pool: Piscina, j: DeliveryJob) => ((await pool.run(task(j))) as Sent[])[0]!.result
+
+  test('a job runs through Piscina with workers/send.ts', async () => {
+    const pool = new Piscina({ filename: new URL('../workers/send.ts', import.meta.url).href, maxThreads: 1, concurrentTasksPerWorker: 4 })
     try {
-      const result = await pool.run(job(webhook()))
+      const result = await run(pool, job(webhook()))
       expect(result).toMatchObject({ ok: true, status: 200, response: 'ok' })
       const r = last()
       expect(r.headers['webhook-id']).toBe('dlv_0190a1b2c3d47e5f')
       expect(() => new Webhook(secret).verify(r.body, r.headers)).not.toThrow()
       replies = [{ status: 500 }]
-      expect(await pool.run(job(webhook()))).toMatchObject({ ok: false, retryable: true, status: 500 })
+      expect(await run(pool, job(webhook()))).toMatchObject({ ok: false, retryable: true, status: 500 })
     } finally {
       await pool.destroy()
     }

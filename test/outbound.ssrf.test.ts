@@ -1,7 +1,11 @@
 // The outbound client's SSRF rules, against real loopback receivers: every
 // refusal names its reason, the allow-list is the only way in, redirects are
 // re-checked per hop, and time and size limits hold.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { checkAddress, classify, parseRetryAfter, send, type OutboundResult } from '../src/outbound'
 
 const hits: { method: string; path: string; body: string }[] = []
@@ -132,6 +136,39 @@ describe('the allow-list', () => {
   test('the allowed name localhost connects to the checked address', async () => {
     const r = await post(`http://localhost:${receiver.port}/by-name`, LOOPBACK.concat('::1/128'))
     expect(r.ok && r.status).toBe(200)
+  })
+})
+
+describe('https to the checked address', () => {
+  // A certificate for "localhost" only, trusted through NODE_EXTRA_CA_CERTS:
+  // the request goes to 127.0.0.1, yet TLS checks the name in the URL.
+  const dir = mkdtempSync(join(tmpdir(), 'herald-tls-'))
+  execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' })
+  const secure = Bun.serve({
+    hostname: '127.0.0.1', port: 0,
+    tls: { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') },
+    fetch: async (req) => new Response(`tls ${req.headers.get('host')} ${await req.text()}`),
+  })
+  const saved = process.env.NODE_EXTRA_CA_CERTS
+  beforeAll(() => (process.env.NODE_EXTRA_CA_CERTS = join(dir, 'cert.pem')))
+  afterAll(() => {
+    if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS
+    else process.env.NODE_EXTRA_CA_CERTS = saved
+    secure.stop(true)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('the host name is the TLS server name and the Host header', async () => {
+    const r = await post(`https://localhost:${secure.port}/x`, LOOPBACK.concat('::1/128'))
+    expect(r.ok && r.status).toBe(200)
+    expect(r.ok && r.body).toBe(`tls localhost:${secure.port} payload`)
+  })
+
+  test('a certificate for another name is a network error, and nothing is sent', async () => {
+    const r = await post(`https://127.0.0.1:${secure.port}/x`, LOOPBACK)
+    expect(r).toMatchObject({ ok: false, kind: 'network' })
+    expect(!r.ok && r.error).toMatch(/certificate|altnames/i)
   })
 })
 

@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import Piscina from 'piscina'
 import { APNS_HOSTS, MAX_PAYLOAD_BYTES, apnsOrigin, apnsPayload, closeApnsSessions, fitText, sendApns } from '../src/push/apns'
 import type { EventView } from '../workers/job'
+import type { SendTask, Sent } from '../workers/send'
 import type { ApnsConfig, PushJob, PushResult } from '../workers/push_job'
 
 const dir = mkdtempSync(join(tmpdir(), 'herald-apns-'))
@@ -168,6 +169,16 @@ function job(over: { event?: Partial<EventView>; device?: Partial<PushJob['devic
   }
 }
 const distinct = (xs: string[]) => new Set(xs).size
+
+/** Pushes as the fan-out hands them to workers/send.ts, one task each. */
+const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {
+  const task: SendTask = {
+    events: [j.event],
+    planned: [{ id: j.deliveryId, event: 0, kind: 'push', target: j.device.id, attempt: j.attempt, device: j.device }],
+    config: { maxInFlight: 8, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
+  }
+  return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
+}
 
 describe('apns: the request', () => {
   test('success: the exact payload and headers', async () => {
@@ -340,14 +351,14 @@ describe('apns: payload size', () => {
 })
 
 describe('apns: worker pool', () => {
-  test('a push job runs through Piscina with workers/push.ts', async () => {
-    const pool = new Piscina({ filename: new URL('../workers/push.ts', import.meta.url).href, maxThreads: 1, concurrentTasksPerWorker: 8 })
+  test('a push job runs through Piscina with workers/send.ts', async () => {
+    const pool = new Piscina({ filename: new URL('../workers/send.ts', import.meta.url).href, maxThreads: 1, concurrentTasksPerWorker: 8 })
     try {
-      const results: PushResult[] = await Promise.all(Array.from({ length: 5 }, () => pool.run(job())))
+      const results: PushResult[] = await Promise.all(Array.from({ length: 5 }, () => viaPool(pool, job())))
       expect(results.every((r) => r.ok && r.status === 200)).toBe(true)
       apns.script = [{ status: 410, reason: 'Unregistered' }]
-      expect(await pool.run(job())).toMatchObject({ ok: false, retryable: false, unregistered: true, reason: 'Unregistered' })
-      expect(await pool.run({ ...job(), apns: undefined })).toMatchObject({ ok: false, retryable: false, error: 'APNs is not configured (APNS_KEY_FILE)' })
+      expect(await viaPool(pool, job())).toMatchObject({ ok: false, retryable: false, unregistered: true, reason: 'Unregistered' })
+      expect(await viaPool(pool, { ...job(), apns: undefined })).toMatchObject({ ok: false, retryable: false, error: 'APNs is not configured (APNS_KEY_FILE)' })
       expect(distinct(apns.seen.map((s) => s.jwt))).toBe(1) // one token per thread, reused
       expect(apns.sessions).toBe(1)
     } finally {

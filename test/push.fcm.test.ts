@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import Piscina from 'piscina'
 import { classifyFcm, fcmMessage, resetFcmClients, sendFcm } from '../src/push/fcm'
 import type { EventView } from '../workers/job'
+import type { SendTask, Sent } from '../workers/send'
 import type { FcmConfig, PushJob, PushResult } from '../workers/push_job'
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } })
@@ -132,6 +133,16 @@ function job(over: { event?: Partial<EventView>; fcm?: FcmConfig } = {}): PushJo
     device: { id: 'dev_2', provider: 'fcm', token: 'fcm-token-' + randomBytes(8).toString('hex'), environment: 'production', topic: null },
     fcm: over.fcm ?? fcmConfig(google.url),
   }
+}
+
+/** Pushes as the fan-out hands them to workers/send.ts, one task each. */
+const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {
+  const task: SendTask = {
+    events: [j.event],
+    planned: [{ id: j.deliveryId, event: 0, kind: 'push', target: j.device.id, attempt: j.attempt, device: j.device }],
+    config: { maxInFlight: 8, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
+  }
+  return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
 }
 const fcmError = (code: number, status: string, errorCode?: string) => ({
   error: { code, message: status, status, details: errorCode ? [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] : [] },
@@ -271,15 +282,15 @@ describe('fcm: https and the worker pool', () => {
     }
   })
 
-  test('an FCM push job runs through Piscina with workers/push.ts', async () => {
-    const pool = new Piscina({ filename: new URL('../workers/push.ts', import.meta.url).href, maxThreads: 1, concurrentTasksPerWorker: 8 })
+  test('an FCM push job runs through Piscina with workers/send.ts', async () => {
+    const pool = new Piscina({ filename: new URL('../workers/send.ts', import.meta.url).href, maxThreads: 1, concurrentTasksPerWorker: 8 })
     try {
-      const results: PushResult[] = await Promise.all(Array.from({ length: 5 }, () => pool.run(job())))
+      const results: PushResult[] = await Promise.all(Array.from({ length: 5 }, () => viaPool(pool, job())))
       expect(results.every((r) => r.ok && r.status === 200)).toBe(true)
       expect(google.tokenCalls).toBe(1) // one client per thread, its token reused
       google.script = [{ status: 404, body: fcmError(404, 'NOT_FOUND', 'UNREGISTERED') }]
-      expect(await pool.run(job())).toMatchObject({ ok: false, retryable: false, unregistered: true, reason: 'UNREGISTERED' })
-      expect(await pool.run({ ...job(), device: { ...job().device, provider: 'wns' } })).toMatchObject({ ok: false, retryable: false, error: 'unknown push provider "wns"' })
+      expect(await viaPool(pool, job())).toMatchObject({ ok: false, retryable: false, unregistered: true, reason: 'UNREGISTERED' })
+      expect(await viaPool(pool, { ...job(), device: { ...job().device, provider: 'wns' as 'fcm' } })).toMatchObject({ ok: false, retryable: false, error: 'unknown push provider "wns"' })
     } finally {
       await pool.destroy()
     }

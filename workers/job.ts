@@ -2,6 +2,7 @@
 // attempt, and the result it returns. An expected failure (a 500, a refused
 // address, a timeout) is a result with ok: false, never a throw.
 import type { Destination, Template } from '../src/destinations/schema'
+import type { ApnsConfig, FcmConfig } from './push_job'
 
 /** The event as GET /events/{id} returns it, without deliveries. */
 export interface EventView {
@@ -23,24 +24,39 @@ export interface OutboundOptions {
   maxResponseBytes: number // read at most this much of a response
 }
 
+/** An enabled router as a delivery needs it: destination and signing secret decrypted. */
+export interface RouterSpec {
+  id: string
+  name: string
+  pattern: string
+  destination: Destination // decrypted
+  template?: Template
+  signingSecret: string // whsec_…, used by webhook destinations
+}
+
+export interface Endpoints {
+  telegram: string // TELEGRAM_API_URL, e.g. https://api.telegram.org
+  twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
+  smtpUrl?: string // SMTP_URL, default server of e-mail destinations
+  smtpFrom?: string // SMTP_FROM
+}
+
+/** What every delivery of a worker process shares: limits, endpoints and push credentials. */
+export interface SendConfig {
+  maxInFlight: number // sends at once per thread: WORKER_CONCURRENCY ÷ WORKER_THREADS
+  outbound: OutboundOptions
+  endpoints: Endpoints
+  apns?: ApnsConfig
+  fcm?: FcmConfig
+}
+
 export interface DeliveryJob {
   deliveryId: string // stable across attempts and duplicates: the webhook-id
   attempt: number // 1-based
   event: EventView
-  router: {
-    id: string
-    name: string
-    destination: Destination // decrypted
-    template?: Template
-    signingSecret: string // whsec_…, used by webhook destinations
-  }
+  router: Omit<RouterSpec, 'pattern'>
   outbound: OutboundOptions
-  endpoints: {
-    telegram: string // TELEGRAM_API_URL, e.g. https://api.telegram.org
-    twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
-    smtpUrl?: string // SMTP_URL, default server of e-mail destinations
-    smtpFrom?: string // SMTP_FROM
-  }
+  endpoints: Endpoints
 }
 
 export interface DeliveryResult {

@@ -30,17 +30,20 @@ export interface FcmConfig {
   tokenUrl: string // GOOGLE_OAUTH_TOKEN_URL, default https://oauth2.googleapis.com/token
 }
 
+/** A device to push: what a push needs of a `devices` row. */
+export interface PushTarget {
+  id: string
+  provider: 'apns' | 'fcm'
+  token: string
+  environment: 'sandbox' | 'production' // APNs host; FCM has one
+  topic: string | null // APNs topic override (bundle id)
+}
+
 export interface PushJob {
   deliveryId: string // stable across attempts; a UUID, sent to APNs as apns-id
   attempt: number // 1-based
   event: EventView
-  device: {
-    id: string
-    provider: 'apns' | 'fcm'
-    token: string
-    environment: 'sandbox' | 'production' // APNs host; FCM has one
-    topic: string | null // APNs topic override (bundle id)
-  }
+  device: PushTarget
   apns?: ApnsConfig
   fcm?: FcmConfig
   /** Whole attempt, queueing for a stream included; default 10 s (DELIVERY_TIMEOUT_MS fits). */

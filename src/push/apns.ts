@@ -11,11 +11,9 @@
 // or a new token per push gets a provider throttled or blocked.
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2'
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { rootCertificates } from 'node:tls'
 import type { EventView } from '../../workers/job'
 import type { ApnsConfig, PushJob, PushResult } from '../../workers/push_job'
-import { parseRetryAfter, preview } from '../outbound'
+import { extraCa, parseRetryAfter, preview } from '../outbound'
 
 export const APNS_HOSTS = {
   production: 'https://api.push.apple.com',
@@ -46,25 +44,6 @@ export function apnsOrigin(environment: 'sandbox' | 'production', config: Pick<A
   return config.origin ?? APNS_HOSTS[environment]
 }
 
-/**
- * The CAs to trust for a connection: the bundled roots plus the PEM file
- * named by NODE_EXTRA_CA_CERTS, or undefined (the default trust) when it is
- * unset. Bun reads that variable only at start-up; passing it explicitly also
- * honours it when it is set later (tests do).
- */
-export function extraCa(): string[] | undefined {
-  const file = process.env.NODE_EXTRA_CA_CERTS
-  if (!file) return undefined
-  if (caCache?.file !== file) {
-    try {
-      caCache = { file, ca: [...rootCertificates, readFileSync(file, 'utf8')] }
-    } catch {
-      return undefined // as Node does: an unreadable file adds nothing
-    }
-  }
-  return caCache.ca
-}
-let caCache: { file: string; ca: string[] } | undefined
 
 // ---------------------------------------------------------------- provider token
 

@@ -20,7 +20,7 @@ import { JWT } from 'google-auth-library'
 import type { EventView } from '../../workers/job'
 import type { FcmConfig, PushJob, PushResult } from '../../workers/push_job'
 import { parseRetryAfter, preview } from '../outbound'
-import { extraCa } from './apns'
+import { extraCa } from '../outbound'
 
 // What google-auth-library posts to, whatever we configure.
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'

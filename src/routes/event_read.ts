@@ -54,7 +54,7 @@ export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
 export async function findEvent(sql: Sql, workspaceId: number, eventId: string): Promise<Static<typeof StoredEvent> | null> {
   if (!UUID.test(eventId)) return null
   const [row] = await sql<Static<typeof StoredEvent>[]>`
-    SELECT e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data, to_json(e.created_at)#>>'{}' AS "createdAt"
+    SELECT e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data, iso_time(e.created_at) AS "createdAt"
     FROM events e JOIN workspaces w ON w.id = e.workspace_id
     WHERE e.workspace_id = ${workspaceId} AND e.id = ${eventId} AND e.created_at = ${uuidv7Time(eventId)}`
   return row ?? null

@@ -1,0 +1,129 @@
+// Piscina task: the deliveries of a batch of events, first attempts or retries.
+// One task per batch rather than per delivery: a hop between threads costs
+// about as much as a webhook to a fast receiver, so the main thread sends a
+// batch of events with the routers and devices they may go to, and this
+// thread matches the patterns (compiled once per thread), renders, sends
+// everything concurrently and returns one outcome per delivery. The job and
+// the result are plain data; an expected failure is a result, never a throw.
+import { createHash } from 'node:crypto'
+import { compilePattern } from '../src/pattern'
+import { deliver } from '../src/destinations'
+import { sendApns } from '../src/push/apns'
+import { sendFcm } from '../src/push/fcm'
+import type { DeliveryResult, EventView, SendConfig, RouterSpec } from './job'
+import type { PushResult, PushTarget } from './push_job'
+
+export type DeliveryKind = 'router' | 'push'
+
+/** One delivery to make: an attempt of (event, router) or (event, device). */
+export interface Planned {
+  id: string
+  event: number // index into SendTask.events
+  kind: DeliveryKind
+  target: string // router id or device id
+  attempt: number // 1-based
+  router?: RouterSpec
+  device?: PushTarget
+}
+
+export interface SendTask {
+  events: EventView[]
+  /** First attempts: every router of events[i]'s workspace whose pattern matches, and every device of its channel. */
+  match?: {
+    workspace: number[] // per event
+    routers: Record<string, RouterSpec[]> // by workspace id
+    devices: Record<string, PushTarget[]> // by `${workspace id}/${channel}`
+    skip: string[] // delivery ids that already exist (a redelivered event)
+  }
+  /** Or exactly these deliveries: retries and replays. */
+  planned?: Planned[]
+  config: SendConfig
+}
+
+export interface Sent {
+  id: string
+  event: number
+  kind: DeliveryKind
+  target: string
+  attempt: number
+  startedAt: number // epoch ms
+  result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'>
+}
+
+/**
+ * The id of the delivery of `eventId` to a target: a UUID (version 8) made
+ * from a hash of the three, so that every attempt and every duplicate of the
+ * same delivery, on any worker, carries the same id (the `webhook-id`) before
+ * any row exists.
+ */
+export function deliveryId(eventId: string, kind: DeliveryKind, target: string): string {
+  const h = createHash('sha256').update(`${eventId}/${kind}/${target}`).digest()
+  h[6] = (h[6]! & 0x0f) | 0x80
+  h[8] = (h[8]! & 0x3f) | 0x80
+  const x = h.toString('hex', 0, 16)
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`
+}
+
+/** The first attempts a batch of events calls for. */
+export function plan(task: SendTask): Planned[] {
+  const m = task.match
+  if (!m) return task.planned ?? []
+  const skip = new Set(m.skip)
+  const out: Planned[] = []
+  const add = (p: Omit<Planned, 'id' | 'attempt'>, eventId: string) => {
+    const id = deliveryId(eventId, p.kind, p.target)
+    if (!skip.has(id)) out.push({ ...p, id, attempt: 1 })
+  }
+  task.events.forEach((e, i) => {
+    const ws = m.workspace[i]!
+    for (const router of m.routers[ws] ?? []) {
+      if (compilePattern(router.pattern)(e.event)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
+    }
+    for (const device of m.devices[`${ws}/${e.channel}`] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
+  })
+  return out
+}
+
+async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Sent['result']> {
+  if (p.router) {
+    return deliver({ deliveryId: p.id, attempt: p.attempt, event, router: p.router, outbound: config.outbound, endpoints: config.endpoints })
+  }
+  const device = p.device!
+  const job = { deliveryId: p.id, attempt: p.attempt, event, device, apns: config.apns, fcm: config.fcm, timeoutMs: config.outbound.timeoutMs }
+  const send = device.provider === 'apns' ? sendApns : device.provider === 'fcm' ? sendFcm : null
+  if (!send) return { ok: false, retryable: false, durationMs: 0, error: `unknown push provider ${JSON.stringify(device.provider)}` }
+  try {
+    return await send(job)
+  } catch (err) {
+    return { ok: false, retryable: true, durationMs: 0, error: `unexpected error: ${err instanceof Error ? err.message : String(err)}` }
+  }
+}
+
+// Sends under way in this thread, across tasks; beyond config.maxInFlight
+// the next waits for a free place.
+let active = 0
+const queue: (() => void)[] = []
+async function take(max: number) {
+  if (active >= max) await new Promise<void>((res) => queue.push(res))
+  else active++
+}
+function give() {
+  const next = queue.shift()
+  if (next) next() // the place passes on; `active` stays
+  else active--
+}
+
+export default async function send(task: SendTask): Promise<Sent[]> {
+  return Promise.all(
+    plan(task).map(async (p) => {
+      await take(task.config.maxInFlight)
+      const startedAt = Date.now()
+      try {
+        const result = await attempt(p, task.events[p.event]!, task.config)
+        return { id: p.id, event: p.event, kind: p.kind, target: p.target, attempt: p.attempt, startedAt, result }
+      } finally {
+        give()
+      }
+    }),
+  )
+}
