@@ -11,7 +11,7 @@ import type { Sql } from './db'
 import type { Logger } from './log'
 import type { Config } from './config'
 import type { SecretBox } from './secrets'
-import type { BusEvent, EventBus } from './bus'
+import type { EventBus, Incoming } from './bus'
 import type { Pool } from './pool'
 import type { PushConfig } from './push_config'
 import type { EventView, RouterSpec, SendConfig } from '../workers/job'
@@ -83,9 +83,9 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   }
 
   /** The first attempts of a batch, then their rows. Throws (the bus redelivers) when the rows cannot be written. */
-  async function fanOut(batch: BusEvent[]) {
+  async function fanOut(batch: Incoming[]) {
     const wsIds = [...new Set(batch.map((e) => e.workspaceId))]
-    const channelKeys = [...new Set(batch.map((e) => `${e.workspaceId}/${e.view.channel}`))]
+    const channelKeys = [...new Set(batch.map((e) => `${e.workspaceId}/${e.channel}`))]
     const [routerLists, deviceLists] = await Promise.all([
       Promise.all(wsIds.map((ws) => routers.get(ws))),
       Promise.all(channelKeys.map((k) => devices.get(Number(k.slice(0, k.indexOf('/'))), k.slice(k.indexOf('/') + 1)))),
@@ -100,11 +100,11 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     let units = 0
     for (const e of batch) {
       const ws = byWs[e.workspaceId] ? 1 : 0
-      const n = byChannel[`${e.workspaceId}/${e.view.channel}`]?.length ?? 0
+      const n = byChannel[`${e.workspaceId}/${e.channel}`]?.length ?? 0
       if (ws || n) units += 1 + n
     }
     if (!units) return
-    const again = batch.filter((e) => e.redelivered).map((e) => e.view.eventId)
+    const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
     await reserve(units)
     let sent: Sent[]
@@ -119,7 +119,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     }
     const rows = sent.map((s) => {
       const e = batch[s.event]!
-      return { ...outcome(s), eventId: e.view.eventId, workspaceId: e.workspaceId, kind: s.kind, target: s.target }
+      return { ...outcome(s), eventId: e.eventId, workspaceId: e.workspaceId, kind: s.kind, target: s.target }
     })
     await persist(() => insertDeliveries(sql, rows), rows.length)
   }
@@ -144,22 +144,22 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   let stopped = false
 
   /** The bus handler: resolves once the events' deliveries are made and recorded (then the bus may forget them). */
-  async function accept(batch: BusEvent[]) {
+  async function accept(batch: Incoming[]) {
     if (stopped) throw new Error('this worker is stopping; another takes the events')
     const earlier: Promise<void>[] = []
-    const fresh: BusEvent[] = []
+    const fresh: Incoming[] = []
     for (const e of batch) {
-      const p = inFlight.get(e.view.eventId)
+      const p = inFlight.get(e.eventId)
       if (p) earlier.push(p)
       else fresh.push(e)
     }
     if (fresh.length) {
       const p = fanOut(fresh)
-      for (const e of fresh) inFlight.set(e.view.eventId, p)
+      for (const e of fresh) inFlight.set(e.eventId, p)
       try {
         await p
       } finally {
-        for (const e of fresh) if (inFlight.get(e.view.eventId) === p) inFlight.delete(e.view.eventId)
+        for (const e of fresh) if (inFlight.get(e.eventId) === p) inFlight.delete(e.eventId)
       }
     }
     await Promise.all(earlier)
