@@ -122,6 +122,9 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
       return { ...outcome(s), eventId: e.eventId, workspaceId: e.workspaceId, kind: s.kind, target: s.target }
     })
     await persist(() => insertDeliveries(sql, rows), rows.length)
+    // The rows just written deleted the devices APNs or FCM disowned: look
+    // the channels up afresh rather than push them again from the cache.
+    if (rows.some((r) => r.unregisteredDevice)) devices.clear()
   }
 
   /** A write that may meet a restarting database: three tries before the batch is given back to the bus. */
@@ -208,7 +211,10 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     busy += planned.length
     const task = pool
       .send({ events: views, planned, config: sendConfig })
-      .then((sent) => sent.forEach((s) => recorder.add(outcome(s))))
+      .then((sent) => {
+        for (const s of sent) recorder.add(outcome(s))
+        if (sent.some((s) => s.result.unregistered)) devices.clear()
+      })
       // Still leased: taken again once the lease runs out.
       .catch((err) => log.error({ err, deliveries: planned.length }, 'retries failed in the pool'))
       .finally(() => {

@@ -1,126 +1,19 @@
 // The APNs sender against a real local HTTP/2 TLS server standing in for
-// Apple: a self-signed certificate made with the openssl CLI and trusted
-// through NODE_EXTRA_CA_CERTS set at runtime, a .p8-style EC key made with
-// node:crypto. The server verifies every provider JWT (ES256, kid, iss, iat)
-// and every APNs header, counts sessions and concurrent streams, and answers
+// Apple (test/stand_ins.ts), trusted through NODE_EXTRA_CA_CERTS set at
+// runtime. The server verifies every provider JWT (ES256, kid, iss, iat) and
+// every APNs header, counts sessions and concurrent streams, and answers
 // whichever APNs error the test asks for.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { execFileSync } from 'node:child_process'
-import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createSecureServer, type Http2SecureServer, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { CA_FILE, TEAM, TOPIC, apnsKey, startApns, type ApnsReply } from './stand_ins'
 import Piscina from 'piscina'
 import { APNS_HOSTS, MAX_PAYLOAD_BYTES, apnsOrigin, apnsPayload, closeApnsSessions, fitText, sendApns } from '../src/push/apns'
 import type { EventView } from '../workers/job'
 import type { SendTask, Sent } from '../workers/send'
 import type { ApnsConfig, PushJob, PushResult } from '../workers/push_job'
 
-const dir = mkdtempSync(join(tmpdir(), 'herald-apns-'))
-execFileSync('/usr/bin/openssl', [
-  'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-  '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-  '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-], { stdio: 'ignore' })
-process.env.NODE_EXTRA_CA_CERTS = join(dir, 'cert.pem')
-
-const { privateKey: keyPem, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } })
-const TEAM = 'TEAM123456'
-const TOPIC = 'dev.herald.app'
-
-interface Seen {
-  path: string
-  headers: IncomingHttpHeaders
-  body: string
-  jwt: string
-  session: number
-}
-interface Reply {
-  status: number
-  reason?: string
-  headers?: Record<string, string>
-  goaway?: boolean // close the session after answering
-}
-
-/** Why a provider JWT is not valid, or null. Checked as APNs does: ES256 over header.claims, kid, iss, iat. */
-function jwtProblem(jwt: string, kid: string): string | null {
-  const [h, c, s, extra] = jwt.split('.')
-  if (!h || !c || !s || extra !== undefined) return 'not a JWS compact token'
-  const header = JSON.parse(Buffer.from(h, 'base64url').toString())
-  const claims = JSON.parse(Buffer.from(c, 'base64url').toString())
-  if (JSON.stringify(header) !== JSON.stringify({ alg: 'ES256', kid })) return `bad header ${JSON.stringify(header)}`
-  if (Object.keys(claims).sort().join() !== 'iat,iss' || claims.iss !== TEAM) return `bad claims ${JSON.stringify(claims)}`
-  const age = Date.now() / 1000 - claims.iat
-  if (!Number.isInteger(claims.iat) || age < -5 || age > 3600) return `bad iat ${claims.iat}`
-  const signature = Buffer.from(s, 'base64url')
-  if (signature.length !== 64) return `signature is ${signature.length} bytes, not raw r||s`
-  return verify('sha256', Buffer.from(`${h}.${c}`), { key: createPublicKey(publicKey), dsaEncoding: 'ieee-p1363' }, signature) ? null : 'bad signature'
-}
-
-/** Why the request is not what APNs accepts, or null. */
-function requestProblem(headers: IncomingHttpHeaders, body: string, topic: string): string | null {
-  const expiration = Number(headers['apns-expiration'])
-  const collapse = headers['apns-collapse-id']
-  if (headers[':method'] !== 'POST') return 'method'
-  if (!/^\/3\/device\/[0-9a-f]{64}$/.test(String(headers[':path']))) return `path ${headers[':path']}`
-  if (headers['apns-topic'] !== topic) return `apns-topic ${headers['apns-topic']}`
-  if (headers['apns-push-type'] !== 'alert') return 'apns-push-type'
-  if (headers['apns-priority'] !== '10') return 'apns-priority'
-  if (!(Math.abs(expiration - (Date.now() / 1000 + 86400)) < 60)) return `apns-expiration ${headers['apns-expiration']}`
-  if (typeof collapse !== 'string' || !collapse || Buffer.byteLength(collapse) > 64) return 'apns-collapse-id'
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(headers['apns-id']))) return 'apns-id'
-  if (Buffer.byteLength(body) > MAX_PAYLOAD_BYTES) return 'PayloadTooLarge'
-  const payload = JSON.parse(body)
-  if (typeof payload.aps?.alert?.body !== 'string') return 'no alert'
-  return null
-}
-
-function startApns(settings: { maxConcurrentStreams?: number } = {}) {
-  const state = {
-    origin: '',
-    kid: '',
-    topic: TOPIC,
-    delayMs: 0,
-    seen: [] as Seen[],
-    script: [] as Reply[],
-    problems: [] as string[],
-    sessions: 0,
-    active: 0,
-    maxActive: 0,
-    server: undefined as unknown as Http2SecureServer,
-  }
-  const server = createSecureServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), settings })
-  const sessionIds = new WeakMap<object, number>()
-  server.on('session', (session) => sessionIds.set(session, ++state.sessions))
-  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-    state.active++
-    state.maxActive = Math.max(state.maxActive, state.active)
-    stream.on('close', () => state.active--)
-    let body = ''
-    stream.setEncoding('utf8')
-    stream.on('data', (c: string) => (body += c))
-    stream.on('end', async () => {
-      const jwt = String(headers.authorization ?? '').replace(/^bearer /, '')
-      state.seen.push({ path: String(headers[':path']), headers, body, jwt, session: sessionIds.get(stream.session!) ?? 0 })
-      if (state.delayMs) await Bun.sleep(state.delayMs)
-      const problem = jwtProblem(jwt, state.kid) ?? requestProblem(headers, body, state.topic)
-      if (problem) state.problems.push(problem)
-      const reply: Reply = problem ? { status: 400, reason: `Test: ${problem}` } : (state.script.shift() ?? { status: 200 })
-      stream.respond({ ':status': reply.status, 'apns-id': String(headers['apns-id']), ...reply.headers })
-      stream.end(reply.reason ? JSON.stringify({ reason: reply.reason }) : undefined)
-      if (reply.goaway) stream.session?.close()
-    })
-  })
-  state.server = server
-  return new Promise<typeof state>((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      state.origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
-      resolve(state)
-    }),
-  )
-}
+process.env.NODE_EXTRA_CA_CERTS = CA_FILE
+const keyPem = apnsKey.privateKey
 
 const apns = await startApns()
 const narrow = await startApns({ maxConcurrentStreams: 10 })
@@ -128,7 +21,6 @@ afterAll(() => {
   closeApnsSessions()
   apns.server.close()
   narrow.server.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 const EVENT: EventView = {
@@ -291,7 +183,7 @@ describe('apns: provider token and connection', () => {
 })
 
 describe('apns: errors', () => {
-  const cases: [string, Reply, Partial<PushResult>][] = [
+  const cases: [string, ApnsReply, Partial<PushResult>][] = [
     ['410 Unregistered', { status: 410, reason: 'Unregistered' }, { ok: false, retryable: false, status: 410, reason: 'Unregistered', unregistered: true }],
     ['400 BadDeviceToken', { status: 400, reason: 'BadDeviceToken' }, { ok: false, retryable: false, status: 400, reason: 'BadDeviceToken', unregistered: true }],
     ['400 DeviceTokenNotForTopic', { status: 400, reason: 'DeviceTokenNotForTopic' }, { ok: false, retryable: false, status: 400, reason: 'DeviceTokenNotForTopic' }],

@@ -6,101 +6,16 @@
 // one run over HTTPS trusted through NODE_EXTRA_CA_CERTS.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { execFileSync } from 'node:child_process'
-import { generateKeyPairSync, randomBytes, verify } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Piscina from 'piscina'
+import { fcmError, serviceAccount, startGoogle, type GoogleReply } from './stand_ins'
 import { classifyFcm, fcmMessage, resetFcmClients, sendFcm } from '../src/push/fcm'
 import type { EventView } from '../workers/job'
 import type { SendTask, Sent } from '../workers/send'
 import type { FcmConfig, PushJob, PushResult } from '../workers/push_job'
-
-const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } })
-const PROJECT = 'herald-test'
-const EMAIL = `herald@${PROJECT}.iam.gserviceaccount.com`
-const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
-
-interface Reply {
-  status: number
-  body?: unknown
-  headers?: Record<string, string>
-}
-
-/** Why an assertion is not what Google's token endpoint accepts, or null. */
-function assertionProblem(jwt: string, aud: string): string | null {
-  const [h, c, s, extra] = jwt.split('.')
-  if (!h || !c || !s || extra !== undefined) return 'not a JWS compact token'
-  const header = JSON.parse(Buffer.from(h, 'base64url').toString())
-  const claims = JSON.parse(Buffer.from(c, 'base64url').toString())
-  if (header.alg !== 'RS256') return `alg ${header.alg}`
-  if (!verify('RSA-SHA256', Buffer.from(`${h}.${c}`), publicKey, Buffer.from(s, 'base64url'))) return 'bad signature'
-  if (claims.iss !== EMAIL) return `iss ${claims.iss}`
-  if (claims.scope !== SCOPE) return `scope ${claims.scope}`
-  if (claims.aud !== aud) return `aud ${claims.aud}`
-  if (claims.exp - claims.iat !== 3600 || Math.abs(Date.now() / 1000 - claims.iat) > 60) return 'lifetime'
-  return null
-}
-
-/** Why a send is not a valid FCM v1 message from us, or null. */
-function messageProblem(body: string, path: string): string | null {
-  if (path !== `/v1/projects/${PROJECT}/messages:send`) return `path ${path}`
-  const m = JSON.parse(body).message
-  if (Object.keys(m).sort().join() !== 'android,data,notification,token') return `keys ${Object.keys(m)}`
-  if (typeof m.token !== 'string' || typeof m.notification?.title !== 'string' || typeof m.notification?.body !== 'string') return 'notification'
-  if (!Object.values(m.data).every((v) => typeof v === 'string')) return 'data values must be strings'
-  if (m.android.priority !== 'high' || m.android.collapse_key !== m.data.eventId) return 'android'
-  return null
-}
-
-function startGoogle(tls?: { key: string; cert: string }) {
-  const state = {
-    url: '',
-    tokenCalls: 0,
-    valid: new Set<string>(),
-    sends: [] as { token: string; body: string; headers: Record<string, string> }[],
-    script: [] as Reply[],
-    tokenScript: [] as Reply[],
-    problems: [] as string[],
-    stop: () => server.stop(true),
-  }
-  const json = (r: Reply) => new Response(r.body === undefined ? '' : JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json', ...r.headers } })
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    ...(tls ? { tls } : {}),
-    async fetch(req) {
-      const path = new URL(req.url).pathname
-      const text = await req.text()
-      if (path === '/token') {
-        state.tokenCalls++
-        const form = new URLSearchParams(text)
-        const problem = form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer'
-          ? 'grant_type' : assertionProblem(form.get('assertion') ?? '', `${state.url}/token`)
-        if (problem) {
-          state.problems.push(`token: ${problem}`)
-          return json({ status: 400, body: { error: 'invalid_grant', error_description: problem } })
-        }
-        const scripted = state.tokenScript.shift()
-        if (scripted) return json(scripted)
-        const access = `ya29.test-${state.tokenCalls}-${randomBytes(4).toString('hex')}`
-        state.valid.add(access)
-        return json({ status: 200, body: { access_token: access, expires_in: 3600, token_type: 'Bearer' } })
-      }
-      const token = (req.headers.get('authorization') ?? '').replace(/^Bearer /, '')
-      state.sends.push({ token, body: text, headers: Object.fromEntries(req.headers) })
-      if (!state.valid.has(token)) return json({ status: 401, body: { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } } })
-      const problem = messageProblem(text, path)
-      if (problem) {
-        state.problems.push(`send: ${problem}`)
-        return json({ status: 400, body: { error: { code: 400, message: problem, status: 'INVALID_ARGUMENT' } } })
-      }
-      return json(state.script.shift() ?? { status: 200, body: { name: `projects/${PROJECT}/messages/0:${randomBytes(6).toString('hex')}` } })
-    },
-  })
-  state.url = `${tls ? 'https' : 'http'}://127.0.0.1:${server.port}`
-  return state
-}
 
 const google = startGoogle()
 afterAll(() => google.stop())
@@ -119,11 +34,7 @@ const EVENT: EventView = {
 }
 
 function fcmConfig(base: string): FcmConfig {
-  return {
-    serviceAccount: { type: 'service_account', project_id: PROJECT, private_key_id: 'k1', private_key: privateKey, client_email: EMAIL, token_uri: `${base}/token` },
-    origin: base,
-    tokenUrl: `${base}/token`,
-  }
+  return { serviceAccount: serviceAccount(`${base}/token`), origin: base, tokenUrl: `${base}/token` }
 }
 function job(over: { event?: Partial<EventView>; fcm?: FcmConfig } = {}): PushJob {
   return {
@@ -144,9 +55,6 @@ const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {
   }
   return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
 }
-const fcmError = (code: number, status: string, errorCode?: string) => ({
-  error: { code, message: status, status, details: errorCode ? [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] : [] },
-})
 
 // Every test starts without a cached client, so token requests count from zero.
 beforeEach(() => {
@@ -217,7 +125,7 @@ describe('fcm: the request', () => {
 })
 
 describe('fcm: errors', () => {
-  const cases: [string, Reply, Partial<PushResult>][] = [
+  const cases: [string, GoogleReply, Partial<PushResult>][] = [
     ['404 UNREGISTERED', { status: 404, body: fcmError(404, 'NOT_FOUND', 'UNREGISTERED') }, { ok: false, retryable: false, status: 404, reason: 'UNREGISTERED', unregistered: true }],
     ['404 NOT_FOUND', { status: 404, body: fcmError(404, 'NOT_FOUND') }, { ok: false, retryable: false, status: 404, reason: 'NOT_FOUND', unregistered: true }],
     ['400 INVALID_ARGUMENT', { status: 400, body: fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT') }, { ok: false, retryable: false, status: 400, reason: 'INVALID_ARGUMENT' }],
