@@ -23,6 +23,17 @@ import { findDevice } from './devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 
+// Deliveries per pool task at most (see split).
+const CHUNK = 500
+
+/** A pool task's share of a batch: its events, and the routers and devices they may go to. */
+interface Part {
+  events: Incoming[]
+  routers: Record<string, RouterSpec[]>
+  devices: Record<string, PushTarget[]>
+  units: number
+}
+
 export interface FanoutOptions {
   leaseMs: number // a retry taken by a worker that then died is taken again after this
   schedulerIntervalMs: number
@@ -54,10 +65,11 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
 
   // Backpressure. Work is counted in units of one event plus one per device
   // it pushes (routers are few, devices can be thousands); past twice
-  // WORKER_CONCURRENCY units, new batches wait, and so does the bus: JetStream
-  // keeps their events unacknowledged, the in-process relay keeps its rows.
+  // WORKER_CONCURRENCY units (and at least four full tasks, so that a large
+  // channel keeps every thread busy), new work waits, and so does the bus:
+  // JetStream keeps its events unacknowledged, the in-process relay its rows.
   // The pool's threads themselves send at most WORKER_CONCURRENCY at once.
-  const room = config.WORKER_CONCURRENCY * 2
+  const room = Math.max(config.WORKER_CONCURRENCY * 2, CHUNK * 4)
   let busy = 0
   const waiting: (() => void)[] = []
   async function reserve(units: number) {
@@ -97,28 +109,57 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
       const list = deviceLists[i]!.filter(pushable)
       if (list.length) byChannel[k] = list
     })
-    let units = 0
-    for (const e of batch) {
-      const ws = byWs[e.workspaceId] ? 1 : 0
-      const n = byChannel[`${e.workspaceId}/${e.channel}`]?.length ?? 0
-      if (ws || n) units += 1 + n
-    }
-    if (!units) return
     const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
-    await reserve(units)
+    await Promise.all(split(batch, byWs, byChannel).map((part) => run(part, skip)))
+  }
+
+  /**
+   * Batches of at most CHUNK deliveries (routers count as one, devices one
+   * each): events share a task while they fit, and an event whose channel has
+   * more devices is cut into several tasks, so that a large channel is spread
+   * over the pool's threads and recorded as it goes.
+   */
+  function split(batch: Incoming[], byWs: Record<string, RouterSpec[]>, byChannel: Record<string, PushTarget[]>): Part[] {
+    const parts: Part[] = []
+    let open: Part | null = null
+    for (const e of batch) {
+      const key = `${e.workspaceId}/${e.channel}`
+      const routerList = byWs[e.workspaceId]
+      const deviceList = byChannel[key] ?? []
+      if (!routerList && !deviceList.length) continue
+      const units = 1 + deviceList.length
+      if (units > CHUNK) {
+        for (let i = 0; i < deviceList.length; i += CHUNK) {
+          const devices = deviceList.slice(i, i + CHUNK)
+          parts.push({ events: [e], routers: i === 0 && routerList ? { [e.workspaceId]: routerList } : {}, devices: { [key]: devices }, units: 1 + devices.length })
+        }
+        continue
+      }
+      if (!open || open.units + units > CHUNK) parts.push((open = { events: [], routers: {}, devices: {}, units: 0 }))
+      open.events.push(e)
+      open.units += units
+      if (routerList) open.routers[e.workspaceId] = routerList
+      if (deviceList.length) open.devices[key] = deviceList
+    }
+    return parts
+  }
+
+  /** Sends one part's first attempts through the pool, then writes their rows. */
+  async function run(part: Part, skip: string[]) {
+    await reserve(part.units)
     let sent: Sent[]
     try {
       sent = await pool.send({
-        events: batch.map((e) => e.view),
-        match: { workspace: batch.map((e) => e.workspaceId), routers: byWs, devices: byChannel, skip },
+        events: part.events.map((e) => e.view),
+        match: { workspace: part.events.map((e) => e.workspaceId), routers: part.routers, devices: part.devices, skip },
         config: sendConfig,
       })
     } finally {
-      release(units)
+      release(part.units)
     }
     const rows = sent.map((s) => {
-      const e = batch[s.event]!
+      const e = part.events[s.event]!
       return { ...outcome(s), eventId: e.eventId, workspaceId: e.workspaceId, kind: s.kind, target: s.target }
     })
     await persist(() => insertDeliveries(sql, rows), rows.length)
