@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { CA_FILE, TEAM, TOPIC, apnsKey, startApns, type ApnsReply } from './stand_ins'
+import { PUSH_EVENT as EVENT } from './stand_ins'
 import Piscina from 'piscina'
 import { APNS_HOSTS, MAX_PAYLOAD_BYTES, apnsOrigin, apnsPayload, closeApnsSessions, fitText, sendApns } from '../src/push/apns'
 import type { EventView } from '../workers/job'
@@ -23,18 +24,6 @@ afterAll(() => {
   narrow.server.close()
 })
 
-const EVENT: EventView = {
-  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-  workspace: 'acme',
-  channel: 'signups',
-  event: 'user.signup',
-  title: 'New user',
-  message: 'Jane Doe signed up',
-  link: 'https://example.com/users/42',
-  tags: ['signup'],
-  data: { plan: 'pro' },
-  createdAt: '2026-01-02T03:04:05.678Z',
-}
 const DEVICE_TOKEN = randomBytes(32).toString('hex')
 let config: ApnsConfig
 

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Piscina from 'piscina'
 import { fcmError, serviceAccount, startGoogle, type GoogleReply } from './stand_ins'
+import { PUSH_EVENT as EVENT } from './stand_ins'
 import { classifyFcm, fcmMessage, resetFcmClients, sendFcm } from '../src/push/fcm'
 import type { EventView } from '../workers/job'
 import type { SendTask, Sent } from '../workers/send'
@@ -20,18 +21,6 @@ import type { FcmConfig, PushJob, PushResult } from '../workers/push_job'
 const google = startGoogle()
 afterAll(() => google.stop())
 
-const EVENT: EventView = {
-  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-  workspace: 'acme',
-  channel: 'signups',
-  event: 'user.signup',
-  title: 'New user',
-  message: 'Jane Doe signed up',
-  link: 'https://example.com/users/42',
-  tags: ['signup'],
-  data: { plan: 'pro' },
-  createdAt: '2026-01-02T03:04:05.678Z',
-}
 
 function fcmConfig(base: string): FcmConfig {
   return { serviceAccount: serviceAccount(`${base}/token`), origin: base, tokenUrl: `${base}/token` }

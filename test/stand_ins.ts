@@ -16,6 +16,7 @@ import { createSecureServer, type Http2SecureServer, type IncomingHttpHeaders, t
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { EventView } from '../workers/job'
 
 export const TEAM = 'TEAM123456'
 export const TOPIC = 'dev.herald.app'
@@ -50,6 +51,20 @@ export function writeCredentials(dir: string, tokenUrl: string) {
   writeFileSync(p8, apnsKey.privateKey)
   writeFileSync(account, JSON.stringify(serviceAccount(tokenUrl)))
   return { p8, account }
+}
+
+/** An event as the push senders receive it. */
+export const PUSH_EVENT: EventView = {
+  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+  workspace: 'acme',
+  channel: 'signups',
+  event: 'user.signup',
+  title: 'New user',
+  message: 'Jane Doe signed up',
+  link: 'https://example.com/users/42',
+  tags: ['signup'],
+  data: { plan: 'pro' },
+  createdAt: '2026-01-02T03:04:05.678Z',
 }
 
 // ---------------------------------------------------------------- APNs
