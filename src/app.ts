@@ -6,6 +6,7 @@ import type { Logger } from './log'
 import type { ApiKeyAuth } from './auth'
 import type { Batcher } from './ingest'
 import type { SecretBox } from './secrets'
+import type { Change } from './bus'
 import { HeraldError, problemResponse, type FieldError } from './problems'
 import { adminAuth } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
@@ -28,8 +29,8 @@ export interface AppDeps {
   batcher: Batcher
   state: { draining: boolean }
   secrets: SecretBox
-  /** Called after a router of this workspace is created, changed or deleted, so the pipeline drops its cached routers. */
-  routersChanged: (workspaceId: number) => void
+  /** Called after routers, members, devices or mutes change, so the delivery workers drop what they cached. */
+  changed: (change: Change) => void
   /** Called after a delivery is replayed, so the worker of this process picks it up at once. */
   wakeScheduler?: () => void
 }
@@ -52,7 +53,7 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 }
 
 export function createApp(deps: AppDeps) {
-  const { sql, config, log, auth, batcher, state, secrets, routersChanged, wakeScheduler = () => {} } = deps
+  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {} } = deps
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: 'herald' })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const problem = toProblem(code, error)
@@ -68,10 +69,10 @@ export function createApp(deps: AppDeps) {
     .use(eventReadRoute(sql, auth))
     .use(adminWorkspacesRoute(sql, config))
     .use(adminKeysRoute(sql, auth))
-    .use(adminRoutersRoute(sql, secrets, routersChanged))
+    .use(adminRoutersRoute(sql, secrets, (workspaceId) => changed({ kind: 'routers', workspaceId })))
     .use(adminDeliveriesRoute(sql, wakeScheduler))
-    .use(adminMembersRoute(sql))
-    .use(devicesRoute(sql, createUserAuth(sql)))
+    .use(adminMembersRoute(sql, () => changed({ kind: 'audience' })))
+    .use(devicesRoute(sql, createUserAuth(sql), () => changed({ kind: 'audience' })))
   return app
 }
 export type App = ReturnType<typeof createApp>

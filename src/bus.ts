@@ -31,6 +31,14 @@ export const incoming = (e: BusEvent): Incoming => ({
   workspaceId: e.workspaceId, eventId: e.view.eventId, channel: e.view.channel, view: e.view, redelivered: e.redelivered,
 })
 
+/**
+ * What the delivery workers cache and the API changes: a workspace's routers,
+ * or who is pushed (members, their devices, their muted channels; any such
+ * change drops every cached audience, as a device counts in every workspace
+ * of its owner).
+ */
+export type Change = { kind: 'routers'; workspaceId: number } | { kind: 'audience' }
+
 /** Takes a batch of events; resolves once they are handled (deliveries made and recorded). Throws to have them redelivered. */
 export type EventHandler = (events: Incoming[]) => Promise<void>
 
@@ -40,9 +48,9 @@ export interface EventBus {
   publish(events: BusEvent[]): Promise<void>
   /** Starts delivering events to `handler` (worker processes only). */
   consume(handler: EventHandler): Promise<void>
-  /** Tells every process that a workspace's routers changed. */
-  announceRoutersChanged(workspaceId: number): void
-  onRoutersChanged(f: (workspaceId: number) => void): void
+  /** Tells every process (this one at once) that what its caches hold changed. */
+  announce(change: Change): void
+  onChange(f: (change: Change) => void): void
   close(): Promise<void>
 }
 
@@ -52,7 +60,7 @@ export interface EventBus {
  */
 export function createInProcessBus(): EventBus {
   let handler: EventHandler | null = null
-  const listeners: ((ws: number) => void)[] = []
+  const listeners: ((c: Change) => void)[] = []
   return {
     kind: 'in-process',
     async publish(events) {
@@ -62,10 +70,10 @@ export function createInProcessBus(): EventBus {
     async consume(h) {
       handler = h
     },
-    announceRoutersChanged(ws) {
-      for (const f of listeners) f(ws)
+    announce(change) {
+      for (const f of listeners) f(change)
     },
-    onRoutersChanged(f) {
+    onChange(f) {
       listeners.push(f)
     },
     async close() {

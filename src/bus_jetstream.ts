@@ -7,7 +7,7 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from './log'
-import type { BusEvent, EventBus, EventHandler, Incoming } from './bus'
+import type { BusEvent, Change, EventBus, EventHandler, Incoming } from './bus'
 
 // Each message is one event's view as JSON; its ids travel in the subject and
 // the Nats-Msg-Id header, so a worker routes it without parsing it.
@@ -98,17 +98,24 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
   const nc: NatsConnection = await connect({ servers: opts.url, name: 'herald', maxReconnectAttempts: -1, reconnectTimeWait: 500 })
   const jsm = await jetstreamManager(nc)
   const SUBJECT = subjectRoot(opts.stream)
-  const CONTROL_ROUTERS = `herald.control.${opts.stream}.routers`
+  // Cache invalidation between processes: core NATS, at most once. A lost
+  // message only means a cache lives out its time-to-live.
+  const CONTROL = `herald.control.${opts.stream}`
   await ensureStream(jsm, opts.stream)
   const js = jetstream(nc)
   const publisher = createPublisher(nc, PUBLISH_TIMEOUT_MS)
-  const listeners: ((ws: number) => void)[] = []
+  const listeners: ((c: Change) => void)[] = []
   let consuming: { stop(): void; done: Promise<void> } | null = null
 
-  nc.subscribe(CONTROL_ROUTERS, {
+  nc.subscribe(CONTROL, {
     callback: (_err, msg) => {
-      const ws = Number(new TextDecoder().decode(msg.data))
-      if (Number.isInteger(ws)) for (const f of listeners) f(ws)
+      let change: Change
+      try {
+        change = msg.json<Change>()
+      } catch {
+        return
+      }
+      if (change?.kind === 'audience' || (change?.kind === 'routers' && Number.isInteger(change.workspaceId))) for (const f of listeners) f(change)
     },
   })
 
@@ -126,11 +133,11 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       const messages = await consumer.consume({ max_messages: Math.min(opts.maxAckPending, 1000) })
       consuming = { stop: () => messages.stop(), done: pump(messages, handler, opts.log, opts.ackWaitMs) }
     },
-    announceRoutersChanged(ws) {
-      for (const f of listeners) f(ws) // this process at once, even if NATS is away
-      nc.publish(CONTROL_ROUTERS, String(ws))
+    announce(change) {
+      for (const f of listeners) f(change) // this process at once, even if NATS is away
+      nc.publish(CONTROL, JSON.stringify(change))
     },
-    onRoutersChanged(f) {
+    onChange(f) {
       listeners.push(f)
     },
     async close() {

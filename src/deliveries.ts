@@ -36,25 +36,26 @@ export interface FirstAttempt extends AttemptRecord {
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[]): Promise<void> {
   if (!rows.length) return
-  const col = <T>(f: (r: FirstAttempt) => T) => rows.map(f)
+  // One JSON parameter rather than an array per column: JSON.stringify is
+  // native, postgres.js escapes arrays element by element in JavaScript.
+  const json = JSON.stringify(rows.map((r) => ({
+    i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
+    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null,
+  })))
   const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
   await sql`
     WITH r AS MATERIALIZED (
-      SELECT * FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.eventId)}::uuid[], ${col((r) => r.workspaceId)}::bigint[],
-        ${col((r) => r.kind)}::text[], ${col((r) => r.target)}::text[], ${col((r) => r.next)}::text[], ${col((r) => r.delayMs)}::float8[],
-        ${col((r) => r.startedAt.toISOString())}::timestamptz[], ${col((r) => Math.round(r.durationMs))}::int[], ${col((r) => r.status ?? null)}::int[],
-        ${col((r) => String(r.ok))}::text[]::bool[], ${col((r) => r.error ?? null)}::text[], ${col((r) => r.response ?? null)}::text[])
-        AS r(id, event_id, ws, kind, target, next, delay_ms, started_at, duration_ms, status, ok, error, response)
+      SELECT * FROM json_to_recordset(${json}::text::json)
+        AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text)
     ), d AS (
       INSERT INTO deliveries (id, event_id, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
-      SELECT id, event_id, ws, kind, CASE WHEN kind = 'router' THEN target::uuid END, target, next, 1,
-        now() + delay_ms * interval '1 ms', status, error
+      SELECT i, e, w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, 1, now() + d * interval '1 ms', h, r
       FROM r
       ON CONFLICT DO NOTHING
       RETURNING id
     )${gone.length ? sql`, gone AS (DELETE FROM devices WHERE id = ANY(${gone}::uuid[]))` : sql``}
     INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response)
-    SELECT r.id, 1, r.started_at, r.duration_ms, r.status, r.ok, r.error, r.response FROM r JOIN d ON d.id = r.id`
+    SELECT r.i, 1, to_timestamp(r.s / 1000), r.u, r.h, r.o, r.r, r.p FROM r JOIN d ON d.id = r.i`
 }
 
 /** The ids of the deliveries that exist for these events: a redelivered event skips them. */

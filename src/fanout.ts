@@ -23,6 +23,9 @@ import { findDevice } from './devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 
+// Who is pushed for a channel is cached this long; the API announces every
+// change of members, devices and mutes, so this only bounds a lost announcement.
+const AUDIENCE_TTL_MS = 60_000
 // Deliveries per pool task at most (see split).
 const CHUNK = 500
 
@@ -58,8 +61,8 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     fcm: push.fcm,
   }
   const routers = routerCache(sql, secrets, opts.routerCacheMs)
-  const devices = pushTargetCache(sql, 2000)
-  bus.onRoutersChanged((ws) => routers.forget(ws))
+  const devices = pushTargetCache(sql, AUDIENCE_TTL_MS)
+  bus.onChange((c) => (c.kind === 'routers' ? routers.forget(c.workspaceId) : devices.clear()))
   const recorder = attemptRecorder(sql, log)
   const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!push.apns : !!push.fcm)
 
@@ -281,7 +284,6 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     accept,
     /** Looks for due deliveries now (after a replay) rather than at the next interval. */
     wake: () => wakeSweeper?.(),
-    routersChanged: (ws: number) => bus.announceRoutersChanged(ws),
     /** Waits (up to `ms`) for the deliveries under way and writes their outcomes. */
     async stop(ms: number) {
       stopped = true

@@ -136,7 +136,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   })
   const app = createApp({
     sql: db.sql, config, log, auth, batcher, state, secrets,
-    routersChanged: (ws) => pipeline.bus.announceRoutersChanged(ws),
+    changed: (c) => pipeline.bus.announce(c),
     wakeScheduler: () => pipeline.fanout?.wake(),
   })
   const server = Bun.serve({

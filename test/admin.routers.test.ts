@@ -348,14 +348,14 @@ describe.each(backends)('router operator API on %s', (backend) => {
     })
   })
 
-  describe('routersChanged', () => {
+  describe('changed({ kind: "routers" })', () => {
     test('is called with the workspace id after each create, update and delete, and not after a failure or a read', async () => {
       const calls: number[] = []
       const config = loadConfig({ HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' })
       const log = createLogger('silent')
       const auth = createApiKeyAuth(h.db.sql, 0)
       const batcher = createBatcher(h.db.sql, log, { maxEvents: 10, windowMs: 0, concurrency: 1 })
-      const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, routersChanged: (id) => calls.push(id) })
+      const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changed: (c) => c.kind === 'routers' && calls.push(c.workspaceId) })
       const call = (method: string, path: string, body?: unknown) =>
         app.handle(new Request('http://localhost' + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
       try {

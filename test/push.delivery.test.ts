@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { pipelines, startPipelineHerald, type TestHerald } from './harness'
+import { ADMIN_TOKEN, NATS_URL, PG_URL, createTestDatabase, deleteStream, pipelines, startPipelineHerald, testStream, type TestHerald } from './harness'
+import { spawnHerald, type HeraldProcess } from './processes'
 import { eventually } from './receiver'
 import { CA_FILE, TEAM, TOPIC, fcmError, startApns, startGoogle, writeCredentials, type ApnsStandIn, type GoogleStandIn } from './stand_ins'
 
@@ -185,3 +186,58 @@ for (const pipeline of pipelines) {
     })
   })
 }
+
+// A worker caches who is pushed for a channel; the API process announces every
+// change of devices, members and mutes over NATS, so a separate worker
+// process sees it at the next event, not when its cache runs out.
+const describeSplit = PG_URL && NATS_URL ? describe : describe.skip
+describeSplit('an API process and a worker process: audience changes reach the worker at once', () => {
+  test('a device registered, and a channel muted, after the worker cached the channel', async () => {
+    const apns = await startApns()
+    apns.kid = KID
+    const google = startGoogle()
+    const dir = mkdtempSync(join(tmpdir(), 'herald-push-split-'))
+    const db = await createTestDatabase()
+    const stream = testStream()
+    const creds = writeCredentials(dir, `${google.url}/token`)
+    const env = {
+      DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: stream, NODE_EXTRA_CA_CERTS: CA_FILE,
+      APNS_KEY_FILE: creds.p8, APNS_KEY_ID: KID, APNS_TEAM_ID: TEAM, APNS_TOPIC: TOPIC, APNS_ORIGIN: apns.origin,
+    }
+    const procs: HeraldProcess[] = []
+    try {
+      const api = await spawnHerald(env, 'serve')
+      procs.push(api, await spawnHerald(env, 'worker'))
+      const call = (token: string, method: string, path: string, body?: unknown) =>
+        fetch(api.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+      const { apiKey } = (await (await call(ADMIN_TOKEN, 'POST', '/admin/workspaces', { name: 'split' })).json()) as { apiKey: string }
+      const { userToken } = (await (await call(ADMIN_TOKEN, 'POST', '/admin/workspaces/split/members', { email: 'e@example.com' })).json()) as { userToken: string }
+      const [first, second] = [apnsToken(), apnsToken()]
+      expect((await call(userToken, 'POST', '/v1/devices', { platform: 'ios', provider: 'apns', token: first })).status).toBe(201)
+      const pushed = async (message: string, n: number) => {
+        const res = await call(apiKey, 'POST', '/event', { message })
+        expect(res.status).toBe(200)
+        const { eventId } = (await res.json()) as { eventId: string }
+        await eventually(async () => apns.seen.filter((s) => JSON.parse(s.body).eventId === eventId).length >= n, 15_000, `${n} pushes of ${message}`)
+        await Bun.sleep(200) // room for a push that should not come
+        return apns.seen.filter((s) => JSON.parse(s.body).eventId === eventId).map((s) => s.token).sort()
+      }
+      expect(await pushed('one device', 1)).toEqual([first])
+      expect((await call(userToken, 'POST', '/v1/devices', { platform: 'ios', provider: 'apns', token: second })).status).toBe(201)
+      expect(await pushed('two devices', 2)).toEqual([first, second].sort())
+      expect((await call(userToken, 'PUT', '/v1/workspaces/split/channels/general/mute')).status).toBe(204)
+      const res = await call(apiKey, 'POST', '/event', { message: 'muted' })
+      const { eventId } = (await res.json()) as { eventId: string }
+      await Bun.sleep(1500)
+      expect(apns.seen.filter((s) => JSON.parse(s.body).eventId === eventId)).toEqual([])
+      expect(apns.problems).toEqual([])
+    } finally {
+      for (const p of procs) await p.kill('SIGTERM').catch(() => {})
+      await deleteStream(stream)
+      await db.drop()
+      await apns.close()
+      google.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

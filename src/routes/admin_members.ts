@@ -20,7 +20,7 @@ export const MemberSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-export const adminMembersRoute = (sql: Sql) => {
+export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
   const workspaceId = async (name: string) => {
     const id = await findWorkspaceId(sql, name)
     if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
@@ -32,6 +32,7 @@ export const adminMembersRoute = (sql: Sql) => {
       async ({ params, body, set }) => {
         const added = await addMember(sql, await workspaceId(params.workspace), body.email.trim(), body.role ?? 'member')
         if (!added) throw new HeraldError('conflict', `${body.email} is already a member of ${params.workspace}.`)
+        audienceChanged()
         set.status = 201
         return added
       },
@@ -55,6 +56,7 @@ export const adminMembersRoute = (sql: Sql) => {
       '/:userId',
       async ({ params, set }) => {
         if (!(await removeMember(sql, await workspaceId(params.workspace), params.userId))) throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        audienceChanged()
         set.status = 204
       },
       { params: Type.Object({ workspace: Type.String(), userId: Type.String({ format: 'uuid' }) }), detail: detail('Remove a member') },

@@ -32,7 +32,7 @@ export const DeviceSchema = Type.Object({
 
 const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' })
 
-export const devicesRoute = (sql: Sql, authenticate: UserAuth) =>
+export const devicesRoute = (sql: Sql, authenticate: UserAuth, audienceChanged: () => void) =>
   new Elysia({ name: 'route.devices', prefix: '/v1' })
     .post(
       '/devices',
@@ -40,6 +40,7 @@ export const devicesRoute = (sql: Sql, authenticate: UserAuth) =>
         const user = await authenticate(request.headers.get('authorization'))
         if (body.provider === 'apns' && body.platform !== 'ios') throw new HeraldError('validation-failed', 'provider apns needs platform ios', [{ pointer: '/platform', detail: 'provider apns needs platform ios' }])
         const { id } = await upsertDevice(sql, user.userId, body)
+        audienceChanged()
         set.status = 201
         return { id }
       },
@@ -58,6 +59,7 @@ export const devicesRoute = (sql: Sql, authenticate: UserAuth) =>
       async ({ request, params, set }) => {
         const user = await authenticate(request.headers.get('authorization'))
         if (!(await deleteDevice(sql, user.userId, params.id))) throw new HeraldError('not-found', 'You have no device with this id.')
+        audienceChanged()
         set.status = 204
       },
       { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
@@ -67,6 +69,7 @@ export const devicesRoute = (sql: Sql, authenticate: UserAuth) =>
       async ({ request, params, set }) => {
         const user = await authenticate(request.headers.get('authorization'))
         if (!(await setMuted(sql, params.workspace, user.userId, params.channel, true))) throw new HeraldError('not-found', 'You are not a member of this workspace.')
+        audienceChanged()
         set.status = 204
       },
       { params: Type.Object({ workspace: Type.String(), channel: Slug }), detail: { summary: 'Mute a channel: no pushes for its events', tags: ['Devices'], security } },
@@ -76,6 +79,7 @@ export const devicesRoute = (sql: Sql, authenticate: UserAuth) =>
       async ({ request, params, set }) => {
         const user = await authenticate(request.headers.get('authorization'))
         if (!(await setMuted(sql, params.workspace, user.userId, params.channel, false))) throw new HeraldError('not-found', 'You are not a member of this workspace.')
+        audienceChanged()
         set.status = 204
       },
       { params: Type.Object({ workspace: Type.String(), channel: Slug }), detail: { summary: 'Unmute a channel', tags: ['Devices'], security } },
