@@ -762,7 +762,13 @@ async function main() {
     }
     const workerGrowthOk = measured.length > 0 && rssTrend.herald_worker.last_quarter_mean <= TARGETS.rss_growth_ratio * rssTrend.herald_worker.first_quarter_mean
     const pushesPerS = round(pushedInWindow / windowS, 1)
-    streamPass = { pushes: pushesPerS >= TARGETS.pushes_per_s, rss: workerGrowthOk }
+    // The stream cannot deliver more than it is offered, and its window edges
+    // cut events in two: it passes when it offers at least the target, takes
+    // 98 % of it within the window, and its backlog does not grow by more than
+    // 100 ms of pushes over the window.
+    const offered = eps * N
+    const keepsUp = offered >= TARGETS.pushes_per_s && pushesPerS >= 0.98 * offered && (backlog.growth ?? 0) <= 0.1 * offered
+    streamPass = { pushes: keepsUp, rss: workerGrowthOk }
     streamResult = {
       offered_pushes_per_s: eps * N,
       events_sent: slots, events_accepted: accepted,
@@ -888,7 +894,7 @@ async function main() {
     },
     warnings,
     targets: {
-      pushes_per_s: `≥ ${TARGETS.pushes_per_s} pushes/s: burst (best of --bursts: N ÷ POST → last push received) and stream (pushes received in the measured window ÷ its length), separately`,
+      pushes_per_s: `≥ ${TARGETS.pushes_per_s} pushes/s: burst (best of --bursts: N ÷ POST → last push received); stream: offers ≥ ${TARGETS.pushes_per_s}/s, receives ≥ 98 % of it in the measured window, backlog growth ≤ 0.1 s of the offered rate`,
       rss_bounded: `herald worker peak RSS < ${TARGETS.worker_peak_rss_mb} MB, and over the stream's measured window the worker's last-quarter mean RSS ≤ ${TARGETS.rss_growth_ratio} × its first-quarter mean`,
       no_missing: 'every push of every accepted event reached the stand-ins (bursts within --burst-timeout, the stream within --drain)',
       no_problems: 'the stand-ins found no protocol violation (JWTs, headers, payloads, OAuth assertions)',
