@@ -6,7 +6,16 @@ import type { Logger } from './log'
 import type { ApiKeyAuth } from './auth'
 import type { Batcher } from './ingest'
 import type { SecretBox } from './secrets'
-import type { Change } from './bus'
+import type { Change, EventBus } from './bus'
+import type { Mailer } from './mailer'
+import { accessCheck } from './access'
+import { authRoute } from './routes/auth'
+import { workspacesRoute } from './routes/workspaces'
+import { channelsRoute } from './routes/channels'
+import { membersRoute } from './routes/members'
+import { keysRoute } from './routes/keys'
+import { userRoutersRoute } from './routes/routers'
+import { feedRoute } from './routes/feed'
 import { HeraldError, problemResponse, type FieldError } from './problems'
 import { adminAuth } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
@@ -14,7 +23,7 @@ import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminMembersRoute } from './routes/admin_members'
 import { devicesRoute } from './routes/devices'
-import { createUserAuth } from './user_auth'
+import { createUserAuth } from './session'
 import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
@@ -33,6 +42,9 @@ export interface AppDeps {
   changed: (change: Change) => void
   /** Called after a delivery is replayed, so the worker of this process picks it up at once. */
   wakeScheduler?: () => void
+  /** The live feed's source of new events. */
+  bus: Pick<EventBus, 'watch'>
+  mailer: Mailer
 }
 
 function validationProblem(error: { all?: { path: string; message: string }[] }): HeraldError {
@@ -53,7 +65,11 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 }
 
 export function createApp(deps: AppDeps) {
-  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {} } = deps
+  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer } = deps
+  const users = createUserAuth(sql)
+  const check = accessCheck(sql, users)
+  const audienceChanged = () => changed({ kind: 'audience' })
+  const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: 'herald' })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const problem = toProblem(code, error)
@@ -69,10 +85,17 @@ export function createApp(deps: AppDeps) {
     .use(eventReadRoute(sql, auth))
     .use(adminWorkspacesRoute(sql, config))
     .use(adminKeysRoute(sql, auth))
-    .use(adminRoutersRoute(sql, secrets, (workspaceId) => changed({ kind: 'routers', workspaceId })))
+    .use(adminRoutersRoute(sql, secrets, routersChanged))
     .use(adminDeliveriesRoute(sql, wakeScheduler))
-    .use(adminMembersRoute(sql, () => changed({ kind: 'audience' })))
-    .use(devicesRoute(sql, createUserAuth(sql), () => changed({ kind: 'audience' })))
+    .use(adminMembersRoute(sql, audienceChanged))
+    .use(devicesRoute(sql, users, audienceChanged))
+    .use(authRoute({ sql, config, log, mailer, users }))
+    .use(workspacesRoute(sql, config, users, check))
+    .use(channelsRoute(sql, check, changed))
+    .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
+    .use(keysRoute(sql, auth, check))
+    .use(userRoutersRoute(sql, secrets, config, check, routersChanged))
+    .use(feedRoute(sql, check, bus as EventBus, wakeScheduler))
   return app
 }
 export type App = ReturnType<typeof createApp>

@@ -48,6 +48,11 @@ export interface EventBus {
   publish(events: BusEvent[]): Promise<void>
   /** Starts delivering events to `handler` (worker processes only). */
   consume(handler: EventHandler): Promise<void>
+  /**
+   * Calls `f` with every event of the workspace as it is published (the live
+   * feed). Best effort: a copy may come twice, and nothing is replayed.
+   */
+  watch(workspaceId: number, f: (view: EventView) => void): () => void
   /** Tells every process (this one at once) that what its caches hold changed. */
   announce(change: Change): void
   onChange(f: (change: Change) => void): void
@@ -61,12 +66,15 @@ export interface EventBus {
 export function createInProcessBus(): EventBus {
   let handler: EventHandler | null = null
   const listeners: ((c: Change) => void)[] = []
+  const watchers = createWatchers()
   return {
     kind: 'in-process',
     async publish(events) {
       if (!handler) throw new Error('no worker runs in this process: start Herald with `herald start`')
+      for (const e of events) watchers.emit(e.workspaceId, e.view)
       await handler(events.map(incoming))
     },
+    watch: (ws, f) => watchers.add(ws, f),
     async consume(h) {
       handler = h
     },
@@ -78,6 +86,31 @@ export function createInProcessBus(): EventBus {
     },
     async close() {
       handler = null
+    },
+  }
+}
+
+/** Feed listeners per workspace; `onFirst`/`onLast` let a bus subscribe only while someone watches. */
+export function createWatchers(onFirst?: (ws: number) => void, onLast?: (ws: number) => void) {
+  const byWs = new Map<number, Set<(view: EventView) => void>>()
+  return {
+    add(ws: number, f: (view: EventView) => void) {
+      let set = byWs.get(ws)
+      if (!set) {
+        byWs.set(ws, (set = new Set()))
+        onFirst?.(ws)
+      }
+      set.add(f)
+      return () => {
+        set!.delete(f)
+        if (!set!.size && byWs.get(ws) === set) {
+          byWs.delete(ws)
+          onLast?.(ws)
+        }
+      }
+    },
+    emit(ws: number, view: EventView) {
+      for (const f of byWs.get(ws) ?? []) f(view)
     },
   }
 }

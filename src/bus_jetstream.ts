@@ -7,7 +7,8 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from './log'
-import type { BusEvent, Change, EventBus, EventHandler, Incoming } from './bus'
+import { createWatchers, type BusEvent, type Change, type EventBus, type EventHandler, type Incoming } from './bus'
+import type { EventView } from '../workers/job'
 
 // Each message is one event's view as JSON; its ids travel in the subject and
 // the Nats-Msg-Id header, so a worker routes it without parsing it.
@@ -105,6 +106,22 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
   const js = jetstream(nc)
   const publisher = createPublisher(nc, PUBLISH_TIMEOUT_MS)
   const listeners: ((c: Change) => void)[] = []
+  // The live feed: a core-NATS subscription to a workspace's subjects while
+  // someone watches it; it sees each message as it is published.
+  const feeds = new Map<number, { unsubscribe(): void }>()
+  const watchers = createWatchers(
+    (ws) => feeds.set(ws, nc.subscribe(`${SUBJECT}.${ws}.>`, {
+      callback: (_err, msg) => {
+        try {
+          watchers.emit(ws, msg.json<EventView>())
+        } catch {}
+      },
+    })),
+    (ws) => {
+      feeds.get(ws)?.unsubscribe()
+      feeds.delete(ws)
+    },
+  )
   let consuming: { stop(): void; done: Promise<void> } | null = null
 
   nc.subscribe(CONTROL, {
@@ -133,6 +150,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       const messages = await consumer.consume({ max_messages: Math.min(opts.maxAckPending, 1000) })
       consuming = { stop: () => messages.stop(), done: pump(messages, handler, opts.log, opts.ackWaitMs) }
     },
+    watch: (ws, f) => watchers.add(ws, f),
     announce(change) {
       for (const f of listeners) f(change) // this process at once, even if NATS is away
       nc.publish(CONTROL, JSON.stringify(change))

@@ -62,7 +62,7 @@ export const ConfigSchema = Type.Object({
   OUTBOX_RELAY_INTERVAL_MS: Int(250, 10, 60000, 'How often the outbox relay looks for events committed by other processes.'),
   TELEGRAM_API_URL: Type.String({ default: 'https://api.telegram.org', pattern: '^https?://', description: 'Base URL of the Telegram Bot API.' }),
   TWILIO_API_URL: Type.String({ default: 'https://api.twilio.com', pattern: '^https?://', description: 'Base URL of the Twilio REST API (SMS).' }),
-  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: 'Default SMTP server of e-mail routers, e.g. smtps://user:pass@smtp.example.com:465.' })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: 'SMTP server of account e-mails (unset: logged instead) and default server of e-mail routers, e.g. smtps://user:pass@smtp.example.com:465.' })),
   SMTP_FROM: Type.String({ default: 'Herald <herald@localhost>', description: 'Default sender of e-mail routers.' }),
   // APNs token auth: all four of APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and
   // APNS_TOPIC, or none (then iOS devices are not pushed).
@@ -74,6 +74,13 @@ export const ConfigSchema = Type.Object({
   FCM_SERVICE_ACCOUNT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the Firebase service-account JSON. Unset: Android devices are not pushed.' })),
   FCM_ORIGIN: Type.String({ default: 'https://fcm.googleapis.com', pattern: '^https?://', description: 'Base URL of the FCM HTTP v1 API.' }),
   GOOGLE_OAUTH_TOKEN_URL: Type.String({ default: 'https://oauth2.googleapis.com/token', pattern: '^https?://', description: 'OAuth2 token endpoint for the FCM service account.' }),
+  // Links in e-mails (password resets, invitations) and the dashboard's deep
+  // links are built on this; behind a proxy, the address people use.
+  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', description: 'Public base URL of Herald, for links in e-mails. Unset: http://localhost:<PORT>.' })),
+  HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: 'open: anyone can sign up and gets a workspace; invite: only people with an invitation can sign up.' }),
+  // Only behind a proxy that sets them: otherwise a client could pick its own
+  // address (sign-in throttling) and pretend to be on https.
+  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Take the client address from X-Forwarded-For and the scheme from X-Forwarded-Proto.' }),
   HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key.' }),
 })
 export type Config = Static<typeof ConfigSchema>

@@ -132,6 +132,12 @@ export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: n
         quota_period = date_trunc('month', now() AT TIME ZONE 'UTC')::date,
         tokens = g.tokens - g.granted, tokens_at = now()
       FROM g WHERE w.id = g.id
+    ), daily AS (
+      -- Under the workspace row locks taken above, so batches of one
+      -- workspace on several instances add up here one after the other.
+      INSERT INTO usage_daily (workspace_id, day, events)
+      SELECT id, (now() AT TIME ZONE 'UTC')::date, granted FROM g WHERE granted > 0
+      ON CONFLICT (workspace_id, day) DO UPDATE SET events = usage_daily.events + excluded.events
     ), verdict AS MATERIALIZED (
       SELECT ev.*, g.id IS NOT NULL AND ev.ord < g.granted AS ok FROM ev LEFT JOIN g ON g.id = ev.ws
     ), ob AS (

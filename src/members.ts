@@ -66,3 +66,17 @@ export async function setMuted(sql: Sql, workspace: string, userId: string, chan
   else await sql`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
   return true
 }
+
+/** The workspaces a person belongs to, with their role. */
+export const listMyWorkspaces = (sql: Tx, userId: string) => sql<{ workspace: string; role: Role; defaultChannel: string }[]>`
+  SELECT w.name AS workspace, m.role, w.default_channel AS "defaultChannel"
+  FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+  WHERE m.user_id = ${userId} ORDER BY w.name`
+
+/** Changes a member's role; false when they are not a member. */
+export async function setRole(sql: Tx, workspaceId: number, userId: string, role: Role): Promise<boolean> {
+  return (await sql`UPDATE memberships SET role = ${role} WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING user_id`).length > 0
+}
+
+export const countOwners = async (sql: Tx, workspaceId: number) =>
+  (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner'`)[0]!.n

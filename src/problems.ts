@@ -5,6 +5,10 @@ const BASE = 'https://herald.dev/problems/'
 
 export const problems = {
   unauthorized: { status: 401, title: 'Unauthorized' },
+  'invalid-credentials': { status: 401, title: 'Invalid Credentials' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  'csrf-failed': { status: 403, title: 'CSRF Check Failed' },
+  'signin-throttled': { status: 429, title: 'Too Many Sign-in Attempts' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'invalid-content-type': { status: 400, title: 'Invalid Content-Type' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },

@@ -157,3 +157,14 @@ export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number):
     }
   })
 }
+
+/** One router with its secrets opened, enabled or not (a test send from the dashboard), or null. */
+export async function loadRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string): Promise<RouterRecord | null> {
+  if (!isRouterId(id)) return null
+  const [r] = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; updatedAt: string }[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, to_json(updated_at)#>>'{}' AS "updatedAt"
+    FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id}`
+  if (!r) return null
+  const opened = box.open<SealedSecrets>(r.secrets)
+  return { id: r.id, name: r.name, pattern: r.pattern, destination: opened.destination, ...(r.template ? { template: r.template } : {}), signingSecret: opened.signingSecret, updatedAt: r.updatedAt }
+}

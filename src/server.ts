@@ -17,6 +17,8 @@ import { GRACE_MS, createRelay } from './relay'
 import { createPool } from './pool'
 import { createFanout, type Fanout } from './fanout'
 import { loadPushConfig } from './push_config'
+import { createMailer } from './mailer'
+import { deleteExpiredSigninFailures } from './throttle'
 import { countWorkspaces, insertWorkspace } from './workspaces'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
@@ -105,6 +107,7 @@ export async function maintain(db: Database, config: Config, log: Logger) {
   const created = await ensurePartitions(db.sql)
   const dropped = await dropExpiredPartitions(db.sql, config.HERALD_RETENTION_MONTHS)
   await deleteExpiredIdempotencyKeys(db.sql)
+  await deleteExpiredSigninFailures(db.sql)
   if (created.length || dropped.length) log.info({ created, dropped }, 'event partitions maintained')
 }
 
@@ -137,6 +140,8 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const app = createApp({
     sql: db.sql, config, log, auth, batcher, state, secrets,
     changed: (c) => pipeline.bus.announce(c),
+    bus: pipeline.bus,
+    mailer: createMailer(config, log),
     wakeScheduler: () => pipeline.fanout?.wake(),
   })
   const server = Bun.serve({

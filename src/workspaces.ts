@@ -36,16 +36,23 @@ const workspaceColumns = (sql: Tx) => sql`
 /** Creates a workspace, its default channel and a first API key. Returns null when the name is taken. */
 export async function insertWorkspace(sql: Sql, name: string, limits: WorkspaceLimits) {
   return sql.begin(async (tx) => {
-    const [ws] = await tx<{ id: number; defaultChannel: string }[]>`
-      INSERT INTO workspaces (name, monthly_quota, rate_per_second, rate_burst, tokens)
-      VALUES (${name}, ${limits.monthlyQuota}, ${limits.rateLimit.perSecond}, ${limits.rateLimit.burst}, ${limits.rateLimit.burst})
-      ON CONFLICT (name) DO NOTHING
-      RETURNING id, default_channel AS "defaultChannel"`
+    const ws = await createWorkspaceRow(tx, name, limits)
     if (!ws) return null
-    await tx`INSERT INTO channels (workspace_id, slug) VALUES (${ws.id}, ${ws.defaultChannel})`
     const key = await insertApiKey(tx, ws.id, 'default')
     return { workspace: name, defaultChannel: ws.defaultChannel, apiKey: key.apiKey, keyId: key.id }
   })
+}
+
+/** A workspace and its default channel, in the caller's transaction; null when the name is taken. */
+export async function createWorkspaceRow(tx: Tx, name: string, limits: WorkspaceLimits) {
+  const [ws] = await tx<{ id: number; defaultChannel: string }[]>`
+    INSERT INTO workspaces (name, monthly_quota, rate_per_second, rate_burst, tokens)
+    VALUES (${name}, ${limits.monthlyQuota}, ${limits.rateLimit.perSecond}, ${limits.rateLimit.burst}, ${limits.rateLimit.burst})
+    ON CONFLICT (name) DO NOTHING
+    RETURNING id, default_channel AS "defaultChannel"`
+  if (!ws) return null
+  await tx`INSERT INTO channels (workspace_id, slug) VALUES (${ws.id}, ${ws.defaultChannel})`
+  return ws
 }
 
 export async function insertApiKey(sql: Tx, workspaceId: number, name: string) {

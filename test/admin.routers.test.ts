@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { ADMIN_TOKEN, backends, startTestHerald, type TestHerald } from './harness'
 import { UUIDV7, expectFieldError, expectProblem, send, vias, type Via } from './support'
+import { createInProcessBus } from '../src/bus'
+import { createMailer } from '../src/mailer'
 import { createApp } from '../src/app'
 import { createApiKeyAuth } from '../src/auth'
 import { loadConfig } from '../src/config'
@@ -355,7 +357,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
       const log = createLogger('silent')
       const auth = createApiKeyAuth(h.db.sql, 0)
       const batcher = createBatcher(h.db.sql, log, { maxEvents: 10, windowMs: 0, concurrency: 1 })
-      const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changed: (c) => c.kind === 'routers' && calls.push(c.workspaceId) })
+      const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changed: (c) => c.kind === 'routers' && calls.push(c.workspaceId), bus: createInProcessBus(), mailer: createMailer(config, log) })
       const call = (method: string, path: string, body?: unknown) =>
         app.handle(new Request('http://localhost' + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
       try {

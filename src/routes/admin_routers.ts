@@ -139,7 +139,7 @@ export function templateErrors(value: unknown): FieldError[] {
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** Checks what the body schema leaves to the handler; throws one 400 naming every field at fault. */
-function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown }, create: boolean) {
+export function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown }, create: boolean) {
   const errors: FieldError[] = []
   if (body.name !== undefined && CONTROL.test(body.name)) errors.push(fieldError('/name', 'Expected no control characters'))
   const patternReason = body.pattern === undefined ? null : validatePattern(body.pattern)
@@ -153,23 +153,29 @@ function checkRouterFields(body: { name?: string; pattern?: string; destination?
 
 const Params = Type.Object({ workspace: Type.String({ description: 'Workspace name.' }) })
 const RouterParams = Type.Object({ workspace: Type.String({ description: 'Workspace name.' }), id: Type.String({ description: 'Router id, from the list.' }) })
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 
-export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void) => {
-  const workspaceId = async (name: string) => {
-    const id = await findWorkspaceId(sql, name)
-    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
-    return id
-  }
+export interface RoutersPluginOptions {
+  name: string // the Elysia plugin's name
+  prefix: string // ends in /:workspace/routers
+  tag: string
+  security: Record<string, string[]>[]
+  /** The workspace id of the request's `workspace`, for reading or for changing; throws 401/403/404. */
+  resolve(request: Request, workspace: string, need: 'read' | 'manage'): Promise<number>
+  routersChanged(workspaceId: number): void
+}
+
+/** The router routes, for the operator API and for signed-in people alike. */
+export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions) {
+  const detail = (summary: string, description?: string) => ({ summary, description, tags: [o.tag], security: o.security })
   const routerNotFound = (id: string, workspace: string) => new HeraldError('not-found', `There is no router ${JSON.stringify(id)} in workspace ${JSON.stringify(workspace)}.`)
   const nameTaken = (name: string) => new HeraldError('conflict', `A router named ${JSON.stringify(name)} already exists in this workspace.`)
 
-  return new Elysia({ name: 'route.admin.routers', prefix: '/admin/workspaces/:workspace/routers' })
+  return new Elysia({ name: o.name, prefix: o.prefix })
     .post(
       '',
-      async ({ params, body, set }) => {
+      async ({ params, body, set, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
         checkRouterFields(body, true)
-        const ws = await workspaceId(params.workspace)
         const created = await insertRouter(sql, box, ws, {
           name: body.name,
           pattern: body.pattern,
@@ -178,7 +184,7 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
           enabled: body.enabled ?? true,
         })
         if (!created) throw nameTaken(body.name)
-        routersChanged(ws)
+        o.routersChanged(ws)
         set.status = 201
         return { id: created.id, secret: created.secret }
       },
@@ -189,15 +195,15 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
         detail: detail('Create a router', 'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.'),
       },
     )
-    .get('', async ({ params }) => listRouters(sql, await workspaceId(params.workspace)), {
+    .get('', async ({ params, request }) => listRouters(sql, await o.resolve(request, params.workspace, 'read')), {
       params: Params,
       response: { 200: Type.Array(RouterSchema) },
       detail: detail("List a workspace's routers, oldest first, without their secrets"),
     })
     .get(
       '/:id',
-      async ({ params }) => {
-        const router = await getRouter(sql, await workspaceId(params.workspace), params.id)
+      async ({ params, request }) => {
+        const router = await getRouter(sql, await o.resolve(request, params.workspace, 'read'), params.id)
         if (!router) throw routerNotFound(params.id, params.workspace)
         return router
       },
@@ -205,13 +211,13 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
     )
     .patch(
       '/:id',
-      async ({ params, body }) => {
+      async ({ params, body, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
         checkRouterFields(body, false)
-        const ws = await workspaceId(params.workspace)
         const result = await updateRouter(sql, box, ws, params.id, body as RouterPatch)
         if (result === 'not-found') throw routerNotFound(params.id, params.workspace)
         if (result === 'name-taken') throw nameTaken(body.name!)
-        routersChanged(ws)
+        o.routersChanged(ws)
         return result
       },
       {
@@ -223,12 +229,26 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
     )
     .delete(
       '/:id',
-      async ({ params, set }) => {
-        const ws = await workspaceId(params.workspace)
+      async ({ params, set, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
         if (!(await deleteRouter(sql, ws, params.id))) throw routerNotFound(params.id, params.workspace)
-        routersChanged(ws)
+        o.routersChanged(ws)
         set.status = 204
       },
       { params: RouterParams, detail: detail('Delete a router', 'Its past deliveries stay readable on their events.') },
     )
 }
+
+export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void) =>
+  routersPlugin(sql, box, {
+    name: 'route.admin.routers',
+    prefix: '/admin/workspaces/:workspace/routers',
+    tag: 'Operator',
+    security: [{ adminToken: [] }],
+    async resolve(_request, workspace) {
+      const id = await findWorkspaceId(sql, workspace)
+      if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(workspace)}.`)
+      return id
+    },
+    routersChanged,
+  })

@@ -1,15 +1,14 @@
 // The device API a mobile app calls, as a signed-in user: register (or
-// refresh) its push token, list the user's devices, delete one, and mute or
-// unmute a channel of a workspace.
+// refresh) its push token, list the user's devices, delete one. Muting a
+// channel is in routes/channels.ts.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
-import type { UserAuth } from '../user_auth'
+import { userSecurity, type UserAuth } from '../session'
 import { HeraldError } from '../problems'
 import { deleteDevice, listDevices, upsertDevice } from '../devices'
-import { setMuted } from '../members'
 
-const security = [{ userToken: [] }]
+const security = userSecurity
 
 export const DeviceBody = Type.Object({
   platform: Type.Union([Type.Literal('ios'), Type.Literal('android')], { description: 'The phone\'s OS.' }),
@@ -32,12 +31,12 @@ export const DeviceSchema = Type.Object({
 
 const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' })
 
-export const devicesRoute = (sql: Sql, authenticate: UserAuth, audienceChanged: () => void) =>
+export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void) =>
   new Elysia({ name: 'route.devices', prefix: '/v1' })
     .post(
       '/devices',
       async ({ request, body, set }) => {
-        const user = await authenticate(request.headers.get('authorization'))
+        const user = await auth.authenticate(request)
         if (body.provider === 'apns' && body.platform !== 'ios') throw new HeraldError('validation-failed', 'provider apns needs platform ios', [{ pointer: '/platform', detail: 'provider apns needs platform ios' }])
         const { id } = await upsertDevice(sql, user.userId, body)
         audienceChanged()
@@ -50,37 +49,17 @@ export const devicesRoute = (sql: Sql, authenticate: UserAuth, audienceChanged: 
         detail: { summary: 'Register or refresh a device', description: 'An upsert on the token: registering a known token again updates that device (and answers its id) instead of adding another.', tags: ['Devices'], security },
       },
     )
-    .get('/devices', async ({ request }) => listDevices(sql, (await authenticate(request.headers.get('authorization'))).userId), {
+    .get('/devices', async ({ request }) => listDevices(sql, (await auth.authenticate(request)).userId), {
       response: { 200: Type.Array(DeviceSchema) },
       detail: { summary: 'List my devices', tags: ['Devices'], security },
     })
     .delete(
       '/devices/:id',
       async ({ request, params, set }) => {
-        const user = await authenticate(request.headers.get('authorization'))
+        const user = await auth.authenticate(request)
         if (!(await deleteDevice(sql, user.userId, params.id))) throw new HeraldError('not-found', 'You have no device with this id.')
         audienceChanged()
         set.status = 204
       },
       { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
-    )
-    .put(
-      '/workspaces/:workspace/channels/:channel/mute',
-      async ({ request, params, set }) => {
-        const user = await authenticate(request.headers.get('authorization'))
-        if (!(await setMuted(sql, params.workspace, user.userId, params.channel, true))) throw new HeraldError('not-found', 'You are not a member of this workspace.')
-        audienceChanged()
-        set.status = 204
-      },
-      { params: Type.Object({ workspace: Type.String(), channel: Slug }), detail: { summary: 'Mute a channel: no pushes for its events', tags: ['Devices'], security } },
-    )
-    .delete(
-      '/workspaces/:workspace/channels/:channel/mute',
-      async ({ request, params, set }) => {
-        const user = await authenticate(request.headers.get('authorization'))
-        if (!(await setMuted(sql, params.workspace, user.userId, params.channel, false))) throw new HeraldError('not-found', 'You are not a member of this workspace.')
-        audienceChanged()
-        set.status = 204
-      },
-      { params: Type.Object({ workspace: Type.String(), channel: Slug }), detail: { summary: 'Unmute a channel', tags: ['Devices'], security } },
     )

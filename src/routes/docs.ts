@@ -66,7 +66,8 @@ export const docsRoute = (handle: () => (r: Request) => Promise<Response>) => {
             securitySchemes: {
               apiKey: { type: 'http', scheme: 'bearer', description: 'A workspace API key (hrld_…).' },
               adminToken: { type: 'http', scheme: 'bearer', description: 'HERALD_ADMIN_TOKEN.' },
-              userToken: { type: 'http', scheme: 'bearer', description: 'A user token (hrlu_…) from POST /admin/workspaces/{workspace}/members.' },
+              userToken: { type: 'http', scheme: 'bearer', description: 'A user token (hrlu_…): from POST /v1/auth/signin or /v1/auth/signup with client "app", or from POST /admin/workspaces/{workspace}/members.' },
+              session: { type: 'apiKey', in: 'cookie', name: 'herald_session', description: 'The dashboard\'s session cookie (client "web"); every change also needs X-CSRF-Token.' },
             },
           },
         },

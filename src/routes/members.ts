@@ -1,0 +1,164 @@
+// A workspace's people, for signed-in people: members and their roles, and
+// invitations by e-mail link. Owners and admins manage; only owners make or
+// unmake owners; a workspace always keeps one owner.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../db'
+import type { Config } from '../config'
+import type { Logger } from '../log'
+import type { Mailer } from '../mailer'
+import type { AccessCheck } from '../access'
+import type { UserAuth } from '../session'
+import type { Change } from '../bus'
+import { userSecurity } from '../session'
+import { HeraldError } from '../problems'
+import { countOwners, listMembers, removeMember, setRole, type Role } from '../members'
+import { acceptInvitation, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../invitations'
+import { MemberSchema } from './admin_members'
+
+const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')])
+const Params = Type.Object({ workspace: Type.String() })
+const MemberParams = Type.Object({ workspace: Type.String(), userId: Type.String({ format: 'uuid' }) })
+const detail = (summary: string, description?: string, tag = 'Members') => ({ summary, description, tags: [tag], security: userSecurity })
+
+export const InvitationSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: RoleSchema,
+  invitedBy: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
+})
+
+export interface MembersRouteDeps {
+  sql: Sql
+  config: Config
+  log: Logger
+  mailer: Mailer
+  users: UserAuth
+  check: AccessCheck
+  changed: (c: Change) => void
+}
+
+export const membersRoute = ({ sql, config, log, mailer, users, check, changed }: MembersRouteDeps) => {
+  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
+  const ownerOnly = (role: Role, mine: Role, what: string) => {
+    if (role === 'owner' && mine !== 'owner') throw new HeraldError('forbidden', `Only owners can ${what} an owner.`)
+  }
+
+  return new Elysia({ name: 'route.members', prefix: '/v1' })
+    .get(
+      '/workspaces/:workspace/members',
+      async ({ request, params }) => listMembers(sql, (await check(request, params.workspace)).access.workspaceId),
+      { params: Params, response: { 200: Type.Array(MemberSchema) }, detail: detail('List members') },
+    )
+    .patch(
+      '/workspaces/:workspace/members/:userId',
+      async ({ request, params, body }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        const current = (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)
+        if (!current) throw new HeraldError('not-found', 'This person is not a member of this workspace.')
+        ownerOnly(body.role, access.role, 'make')
+        ownerOnly(current.role, access.role, 'change')
+        if (current.role === 'owner' && body.role !== 'owner' && (await countOwners(sql, access.workspaceId)) <= 1) {
+          throw new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.')
+        }
+        await setRole(sql, access.workspaceId, params.userId, body.role)
+        return { ...current, role: body.role }
+      },
+      {
+        params: MemberParams,
+        body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
+        response: { 200: MemberSchema },
+        detail: detail("Change a member's role", 'Owners and admins; only owners make or unmake owners; the last owner stays.'),
+      },
+    )
+    .delete(
+      '/workspaces/:workspace/members/:userId',
+      async ({ request, params, set }) => {
+        const { session, access } = await check(request, params.workspace)
+        const leaving = params.userId === session.userId
+        if (!leaving && access.role === 'member') throw new HeraldError('forbidden', 'Only owners and admins remove members; you can remove yourself (leave).')
+        const current = (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)
+        if (!current) throw new HeraldError('not-found', 'This person is not a member of this workspace.')
+        if (!leaving) ownerOnly(current.role, access.role, 'remove')
+        if (current.role === 'owner' && (await countOwners(sql, access.workspaceId)) <= 1) throw new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.')
+        await removeMember(sql, access.workspaceId, params.userId)
+        changed({ kind: 'audience' })
+        set.status = 204
+      },
+      { params: MemberParams, detail: detail('Remove a member, or leave', 'Anyone may leave; owners and admins remove others (only owners remove owners).') },
+    )
+    .get(
+      '/workspaces/:workspace/invitations',
+      async ({ request, params }) => listInvitations(sql, (await check(request, params.workspace, 'manage')).access.workspaceId),
+      { params: Params, response: { 200: Type.Array(InvitationSchema) }, detail: detail('List invitations, newest first', undefined, 'Invitations') },
+    )
+    .post(
+      '/workspaces/:workspace/invitations',
+      async ({ request, params, body, set }) => {
+        const { session, access } = await check(request, params.workspace, 'manage')
+        const role = body.role ?? 'member'
+        ownerOnly(role, access.role, 'invite')
+        const email = body.email.trim()
+        const inv = await createInvitation(sql, access.workspaceId, email, role, session.userId)
+        const link = `${publicUrl}/invite/${inv.token}`
+        await mailer.send({
+          to: email,
+          subject: `${session.email} invited you to ${access.workspace} on Herald`,
+          text: `${session.email} invited you to join the workspace "${access.workspace}" on Herald as ${role === 'admin' ? 'an admin' : `a ${role}`}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
+        }).catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
+        set.status = 201
+        return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
+      },
+      {
+        params: Params,
+        body: Type.Object({
+          email: Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\.[^@\\s]+\\s*$', maxLength: 254 }),
+          role: Type.Optional(RoleSchema),
+        }, { additionalProperties: false }),
+        response: { 201: Type.Object({ id: Type.String(), email: Type.String(), role: RoleSchema, expiresAt: Type.String(), link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be.' }) }) },
+        detail: detail('Invite someone by e-mail', 'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address.', 'Invitations'),
+      },
+    )
+    .delete(
+      '/workspaces/:workspace/invitations/:id',
+      async ({ request, params, set }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        if (!(await revokeInvitation(sql, access.workspaceId, params.id))) throw new HeraldError('not-found', 'There is no pending invitation with this id.')
+        set.status = 204
+      },
+      { params: Type.Object({ workspace: Type.String(), id: Type.String({ format: 'uuid' }) }), detail: detail('Revoke an invitation', undefined, 'Invitations') },
+    )
+    .get(
+      '/invitations/:token',
+      async ({ params }) => {
+        const inv = await findInvitation(sql, params.token)
+        if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+        return { workspace: inv.workspace, email: inv.email, role: inv.role }
+      },
+      {
+        params: Type.Object({ token: Type.String() }),
+        response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }) },
+        detail: { summary: 'Read an invitation by its link', tags: ['Invitations'] },
+      },
+    )
+    .post(
+      '/invitations/:token/accept',
+      async ({ request, params }) => {
+        const session = await users.authenticate(request)
+        const inv = await findInvitation(sql, params.token)
+        if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+        if (inv.email.toLowerCase() !== session.email.toLowerCase()) throw new HeraldError('forbidden', `This invitation is for ${inv.email}; you are signed in as ${session.email}.`)
+        await sql.begin((tx) => acceptInvitation(tx, inv, session.userId))
+        changed({ kind: 'audience' })
+        return { workspace: inv.workspace, role: inv.role }
+      },
+      {
+        params: Type.Object({ token: Type.String() }),
+        response: { 200: Type.Object({ workspace: Type.String(), role: RoleSchema }) },
+        detail: detail('Accept an invitation', 'Signed in with the invited address.', 'Invitations'),
+      },
+    )
+}
