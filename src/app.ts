@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps) {
     .use(devicesRoute(sql, users, audienceChanged))
     .use(authRoute({ sql, config, log, mailer, users }))
     .use(workspacesRoute(sql, config, users, check))
-    .use(channelsRoute(sql, check, changed))
+    .use(channelsRoute(sql, check, changed, auth))
     .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
     .use(keysRoute(sql, auth, check))
     .use(userRoutersRoute(sql, secrets, config, check, routersChanged))

@@ -7,6 +7,8 @@ import type { Logger } from './log'
 
 export interface Mailer {
   send(message: { to: string; subject: string; text: string }): Promise<void>
+  /** Closes the pooled SMTP connections (shutdown). */
+  close(): void
 }
 
 export function createMailer(config: Config, log: Logger): Mailer {
@@ -15,6 +17,7 @@ export function createMailer(config: Config, log: Logger): Mailer {
       async send(m) {
         log.warn({ to: m.to, subject: m.subject, text: m.text }, 'e-mail not sent: SMTP_URL is unset; here it is instead')
       },
+      close() {},
     }
   }
   const url = new URL(config.SMTP_URL)
@@ -33,5 +36,6 @@ export function createMailer(config: Config, log: Logger): Mailer {
     async send(m) {
       await transport.sendMail({ from: config.SMTP_FROM, to: m.to, subject: m.subject, text: m.text })
     },
+    close: () => transport.close(),
   }
 }

@@ -137,11 +137,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const batcher = createBatcher(db.sql, log, {
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, concurrency: config.BATCH_CONCURRENCY, onCommit: pipeline.handoff,
   })
+  const mailer = createMailer(config, log)
   const app = createApp({
     sql: db.sql, config, log, auth, batcher, state, secrets,
     changed: (c) => pipeline.bus.announce(c),
     bus: pipeline.bus,
-    mailer: createMailer(config, log),
+    mailer,
     wakeScheduler: () => pipeline.fanout?.wake(),
   })
   const server = Bun.serve({
@@ -167,6 +168,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
       server.stop(true)
       await pipeline.stop()
       await auth.stop()
+      mailer.close()
       await db.close()
       log.info('Herald stopped')
     })())

@@ -4,9 +4,8 @@
 // Standard Webhooks reference library, and checks retry classification.
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import Piscina from 'piscina'
-import { SMTPServer } from 'smtp-server'
+import { startSmtp } from './smtp'
 import { Webhook } from 'standardwebhooks'
 import { deliver } from '../src/destinations'
 import { closeTransports } from '../src/destinations/email'
@@ -356,56 +355,15 @@ describe('sms', () => {
   })
 })
 
-// A real SMTP server that keeps what it receives and refuses some recipients
-// the way real servers do.
-interface Mail {
-  from: string
-  to: string[]
-  headers: Record<string, string>
-  body: string
-}
-const mails: Mail[] = []
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onRcptTo(address, _session, callback) {
-    if (address.address.startsWith('gone@')) return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }))
-    if (address.address.startsWith('later@')) return callback(Object.assign(new Error('4.3.0 Try again later'), { responseCode: 451 }))
-    callback()
-  },
-  onData(stream, session, callback) {
-    const chunks: Buffer[] = []
-    stream.on('data', (c: Buffer) => chunks.push(c))
-    stream.on('end', () => {
-      mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), ...parseMail(Buffer.concat(chunks).toString('utf8')) })
-      callback()
-    })
-  },
-})
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-const smtpPort = (smtp.server.address() as AddressInfo).port
+// A real SMTP server (test/smtp.ts) that keeps what it receives.
+const smtpServer = await startSmtp()
+const mails = smtpServer.mails
+const smtpPort = smtpServer.port
 afterAll(async () => {
   closeTransports()
-  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+  await smtpServer.close()
   receiver.stop(true)
 })
-
-/** Headers (unfolded, lower-case names) and body of a message, quoted-printable decoded. */
-function parseMail(raw: string): { headers: Record<string, string>; body: string } {
-  const split = raw.indexOf('\r\n\r\n')
-  const headers: Record<string, string> = {}
-  for (const line of raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
-    const colon = line.indexOf(':')
-    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
-  }
-  let body = raw.slice(split + 4)
-  if (headers['content-transfer-encoding'] === 'quoted-printable') {
-    const bytes = body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-    body = Buffer.from(bytes, 'latin1').toString('utf8')
-  }
-  return { headers, body: body.replace(/\r\n/g, '\n').replace(/\n$/, '') }
-}
 
 describe('email', () => {
   const email = (to: string[], over: Partial<Extract<Destination, { type: 'email' }>> = {}): Destination => ({

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { AccessCheck } from '../access'
+import type { ApiKeyAuth } from '../auth'
 import type { Change } from '../bus'
 import { userSecurity } from '../session'
 import { HeraldError } from '../problems'
@@ -23,8 +24,9 @@ export const ChannelSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-export const channelsRoute = (sql: Sql, check: AccessCheck, changed: (c: Change) => void) =>
+export const channelsRoute = (sql: Sql, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth) =>
   new Elysia({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels' })
+    .onTransform({ as: 'local' }, check.signedIn)
     .get(
       '',
       async ({ request, params }) => {
@@ -61,6 +63,9 @@ export const channelsRoute = (sql: Sql, check: AccessCheck, changed: (c: Change)
           changed({ kind: 'audience' })
         }
         if (body.default === true && !(await setDefaultChannel(sql, access.workspaceId, slug))) throw new HeraldError('not-found', `There is no channel ${slug}.`)
+        // Verified API keys carry their workspace's default channel: drop them
+        // here at once (other instances within API_KEY_CACHE_TTL_MS).
+        keys.clear()
         return { slug }
       },
       {
@@ -70,7 +75,7 @@ export const channelsRoute = (sql: Sql, check: AccessCheck, changed: (c: Change)
           default: Type.Optional(Type.Literal(true, { description: 'Make it the default channel.' })),
         }, { additionalProperties: false }),
         response: { 200: Type.Object({ slug: Type.String() }) },
-        detail: detail('Rename a channel, or make it the default'),
+        detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.'),
       },
     )
     .delete(

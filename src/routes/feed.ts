@@ -2,7 +2,7 @@
 // events newest first with filters and a cursor, the same as a live stream of
 // Server-Sent Events, and one event with its delivery log. Replaying a
 // delivery is for owners and admins.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { AccessCheck } from '../access'
@@ -37,6 +37,7 @@ const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: strin
 
 export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) =>
   new Elysia({ name: 'route.feed', prefix: '/v1' })
+    .onTransform({ as: 'local' }, check.signedIn)
     .get(
       '/feed',
       async ({ request, query }) => {
@@ -50,7 +51,7 @@ export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeSched
         query: Type.Object({
           ...FilterQuery,
           before: Type.Optional(Type.String({ description: 'The nextCursor of the previous page.' })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FEED_PAGE_MAX, default: 50 })),
+          limit: Type.Optional(t.Numeric({ minimum: 1, maximum: FEED_PAGE_MAX, default: 50, description: `Events per page, at most ${FEED_PAGE_MAX}.` })),
         }),
         response: { 200: Type.Object({ events: Type.Array(StoredEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }) },
         detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters; every member may read it.'),

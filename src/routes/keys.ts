@@ -15,6 +15,7 @@ const detail = (summary: string, description?: string) => ({ summary, descriptio
 
 export const keysRoute = (sql: Sql, auth: ApiKeyAuth, check: AccessCheck) =>
   new Elysia({ name: 'route.keys', prefix: '/v1/workspaces/:workspace/keys' })
+    .onTransform({ as: 'local' }, check.signedIn)
     .get('', async ({ request, params }) => listApiKeys(sql, (await check(request, params.workspace)).access.workspaceId), {
       params: Params,
       response: { 200: Type.Array(ApiKeySchema) },

@@ -48,6 +48,10 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
   }
 
   return new Elysia({ name: 'route.members', prefix: '/v1' })
+    // Everything here needs a signed-in person, but reading an invitation by its link.
+    .onTransform({ as: 'local' }, async ({ request, path }) => {
+      if (!(request.method === 'GET' && path.startsWith('/v1/invitations/'))) await check.signedIn({ request })
+    })
     .get(
       '/workspaces/:workspace/members',
       async ({ request, params }) => listMembers(sql, (await check(request, params.workspace)).access.workspaceId),

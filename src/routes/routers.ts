@@ -54,6 +54,7 @@ const keyFor = (pattern: string) => (pattern === '*' ? 'herald.test' : pattern.r
 
 export const userRoutersRoute = (sql: Sql, box: SecretBox, config: Config, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
   new Elysia({ name: 'route.routers' })
+    .onTransform({ as: 'local' }, check.signedIn)
     .use(
       routersPlugin(sql, box, {
         name: 'route.routers.crud',

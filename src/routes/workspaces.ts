@@ -47,6 +47,7 @@ const resetsAt = () => {
 
 export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check: AccessCheck) =>
   new Elysia({ name: 'route.workspaces', prefix: '/v1/workspaces' })
+    .onTransform({ as: 'local' }, check.signedIn)
     .get('', async ({ request }) => listMyWorkspaces(sql, (await users.authenticate(request)).userId), {
       response: { 200: Type.Array(MyWorkspace) },
       detail: detail('My workspaces, with my role in each'),
