@@ -228,7 +228,11 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
   const lanes: Lane[] = Array.from({ length: opts.concurrency }, () => ({ queue: [], timer: null, busy: false }))
   const laneOf = (it: Item) => lanes[it.principal.workspaceId % lanes.length]!
   const idle = new Set<() => void>()
+  // Channels this process has seen committed, so that their rows are not
+  // inserted again by every batch. Forgotten every minute: a channel deleted
+  // in the dashboard is created again by its next event.
   const knownChannels = new Set<string>()
+  setInterval(() => knownChannels.clear(), 60_000).unref()
   const pending = () => lanes.some((l) => l.busy || l.queue.length)
 
   function enqueue(it: Item) {

@@ -223,6 +223,23 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
     })
   }
 
+  test('combined filters: the window answers a common combination, a sparse one gathers every match; both exact', async () => {
+    const sql = h.db.sql
+    const reference = async (channel: string, tag: string) =>
+      (await sql<{ id: string }[]>`SELECT id FROM events WHERE workspace_id = ${wsId} AND channel = ${channel} AND ${tag} = ANY(tags) ORDER BY id DESC LIMIT 50`).map((r) => r.id)
+    // ch5 and tag5: every 60th event, ~33 in the newest 2,000 of the channel: past the window.
+    // ch3 and tag3 likewise; ch7 and tag8 never meet.
+    for (const [channel, tag] of [['ch5', 'tag5'], ['ch7', 'tag8'], ['ch10', 'tag10']] as const) {
+      const page = await readFeed(sql, wsId, { channel, tag }, null, 50)
+      expect(page.events.map((e) => e.eventId)).toEqual(await reference(channel, tag))
+    }
+    const words = await readFeed(sql, wsId, { channel: 'ch3', q: 'deploys' }, null, 50)
+    expect(words.events.length).toBe(0) // ch3 events are i%4 == 3: "alerts"
+    const alerts = await readFeed(sql, wsId, { channel: 'ch3', q: 'alerts' }, null, 50)
+    expect(alerts.events).toHaveLength(50) // common: the window fills the page
+    expect(alerts.nextCursor).toBe(alerts.events[49]!.eventId)
+  })
+
   test('a later page is bounded by its cursor, partitions included', async () => {
     const first = await readFeed(h.db.sql, wsId, {}, null, 50)
     const text = await plan({}, first.nextCursor)

@@ -1,6 +1,6 @@
-// Operator API: the members of a workspace. Adding one issues the user token
-// their mobile app uses on the device API (until the accounts issue brings
-// sign-in).
+// Operator API: the members of a workspace. Adding one issues a user token
+// for the device API, for a person who has not signed up (people who have
+// sign in themselves: routes/auth.ts).
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
