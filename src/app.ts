@@ -29,6 +29,7 @@ import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
 import { eventReadRoute } from './routes/event_read'
 import { healthRoute } from './routes/health'
+import { webRoute } from './routes/web'
 
 export interface AppDeps {
   sql: Sql
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps) {
     .use(keysRoute(sql, auth, check))
     .use(userRoutersRoute(sql, secrets, config, check, routersChanged))
     .use(feedRoute(sql, check, bus as EventBus, wakeScheduler))
+    .use(webRoute(log))
   return app
 }
 export type App = ReturnType<typeof createApp>

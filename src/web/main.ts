@@ -1,0 +1,50 @@
+// The dashboard's entry point: the route table, the header, and the session,
+// then the first page.
+import { html, render } from './html'
+import { home, navigate, route, setLayout, start } from './router'
+import { mayBeSignedIn, session } from './session'
+import { renderHeader, welcomePage, wireHeader } from './layout'
+import { invitePage, resetConfirmPage, resetRequestPage, signinPage, signupPage } from './page_auth'
+import { feedPage } from './page_feed'
+import { eventPage } from './page_event'
+import { channelsPage } from './page_channels'
+import { membersPage } from './page_members'
+import { keysPage } from './page_keys'
+import { routersPage } from './page_routers'
+import { routerFormPage } from './page_router_form'
+import { usagePage } from './page_usage'
+
+route('/', 'public', (ctx) => {
+  if (!session.me?.workspaces.length) return welcomePage(ctx)
+  navigate(home(), true)
+})
+route('/signin', 'guest', signinPage)
+route('/signup', 'guest', signupPage)
+route('/reset', 'public', resetRequestPage)
+route('/reset/:token', 'public', resetConfirmPage)
+route('/invite/:token', 'public', invitePage)
+route('/w/:workspace', 'workspace', (ctx) => navigate(`/w/${encodeURIComponent(ctx.workspace.workspace)}/feed`, true))
+route('/w/:workspace/feed', 'workspace', feedPage)
+route('/w/:workspace/events/:eventId', 'workspace', eventPage)
+route('/w/:workspace/channels', 'workspace', channelsPage)
+route('/w/:workspace/members', 'workspace', membersPage)
+route('/w/:workspace/keys', 'workspace', keysPage)
+route('/w/:workspace/routers', 'workspace', routersPage)
+route('/w/:workspace/routers/new', 'workspace', routerFormPage)
+route('/w/:workspace/routers/:id', 'workspace', routerFormPage)
+route('/w/:workspace/usage', 'workspace', usagePage)
+
+async function boot() {
+  setLayout(renderHeader)
+  wireHeader()
+  try {
+    if (mayBeSignedIn()) await session.refresh()
+  } catch (err) {
+    const detail = err instanceof Error && 'detail' in err ? String(err.detail) : 'Herald could not be reached.'
+    render(document.getElementById('main')!, html`<h1>Herald is not answering</h1><p class="error" role="alert">${detail}</p><p><a href="">Try again</a></p>`)
+    return
+  }
+  start()
+}
+
+void boot()

@@ -1,0 +1,121 @@
+// A workspace's channels: everyone sees them and mutes or unmutes them for
+// themselves; owners and admins create, rename, make default and delete.
+import { api, paths } from './api'
+import { html, insert, path, render } from './html'
+import type { PageContext } from './router'
+import { act, announce, confirmDialog, on, onSubmit, time } from './ui'
+
+interface Channel {
+  slug: string
+  isDefault: boolean
+  muted: boolean
+  createdAt: string
+}
+
+function row(c: Channel, ws: string, canManage: boolean) {
+  return html`<tr data-slug="${c.slug}">
+    <th scope="row"><a href="${path('w', ws, 'feed')}?channel=${encodeURIComponent(c.slug)}">#${c.slug}</a>
+      ${c.isDefault ? html` <span class="badge">default</span>` : ''}${c.muted ? html` <span class="badge muted-badge">muted</span>` : ''}</th>
+    <td data-label="Created">${time(c.createdAt, false)}</td>
+    <td class="actions">
+      <button type="button" class="secondary" data-mute="${c.muted ? 'off' : 'on'}" aria-label="${c.muted ? 'Unmute' : 'Mute'} #${c.slug} for me">${c.muted ? 'Unmute' : 'Mute'}</button>
+      ${canManage
+        ? html`<button type="button" class="secondary" data-rename aria-label="Rename #${c.slug}">Rename</button>
+          ${c.isDefault ? '' : html`<button type="button" class="secondary" data-default aria-label="Make #${c.slug} the default">Make default</button>
+          <button type="button" class="danger" data-delete aria-label="Delete #${c.slug}">Delete</button>`}`
+        : ''}
+    </td>
+  </tr>`
+}
+
+const renameForm = (slug: string) => html`<tr class="inline-form"><td colspan="3">
+  <form class="row-form" novalidate data-rename-form="${slug}">
+    <p class="form-error" role="alert"></p>
+    <div class="field"><label for="rename-${slug}">New name of #${slug}</label><input id="rename-${slug}" name="slug" value="${slug}" required maxlength="64" autocomplete="off"></div>
+    <button type="submit">Save</button><button type="button" class="secondary" data-cancel>Cancel</button>
+  </form></td></tr>`
+
+export async function channelsPage(ctx: PageContext) {
+  const ws = ctx.workspace.workspace
+  ctx.title('Channels')
+  const status = () => ctx.root.querySelector('[data-status]')
+  const load = async (message?: string) => {
+    const channels = await api<Channel[]>('GET', paths.channels(ws))
+    render(
+      ctx.root,
+      html`<h1 tabindex="-1">Channels</h1>
+      <p class="lead">Events go to a channel (the default one when they name none). Mute a channel to stop its pushes to your devices; the feed still shows it.</p>
+      ${ctx.canManage
+        ? html`<form class="inline" data-create novalidate>
+            <p class="form-error" role="alert"></p>
+            <div class="field"><label for="new-channel">New channel</label><input id="new-channel" name="slug" required maxlength="64" placeholder="signups" autocomplete="off" aria-describedby="new-channel-hint"></div>
+            <button type="submit">Create channel</button>
+            <p class="hint" id="new-channel-hint">Lower-case letters, digits, "-" and "_". An event that names a new channel also creates it.</p>
+          </form>`
+        : ''}
+      <p role="status" data-status tabindex="-1">${message ?? ''}</p>
+      <div class="table-wrap"><table class="responsive">
+        <caption class="visually-hidden">Channels</caption>
+        <thead><tr><th scope="col">Channel</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>${channels.map((c) => row(c, ws, ctx.canManage))}</tbody>
+      </table></div>`,
+    )
+    // After a change the table is redrawn; focus goes to its outcome rather than being lost.
+    if (message) ctx.root.querySelector<HTMLElement>('[data-status]')!.focus()
+    const create = ctx.root.querySelector<HTMLFormElement>('form[data-create]')
+    if (create)
+      onSubmit(create, async (data) => {
+        const slug = String(data.get('slug')).trim()
+        await api('POST', paths.channels(ws), { slug })
+        announce(`Channel ${slug} created.`)
+        await load(`Channel #${slug} created.`)
+      })
+  }
+  await load()
+
+  const slugOf = (el: HTMLElement) => el.closest('tr')!.dataset.slug!
+  on(ctx.root, 'click', '[data-mute]', (b) =>
+    act(b as HTMLButtonElement, status(), async () => {
+      const slug = slugOf(b)
+      const mute = b.dataset.mute === 'on'
+      await api(mute ? 'PUT' : 'DELETE', `${paths.channel(ws, slug)}/mute`)
+      announce(`#${slug} ${mute ? 'muted' : 'unmuted'} for you.`)
+      await load(`#${slug} ${mute ? 'muted' : 'unmuted'} for you.`)
+    }),
+  )
+  on(ctx.root, 'click', '[data-default]', (b) =>
+    act(b as HTMLButtonElement, status(), async () => {
+      const slug = slugOf(b)
+      await api('PATCH', paths.channel(ws, slug), { default: true })
+      announce(`#${slug} is now the default channel.`)
+      await load(`#${slug} is now the default channel.`)
+    }),
+  )
+  on(ctx.root, 'click', '[data-delete]', async (b) => {
+    const slug = slugOf(b)
+    if (!(await confirmDialog(`Delete the channel #${slug}? Its events stay in the feed.`, 'Delete channel'))) return
+    await act(b as HTMLButtonElement, status(), async () => {
+      await api('DELETE', paths.channel(ws, slug))
+      announce(`Channel ${slug} deleted.`)
+      await load(`Channel #${slug} deleted.`)
+    })
+  })
+  on(ctx.root, 'click', '[data-rename]', (b) => {
+    const tr = b.closest('tr')!
+    if (tr.nextElementSibling?.classList.contains('inline-form')) return
+    const slug = slugOf(b)
+    insert(tr, 'afterend', renameForm(slug))
+    const form = tr.nextElementSibling!.querySelector('form')!
+    form.querySelector('input')!.select()
+    form.querySelector('[data-cancel]')!.addEventListener('click', () => {
+      form.closest('tr')!.remove()
+      b.focus()
+    })
+    onSubmit(form, async (data) => {
+      const to = String(data.get('slug')).trim()
+      await api('PATCH', paths.channel(ws, slug), { slug: to })
+      announce(`#${slug} renamed to #${to}.`)
+      await load(`#${slug} renamed to #${to}.`)
+    })
+  })
+}

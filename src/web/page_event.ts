@@ -1,0 +1,142 @@
+// An event at its deep link (/w/{workspace}/events/{eventId}): what was
+// posted, and its delivery log, every attempt of every delivery, with a
+// Replay button for failed ones (owners and admins). While deliveries are
+// due, the log refreshes itself.
+import { api, paths, query } from './api'
+import { html, path, render, safeHref } from './html'
+import type { PageContext } from './router'
+import type { FeedEvent } from './page_feed'
+import { act, announce, on, plural, time } from './ui'
+
+interface Attempt {
+  attempt: number
+  at: string
+  durationMs: number
+  ok: boolean
+  status: number | null
+  error: string | null
+  response: string | null
+}
+
+interface Delivery {
+  id: string
+  kind: 'router' | 'push'
+  routerId: string | null
+  deviceId: string | null
+  status: 'pending' | 'succeeded' | 'failed'
+  nextAttemptAt: string | null
+  attempts: Attempt[]
+  createdAt: string
+  updatedAt: string
+}
+
+type EventWithDeliveries = FeedEvent & { deliveries: Delivery[] }
+
+const POLL_MS = 2000
+// A new event has no deliveries until the worker fans it out; keep looking
+// this long for them to appear.
+const FANOUT_GRACE_MS = 30_000
+const EXCERPT = 300
+
+const statusBadge = (s: Delivery['status']) => html`<span class="badge ${s}">${s}</span>`
+
+function attemptsTable(d: Delivery) {
+  if (!d.attempts.length) return html`<p class="muted">No attempt yet.</p>`
+  return html`<div class="table-wrap"><table class="responsive attempts">
+    <caption class="visually-hidden">Attempts of this delivery</caption>
+    <thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Duration</th><th scope="col">HTTP status</th><th scope="col">Error</th><th scope="col">Response</th></tr></thead>
+    <tbody>${d.attempts.map(
+      (a) => html`<tr class="${a.ok ? 'ok' : 'failed'}">
+        <td data-label="Attempt">${a.attempt}</td><td data-label="Time">${time(a.at)}</td><td data-label="Duration">${a.durationMs.toLocaleString()} ms</td>
+        <td data-label="HTTP status">${a.status ?? html`<span class="muted">none</span>`}</td>
+        <td data-label="Error">${a.error ?? html`<span class="muted">none</span>`}</td>
+        <td data-label="Response">${a.response ? html`<code class="excerpt">${a.response.length > EXCERPT ? `${a.response.slice(0, EXCERPT)}…` : a.response}</code>` : html`<span class="muted">empty</span>`}</td>
+      </tr>`,
+    )}</tbody></table></div>`
+}
+
+function deliveryItem(d: Delivery, routerNames: Map<string, string>, canManage: boolean) {
+  const target = d.kind === 'router' ? `Router ${(d.routerId && routerNames.get(d.routerId)) ?? 'deleted router'}` : `Push to device ${d.deviceId?.slice(0, 8) ?? ''}`
+  return html`<li class="delivery" data-delivery-id="${d.id}" data-status="${d.status}">
+    <div class="delivery-head">
+      <h3>${target}</h3>
+      ${statusBadge(d.status)}
+      ${d.status === 'failed' && canManage ? html`<button type="button" class="secondary" data-replay="${d.id}">Replay</button>` : ''}
+    </div>
+    <p class="muted">${plural(d.attempts.length, 'attempt')}${d.status === 'pending' && d.nextAttemptAt ? html`; next ${time(d.nextAttemptAt)}` : ''}. Delivery id <code>${d.id}</code>.</p>
+    ${attemptsTable(d)}
+  </li>`
+}
+
+function eventDetails(e: EventWithDeliveries) {
+  const ws = e.workspace
+  const feed = (params: Record<string, string>) => path('w', ws, 'feed') + query(params)
+  const link = safeHref(e.link)
+  return html`<dl class="details">
+    <dt>Channel</dt><dd><a href="${feed({ channel: e.channel })}">#${e.channel}</a></dd>
+    <dt>Event key</dt><dd>${e.event ? html`<a href="${feed({ event: e.event })}"><code>${e.event}</code></a>` : html`<span class="muted">none</span>`}</dd>
+    <dt>Tags</dt><dd>${e.tags.length ? e.tags.map((t) => html`<a class="chip tag" href="${feed({ tag: t })}">${t}</a> `) : html`<span class="muted">none</span>`}</dd>
+    <dt>Link</dt><dd>${link ? html`<a href="${link}" rel="noopener noreferrer nofollow" target="_blank">${e.link}<span class="visually-hidden"> (opens in a new tab)</span></a>` : e.link ?? html`<span class="muted">none</span>`}</dd>
+    <dt>Created</dt><dd>${time(e.createdAt)}</dd>
+    <dt>Event id</dt><dd><code>${e.eventId}</code></dd>
+  </dl>
+  <h2>Data</h2>
+  ${e.data ? html`<pre class="data" tabindex="0" aria-label="Data, as JSON"><code>${JSON.stringify(e.data, null, 2)}</code></pre>` : html`<p class="muted">No data.</p>`}`
+}
+
+export async function eventPage(ctx: PageContext) {
+  const ws = ctx.workspace.workspace
+  const id = ctx.params.eventId!
+  const [event, routers] = await Promise.all([
+    api<EventWithDeliveries>('GET', paths.event(ws, id)),
+    api<{ id: string; name: string }[]>('GET', paths.routers(ws)).catch(() => []),
+  ])
+  const routerNames = new Map(routers.map((r) => [r.id, r.name]))
+  const heading = event.title ?? event.event ?? 'Event'
+  ctx.title(heading)
+  render(
+    ctx.root,
+    html`<p class="crumbs"><a href="${path('w', ws, 'feed')}">← Feed</a></p>
+    <article class="event-detail">
+      <h1 tabindex="-1">${heading}</h1>
+      <p class="message lead">${event.message}</p>
+      ${eventDetails(event)}
+    </article>
+    <section aria-labelledby="deliveries-h" class="deliveries">
+      <div class="page-head"><h2 id="deliveries-h">Deliveries</h2><button type="button" class="secondary" data-refresh>Refresh</button></div>
+      <p role="status" data-deliveries-status class="muted"></p>
+      <ul class="delivery-list" data-deliveries></ul>
+    </section>`,
+  )
+  const list = ctx.root.querySelector('[data-deliveries]')!
+  const status = ctx.root.querySelector('[data-deliveries-status]')!
+  const age = () => Date.now() - Date.parse(event.createdAt)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  ctx.signal.addEventListener('abort', () => clearTimeout(timer))
+
+  const show = (deliveries: Delivery[]) => {
+    render(list, html`${deliveries.map((d) => deliveryItem(d, routerNames, ctx.canManage))}`)
+    const waiting = deliveries.some((d) => d.status === 'pending') || (!deliveries.length && age() < FANOUT_GRACE_MS)
+    if (!deliveries.length) status.textContent = waiting ? 'No deliveries yet; waiting for the fan-out…' : 'No deliveries: no router matched this event and no device was pushed.'
+    else status.textContent = ''
+    clearTimeout(timer)
+    if (waiting && !ctx.signal.aborted) timer = setTimeout(refresh, POLL_MS)
+  }
+  const refresh = async () => {
+    const fresh = await api<EventWithDeliveries>('GET', paths.event(ws, id))
+    if (!ctx.signal.aborted) show(fresh.deliveries)
+  }
+  show(event.deliveries)
+
+  on(ctx.root, 'click', '[data-refresh]', (b) => act(b as HTMLButtonElement, status, refresh))
+  on(ctx.root, 'click', '[data-replay]', (b) =>
+    act(b as HTMLButtonElement, status, async () => {
+      await api('POST', paths.replay(ws, b.dataset.replay!))
+      await refresh()
+      announce('Replay scheduled.')
+      status.textContent = 'Replay scheduled; the log updates as it runs.'
+      clearTimeout(timer)
+      timer = setTimeout(refresh, POLL_MS) // the replayed delivery shows as pending once the worker takes it
+    }),
+  )
+}

@@ -1,0 +1,168 @@
+// The feed: a workspace's events newest first, filtered by channel, tag,
+// event key and words (all in the URL), older pages on demand, and new
+// events live over Server-Sent Events, announced politely.
+import { api, paths, query } from './api'
+import { html, insert, path, render } from './html'
+import { navigate, type PageContext } from './router'
+import { announce, act, on, plural, time } from './ui'
+
+export interface FeedEvent {
+  eventId: string
+  workspace: string
+  channel: string
+  event: string | null
+  title: string | null
+  message: string
+  link: string | null
+  tags: string[]
+  data: Record<string, unknown> | null
+  createdAt: string
+}
+
+interface FeedPage {
+  events: FeedEvent[]
+  nextCursor: string | null
+}
+
+const FILTERS = ['channel', 'tag', 'event', 'q'] as const
+const PAGE_SIZE = 50
+
+export const eventHref = (e: Pick<FeedEvent, 'workspace' | 'eventId'>) => path('w', e.workspace, 'events', e.eventId)
+
+/** The chips under an event in the feed: channel, key and tags. */
+const eventMeta = (e: FeedEvent) => html`<span class="chip channel" title="Channel">#${e.channel}</span>
+  ${e.event ? html`<code class="chip key" title="Event key">${e.event}</code>` : ''}
+  ${e.tags.map((t) => html`<span class="chip tag" title="Tag">${t}</span>`)}`
+
+function eventItem(e: FeedEvent, fresh = false) {
+  const id = `ev-${e.eventId}`
+  return html`<li class="event${fresh ? ' fresh' : ''}" data-event-id="${e.eventId}">
+    <article aria-labelledby="${id}">
+      <div class="event-head">
+        <h3><a id="${id}" href="${eventHref(e)}">${e.title ?? e.message}</a></h3>
+        ${time(e.createdAt)}
+      </div>
+      ${e.title ? html`<p class="message">${e.message}</p>` : ''}
+      <p class="meta">${eventMeta(e)}</p>
+    </article>
+  </li>`
+}
+
+function filterForm(ctx: PageContext, channels: string[]) {
+  const q = ctx.query
+  const active = FILTERS.some((f) => q.get(f))
+  return html`<form class="filters" role="search" aria-label="Filter events" novalidate>
+    <div class="field"><label for="f-channel">Channel</label>
+      <select id="f-channel" name="channel"><option value="">All channels</option>
+        ${channels.map((c) => html`<option value="${c}" ${q.get('channel') === c ? html`selected` : ''}>${c}</option>`)}
+      </select></div>
+    <div class="field"><label for="f-tag">Tag</label><input id="f-tag" name="tag" value="${q.get('tag') ?? ''}" autocomplete="off"></div>
+    <div class="field"><label for="f-event">Event key</label><input id="f-event" name="event" value="${q.get('event') ?? ''}" placeholder="user.*" autocomplete="off"></div>
+    <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${q.get('q') ?? ''}" autocomplete="off"></div>
+    <div class="filter-actions"><button type="submit">Apply</button>${active ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'feed')}">Clear</a>` : ''}</div>
+  </form>`
+}
+
+function emptyState(ctx: PageContext, filtered: boolean) {
+  if (filtered) return html`<p class="empty">No events match these filters.</p>`
+  return html`<div class="empty"><p>No events yet. Post one with an <a href="${path('w', ctx.workspace.workspace, 'keys')}">API key</a>; it appears here at once:</p>
+    <pre><code>curl -X POST ${location.origin}/event \\
+  -H "Authorization: Bearer $HERALD_KEY" -H 'Content-Type: application/json' \\
+  -d '{"message":"Jane signed up","event":"user.signup","channel":"${ctx.workspace.defaultChannel}"}'</code></pre></div>`
+}
+
+/** Opens the live stream, closed when the visitor leaves; `show()` puts its state in the page's .live badge. */
+function follow(ctx: PageContext, url: string, onEvent: (e: FeedEvent) => void) {
+  const source = new EventSource(url)
+  ctx.signal.addEventListener('abort', () => source.close())
+  const show = () => {
+    const badge = ctx.root.querySelector<HTMLElement>('.live')
+    if (!badge) return
+    const state = source.readyState === EventSource.OPEN ? 'open' : source.readyState === EventSource.CLOSED ? 'closed' : 'connecting'
+    if (state === 'closed' && badge.dataset.live !== 'closed') announce('Live updates stopped: reload the page to see new events.')
+    badge.dataset.live = state
+    badge.textContent = state === 'open' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Live updates stopped: reload the page'
+  }
+  source.addEventListener('event', (m) => {
+    try {
+      onEvent(JSON.parse((m as MessageEvent<string>).data))
+    } catch {}
+  })
+  source.addEventListener('open', show)
+  source.addEventListener('error', show)
+  return { show }
+}
+
+/** Announces new events politely; a burst is announced once, not event by event. */
+function newEventsAnnouncer() {
+  let count = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return (e: FeedEvent) => {
+    count++
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      announce(count === 1 ? `New event: ${e.title ?? e.message}` : `${count} new events`)
+      count = 0
+    }, 500)
+  }
+}
+
+/** The "Load older events" button: the next page from the cursor, appended. */
+function olderPages(ctx: PageContext, list: Element, url: (cursor: string) => string, cursor: string | null, seen: Set<string>) {
+  on(ctx.root, 'click', '[data-older]', (button) =>
+    act(button as HTMLButtonElement, ctx.root.querySelector('[data-older-status]'), async () => {
+      const older = await api<FeedPage>('GET', url(cursor!))
+      const fresh = older.events.filter((e) => !seen.has(e.eventId))
+      fresh.forEach((e) => seen.add(e.eventId))
+      insert(list, 'beforeend', html`${fresh.map((e) => eventItem(e))}`)
+      cursor = older.nextCursor
+      button.hidden = !cursor
+      ctx.root.querySelector('[data-older-status]')!.textContent = `${plural(fresh.length, 'older event')} loaded${cursor ? '' : '; that is all of them'}.`
+    }),
+  )
+}
+
+export async function feedPage(ctx: PageContext) {
+  const ws = ctx.workspace.workspace
+  ctx.title('Feed')
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, ctx.query.get(f) ?? undefined]))
+  const seen = new Set<string>() // the stream may repeat an event
+  const early: FeedEvent[] = []
+  let list: Element | null = null
+  const announceNew = newEventsAnnouncer()
+  const arrived = (e: FeedEvent) => {
+    if (!list) return void early.push(e)
+    if (seen.has(e.eventId)) return
+    seen.add(e.eventId)
+    ctx.root.querySelector('.empty')?.remove()
+    insert(list, 'afterbegin', eventItem(e, true))
+    announceNew(e)
+  }
+  // The stream opens before the first page is read, so that nothing posted meanwhile is missed.
+  const stream = follow(ctx, `/v1/feed/stream${query({ workspace: ws, ...filters })}`, arrived)
+  const [page, channels] = await Promise.all([
+    api<FeedPage>('GET', `/v1/feed${query({ workspace: ws, ...filters, limit: PAGE_SIZE })}`),
+    api<{ slug: string }[]>('GET', paths.channels(ws)),
+  ])
+  render(
+    ctx.root,
+    html`<div class="page-head"><h1 tabindex="-1">Feed</h1><span class="live" data-live="connecting">Connecting…</span></div>
+      ${filterForm(ctx, channels.map((c) => c.slug))}
+      <h2 class="visually-hidden">Events</h2>
+      <ol class="events" aria-label="Events, newest first"></ol>
+      ${page.events.length ? '' : emptyState(ctx, FILTERS.some((f) => filters[f]))}
+      <div class="more"><button type="button" class="secondary" data-older ${page.nextCursor ? '' : html`hidden`}>Load older events</button><p role="status" class="muted" data-older-status></p></div>`,
+  )
+  stream.show()
+  list = ctx.root.querySelector('ol.events')!
+  page.events.forEach((e) => seen.add(e.eventId))
+  insert(list, 'beforeend', html`${page.events.map((e) => eventItem(e))}`)
+  early.forEach(arrived)
+
+  ctx.root.querySelector('form.filters')!.addEventListener('submit', (e) => {
+    e.preventDefault()
+    const data = new FormData(e.target as HTMLFormElement)
+    navigate(path('w', ws, 'feed') + query(Object.fromEntries(FILTERS.map((f) => [f, String(data.get(f) ?? '').trim()]))))
+  })
+  olderPages(ctx, list, (before) => `/v1/feed${query({ workspace: ws, ...filters, before, limit: PAGE_SIZE })}`, page.nextCursor, seen)
+}

@@ -1,0 +1,165 @@
+// Creating and editing a router: name, pattern, enabled, a form per
+// destination type, optional title and body templates, and a live preview of
+// what the destination would receive for a sample event (debounced, through
+// the preview endpoint; nothing is sent). After creating a webhook router its
+// signing secret is shown once.
+import { api, ApiError, paths } from './api'
+import { html, path, render, type Html } from './html'
+import { navigate, type PageContext } from './router'
+import { act, announce, copyButtons, on, onSubmit, secretField } from './ui'
+import { DESTINATIONS, destinationFields, readDestination } from './router_fields'
+import { destinationSummary, testResult, type RouterView, type TestResult } from './page_routers'
+
+const PREVIEW_DEBOUNCE_MS = 350
+
+function routerForm(ws: string, r: RouterView | null) {
+  const type = r?.destination.type ?? 'webhook'
+  return html`<div class="router-layout">
+  <form class="stack router-form" novalidate>
+    <p class="form-error" role="alert"></p>
+    <fieldset><legend>Router</legend>
+      <div class="field"><label for="r-name">Name</label><input id="r-name" name="name" required maxlength="100" value="${r?.name ?? ''}" autocomplete="off"></div>
+      <div class="field"><label for="r-pattern">Pattern</label><input id="r-pattern" name="pattern" required maxlength="200" value="${r?.pattern ?? '*'}" spellcheck="false" autocomplete="off" aria-describedby="r-pattern-hint">
+        <p class="hint" id="r-pattern-hint">Matches the event key: <code>*</code> is any run of characters (<code>user.*</code>); <code>*</code> alone matches every event.</p></div>
+      <div class="field check"><input type="checkbox" id="r-enabled" name="enabled" ${r?.enabled === false ? '' : html`checked`}><label for="r-enabled">Enabled</label></div>
+    </fieldset>
+    <fieldset><legend>Destination</legend>
+      ${r ? html`<p class="hint">Now: ${destinationSummary(r.destination)}. Its settings are secret and not shown again: leave these fields empty to keep them, or fill them in to replace them.</p>` : ''}
+      <div class="field"><label for="r-type">Type</label>
+        <select id="r-type" name="type" data-pointer="/destination/type">${Object.entries(DESTINATIONS).map(([value, d]) => html`<option value="${value}" ${value === type ? html`selected` : ''}>${d.label}</option>`)}</select></div>
+      <div data-destination-fields>${destinationFields(type, !!r)}</div>
+    </fieldset>
+    <fieldset><legend>Template <span class="muted">(optional)</span></legend>
+      <p class="hint" id="tpl-hint">Mustache: <code>{{message}}</code>, <code>{{title}}</code>, <code>{{event}}</code>, <code>{{channel}}</code>, <code>{{data.plan}}</code>… Empty: the default rendering. For a webhook, the body replaces the whole JSON body.</p>
+      <div class="field"><label for="r-title">Title template</label><input id="r-title" name="title" data-pointer="/template/title" value="${r?.template?.title ?? ''}" spellcheck="false" autocomplete="off" aria-describedby="tpl-hint"></div>
+      <div class="field"><label for="r-body">Body template</label><textarea id="r-body" name="body" data-pointer="/template/body" rows="4" spellcheck="false" aria-describedby="tpl-hint">${r?.template?.body ?? ''}</textarea></div>
+    </fieldset>
+    <div class="actions">
+      <button type="submit">${r ? 'Save changes' : 'Create router'}</button>
+      ${r ? html`<button type="button" class="secondary" data-test>Send test event</button>` : ''}
+      <a class="button secondary" href="${path('w', ws, 'routers')}">Cancel</a>
+    </div>
+    <div role="status" data-test-result></div>
+  </form>
+  <section class="preview" aria-labelledby="preview-h">
+    <h2 id="preview-h">Preview</h2>
+    <p class="hint">What the destination receives for a sample event <code>user.signup</code>. Nothing is sent.</p>
+    <p class="muted" data-preview-type></p>
+    <p class="error" role="status" data-preview-error></p>
+    <pre class="preview-body" tabindex="0" aria-label="Rendered payload"><code data-preview-body>…</code></pre>
+  </section>
+  </div>`
+}
+
+function created(ws: string, name: string, id: string, type: string, secret: string): Html {
+  return html`<h1 tabindex="-1">Router “${name}” created</h1>
+  ${type === 'webhook'
+    ? html`<div class="callout"><p><strong>Copy the signing secret now: it is shown only this once.</strong> Your receiver checks each request's <code>webhook-signature</code> with it (Standard Webhooks).</p>
+        ${secretField('router-secret', 'Signing secret', secret)}</div>`
+    : ''}
+  <div class="actions"><button type="button" data-test="${id}">Send test event</button><a class="button secondary" href="${path('w', ws, 'routers')}">Back to routers</a></div>
+  <div role="status" data-test-result></div>`
+}
+
+function readOnly(ctx: PageContext, router: RouterView | null) {
+  const ws = ctx.workspace.workspace
+  render(
+    ctx.root,
+    html`<h1 tabindex="-1">${router ? `Router “${router.name}”` : 'New router'}</h1>
+    <p class="notice">Only owners and admins create and change routers.</p>
+    ${router ? html`<dl class="details"><dt>Pattern</dt><dd><code>${router.pattern}</code></dd><dt>Destination</dt><dd>${destinationSummary(router.destination)}</dd><dt>State</dt><dd>${router.enabled ? 'enabled' : 'disabled'}</dd></dl>` : ''}
+    <p><a href="${path('w', ws, 'routers')}">Back to routers</a></p>`,
+  )
+}
+
+/** The template of the form, or null when both parts are empty. */
+function readTemplate(form: HTMLFormElement) {
+  const title = form.querySelector<HTMLInputElement>('#r-title')!.value
+  const body = form.querySelector<HTMLTextAreaElement>('#r-body')!.value
+  return title || body ? { ...(title ? { title } : {}), ...(body ? { body } : {}) } : null
+}
+
+/**
+ * Renders the preview now, and again a moment after each change. Requests may
+ * overlap; an answer to an older state of the form is dropped.
+ */
+async function livePreview(ctx: PageContext, form: HTMLFormElement) {
+  const typeSelect = form.querySelector<HTMLSelectElement>('#r-type')!
+  const errorBox = ctx.root.querySelector('[data-preview-error]')!
+  let seq = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const preview = async () => {
+    const mine = ++seq
+    try {
+      const { destination } = readDestination(form, typeSelect.value)
+      const template = readTemplate(form)
+      const answer = await api<{ contentType: string; body: string }>('POST', `${paths.routers(ctx.workspace.workspace)}/preview`, { destination, ...(template ? { template } : {}) })
+      if (mine !== seq || ctx.signal.aborted) return
+      let body = answer.body
+      try {
+        if (answer.contentType.includes('json')) body = JSON.stringify(JSON.parse(body), null, 2)
+      } catch {}
+      errorBox.textContent = ''
+      ctx.root.querySelector('[data-preview-type]')!.textContent = `Content-Type: ${answer.contentType}`
+      ctx.root.querySelector('[data-preview-body]')!.textContent = body
+    } catch (err) {
+      if (mine !== seq || ctx.signal.aborted) return
+      errorBox.textContent = err instanceof ApiError ? `The preview cannot be rendered: ${err.detail}` : 'The preview cannot be rendered.'
+    }
+  }
+  const schedule = () => {
+    clearTimeout(timer)
+    timer = setTimeout(preview, PREVIEW_DEBOUNCE_MS)
+  }
+  form.addEventListener('input', schedule)
+  form.addEventListener('change', schedule)
+  ctx.signal.addEventListener('abort', () => clearTimeout(timer))
+  await preview()
+}
+
+/** Saves the form: PATCH an existing router, or POST a new one and show what is shown once. Resolves to the created router's name. */
+async function save(ctx: PageContext, form: HTMLFormElement, router: RouterView | null, data: FormData): Promise<string | null> {
+  const ws = ctx.workspace.workspace
+  const type = form.querySelector<HTMLSelectElement>('#r-type')!.value
+  const { destination, filled } = readDestination(form, type)
+  const template = readTemplate(form)
+  const common = { name: String(data.get('name')).trim(), pattern: String(data.get('pattern')).trim(), enabled: data.get('enabled') === 'on' }
+  if (router) {
+    const replace = filled || type !== router.destination.type
+    await api('PATCH', paths.router(ws, router.id), { ...common, template, ...(replace ? { destination } : {}) })
+    announce(`Router ${common.name} saved.`)
+    navigate(path('w', ws, 'routers'))
+    return null
+  }
+  const made = await api<{ id: string; secret: string }>('POST', paths.routers(ws), { ...common, destination, ...(template ? { template } : {}) })
+  announce(`Router ${common.name} created.`)
+  render(ctx.root, created(ws, common.name, made.id, type, made.secret))
+  ctx.root.querySelector('h1')!.focus()
+  return common.name
+}
+
+export async function routerFormPage(ctx: PageContext) {
+  const ws = ctx.workspace.workspace
+  const router = ctx.params.id ? await api<RouterView>('GET', paths.router(ws, ctx.params.id)) : null
+  ctx.title(router ? `Router ${router.name}` : 'New router')
+  if (!ctx.canManage) return readOnly(ctx, router)
+  render(ctx.root, html`<p class="crumbs"><a href="${path('w', ws, 'routers')}">← Routers</a></p><h1 tabindex="-1">${router ? `Edit router “${router.name}”` : 'New router'}</h1>${routerForm(ws, router)}`)
+  const form = ctx.root.querySelector<HTMLFormElement>('form.router-form')!
+  const typeSelect = form.querySelector<HTMLSelectElement>('#r-type')!
+  const fields = form.querySelector('[data-destination-fields]')!
+  typeSelect.addEventListener('change', () => render(fields, destinationFields(typeSelect.value, !!router && typeSelect.value === router.destination.type)))
+  await livePreview(ctx, form)
+
+  let name = router?.name ?? ''
+  onSubmit(form, async (data) => {
+    name = (await save(ctx, form, router, data)) ?? name
+  })
+  copyButtons(ctx.root)
+  on(ctx.root, 'click', '[data-test]', (b) =>
+    act(b as HTMLButtonElement, ctx.root.querySelector('[data-test-result]'), async () => {
+      const result = ctx.root.querySelector('[data-test-result]')!
+      render(result, html`<p class="muted">Sending a test event…</p>`)
+      render(result, testResult(name, await api<TestResult>('POST', `${paths.router(ws, b.dataset.test || router!.id)}/test`)))
+    }),
+  )
+}

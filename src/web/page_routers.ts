@@ -1,0 +1,96 @@
+// A workspace's routers: each forwards the events whose key matches its
+// pattern to a destination. Owners and admins create, edit (page_router_form),
+// send a test event and delete; members read.
+import { api, paths } from './api'
+import { html, path, render } from './html'
+import type { PageContext } from './router'
+import { act, announce, confirmDialog, on } from './ui'
+
+export interface RouterView {
+  id: string
+  name: string
+  pattern: string
+  destination: Record<string, unknown> & { type: string }
+  template: { title?: string; body?: string } | null
+  enabled: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export interface TestResult {
+  ok: boolean
+  status: number | null
+  durationMs: number
+  response: string | null
+  error: string | null
+}
+
+/** What the API shows of a destination: its type and whatever is not secret. */
+export function destinationSummary(d: RouterView['destination']) {
+  const parts = [d.url, d.chatId !== undefined ? `chat ${d.chatId}` : undefined, Array.isArray(d.to) ? d.to.join(', ') : d.to]
+  return html`<span class="chip">${d.type}</span> ${parts.filter((p) => p !== undefined && p !== null).join(' · ')}`
+}
+
+/** The outcome of a test send, for a status region. */
+export const testResult = (name: string, r: TestResult) => html`<div class="callout ${r.ok ? 'ok' : 'failed'}">
+  <p><strong>${r.ok ? 'Delivered' : 'Not delivered'}</strong>: test event through ${name}${r.status !== null ? html`, HTTP ${r.status}` : ''}, in ${Math.round(r.durationMs).toLocaleString()} ms.</p>
+  ${r.error ? html`<p class="error">${r.error}</p>` : ''}
+  ${r.response ? html`<p>Response:</p><pre class="excerpt"><code>${r.response.slice(0, 500)}</code></pre>` : ''}
+</div>`
+
+function routerRow(r: RouterView, ws: string, canManage: boolean) {
+  const edit = path('w', ws, 'routers', r.id)
+  return html`<tr data-router-id="${r.id}" data-name="${r.name}">
+    <th scope="row">${canManage ? html`<a href="${edit}">${r.name}</a>` : r.name}</th>
+    <td data-label="Pattern"><code>${r.pattern}</code></td>
+    <td class="wrap" data-label="Destination">${destinationSummary(r.destination)}</td>
+    <td data-label="State">${r.enabled ? html`<span class="badge succeeded">enabled</span>` : html`<span class="badge">disabled</span>`}</td>
+    <td class="actions">${canManage
+      ? html`<button type="button" class="secondary" data-test aria-label="Send a test event through ${r.name}">Send test event</button>
+        <a class="button secondary" href="${edit}" aria-label="Edit ${r.name}">Edit</a>
+        <button type="button" class="danger" data-delete aria-label="Delete ${r.name}">Delete</button>`
+      : ''}</td>
+  </tr>`
+}
+
+export async function routersPage(ctx: PageContext) {
+  const ws = ctx.workspace.workspace
+  ctx.title('Routers')
+  const status = () => ctx.root.querySelector('[data-status]')!
+  const load = async (message?: string) => {
+    const routers = await api<RouterView[]>('GET', paths.routers(ws))
+    render(
+      ctx.root,
+      html`<div class="page-head"><h1 tabindex="-1">Routers</h1>${ctx.canManage ? html`<a class="button" href="${path('w', ws, 'routers', 'new')}">New router</a>` : ''}</div>
+      <p class="lead">A router forwards every event whose key matches its pattern (<code>user.*</code>, <code>*</code>) to Slack, Discord, Teams, a webhook, Telegram, e-mail or SMS.</p>
+      <div role="status" data-status tabindex="-1">${message ?? ''}</div>
+      ${routers.length
+        ? html`<div class="table-wrap"><table class="responsive">
+            <caption class="visually-hidden">Routers</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">Pattern</th><th scope="col">Destination</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>${routers.map((r) => routerRow(r, ws, ctx.canManage))}</tbody>
+          </table></div>`
+        : html`<p class="empty">No routers yet.${ctx.canManage ? html` <a href="${path('w', ws, 'routers', 'new')}">Create the first one</a>.` : ''}</p>`}`,
+    )
+    if (message) ctx.root.querySelector<HTMLElement>('[data-status]')!.focus()
+  }
+  await load()
+
+  on(ctx.root, 'click', '[data-test]', (b) =>
+    act(b as HTMLButtonElement, status(), async () => {
+      const tr = b.closest('tr')!
+      render(status(), html`<p class="muted">Sending a test event through ${tr.dataset.name}…</p>`)
+      const r = await api<TestResult>('POST', `${paths.router(ws, tr.dataset.routerId!)}/test`)
+      render(status(), testResult(tr.dataset.name!, r))
+    }),
+  )
+  on(ctx.root, 'click', '[data-delete]', async (b) => {
+    const tr = b.closest('tr')!
+    if (!(await confirmDialog(`Delete the router “${tr.dataset.name}”? Its past deliveries stay on their events.`, 'Delete router'))) return
+    await act(b as HTMLButtonElement, status(), async () => {
+      await api('DELETE', paths.router(ws, tr.dataset.routerId!))
+      announce(`Router ${tr.dataset.name} deleted.`)
+      await load(`Router “${tr.dataset.name}” deleted.`)
+    })
+  })
+}
