@@ -49,6 +49,11 @@ export const ConfigSchema = Type.Object({
   // per worker process; a batch of events waits while twice as many are queued.
   WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process.'),
   WORKER_THREADS: Int(2, 1, 64, 'Threads of the piscina pool that renders and sends deliveries.'),
+  // One receiver that hangs may hold this many of a worker's sends, no more;
+  // the rest of its deliveries wait a little, then are retried later.
+  DESTINATION_CONCURRENCY: Int(32, 1, 10000, 'Sends under way to one router\'s destination per worker process.'),
+  CIRCUIT_FAILURES: Int(5, 1, 1000, 'Consecutive failures (no answer, time-out, 429, 5xx) of a destination that open its circuit: its deliveries are then retried later without being sent.'),
+  CIRCUIT_COOLDOWN_MS: Int(30000, 100, 3600000, 'How long an open circuit stays open before one trial send; doubled after each failed trial, up to 10 minutes.'),
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),

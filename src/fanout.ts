@@ -51,6 +51,12 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   const schedule = parseSchedule(config.HERALD_RETRY_SCHEDULE)
   const sendConfig: SendConfig = {
     maxInFlight: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / config.WORKER_THREADS)),
+    circuit: {
+      maxInFlight: Math.max(1, Math.ceil(config.DESTINATION_CONCURRENCY / config.WORKER_THREADS)),
+      failures: config.CIRCUIT_FAILURES,
+      cooldownMs: config.CIRCUIT_COOLDOWN_MS,
+      waitMs: Math.min(2000, config.DELIVERY_TIMEOUT_MS),
+    },
     outbound: {
       allow: config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean),
       timeoutMs: config.DELIVERY_TIMEOUT_MS,

@@ -432,7 +432,7 @@ describe('worker pool', () => {
   const task = (j: DeliveryJob): SendTask => ({
     events: [j.event],
     planned: [{ id: j.deliveryId, event: 0, kind: 'router', target: j.router.id, attempt: j.attempt, router: { ...j.router, pattern: '*' } }],
-    config: { maxInFlight: 4, outbound: j.outbound, endpoints: j.endpoints },
+    config: { maxInFlight: 4, circuit: { maxInFlight: 4, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: j.outbound, endpoints: j.endpoints },
   })
   const run = async (pool: Piscina, j: DeliveryJob) => ((await pool.run(task(j))) as Sent[])[0]!.result
 

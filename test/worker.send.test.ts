@@ -16,7 +16,7 @@ const router = (id: string, pattern: string, url = 'http://127.0.0.1:1/'): Route
 })
 const device = (id: string): PushTarget => ({ id, provider: 'fcm', token: `tok-${id}`, environment: 'production', topic: null })
 const config: SendTask['config'] = {
-  maxInFlight: 4, outbound: { allow: ['127.0.0.0/8'], timeoutMs: 5000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' },
+  maxInFlight: 4, circuit: { maxInFlight: 16, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: { allow: ['127.0.0.0/8'], timeoutMs: 5000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' },
 }
 
 describe('deliveryId', () => {
@@ -100,6 +100,31 @@ describe('send', () => {
     expect(seen).toHaveLength(12)
     expect(peak).toBeLessThanOrEqual(config.maxInFlight)
     expect(peak).toBeGreaterThan(1)
+  })
+
+  test('a receiver that hangs holds only its own deliveries: bounded, timed out, then its circuit opens', async () => {
+    const hang = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Promise<Response>(() => {}) })
+    try {
+      const events = Array.from({ length: 12 }, (_, i) => view({ event: `job.${i}` }))
+      const routers = { 7: [router('stuck', '*', `http://127.0.0.1:${hang.port}/`), router('fine', '*', `http://127.0.0.1:${rx.port}/fine`)] }
+      const cfg = { ...config, maxInFlight: 64, outbound: { ...config.outbound, timeoutMs: 300 }, circuit: { maxInFlight: 2, failures: 3, cooldownMs: 60_000, waitMs: 200 } }
+      const started = Date.now()
+      const sent = await send({ events, match: { workspace: events.map(() => 7), routers, devices: {}, skip: [] }, config: cfg })
+      const fine = sent.filter((s) => s.target === 'fine')
+      const stuck = sent.filter((s) => s.target === 'stuck')
+      expect(fine.every((s) => s.result.ok)).toBe(true)
+      // The healthy receiver's answers did not wait for the stuck one's time-outs.
+      expect(Math.max(...fine.map((s) => s.startedAt + s.result.durationMs)) - started).toBeLessThan(250)
+      const timedOut = stuck.filter((s) => s.result.error === 'timed out after 300 ms')
+      const refused = stuck.filter((s) => /^(circuit open|destination busy)/.test(s.result.error ?? ''))
+      expect(timedOut.length).toBeGreaterThanOrEqual(2) // at most 2 at once, and only until the circuit opened
+      expect(timedOut.length).toBeLessThanOrEqual(4)
+      expect(timedOut.length + refused.length).toBe(12)
+      expect(refused.every((s) => s.result.retryable && s.result.durationMs === 0)).toBe(true)
+      expect(Date.now() - started).toBeLessThan(2000) // not 12 × 300 ms
+    } finally {
+      hang.stop(true)
+    }
   })
 
   test('a push to a provider that is not configured fails permanently, and says so', async () => {

@@ -3,6 +3,7 @@
 // address, a timeout) is a result with ok: false, never a throw.
 import type { Destination, Template } from '../src/destinations/schema'
 import type { ApnsConfig, FcmConfig } from './push_job'
+import type { CircuitOptions } from '../src/circuit'
 
 /** The event as GET /events/{id} returns it, without deliveries. */
 export interface EventView {
@@ -44,6 +45,7 @@ export interface Endpoints {
 /** What every delivery of a worker process shares: limits, endpoints and push credentials. */
 export interface SendConfig {
   maxInFlight: number // sends at once per thread: WORKER_CONCURRENCY ÷ WORKER_THREADS
+  circuit: CircuitOptions // per router, per thread
   outbound: OutboundOptions
   endpoints: Endpoints
   apns?: ApnsConfig

@@ -7,6 +7,7 @@
 // the result are plain data; an expected failure is a result, never a throw.
 import { createHash } from 'node:crypto'
 import { compilePattern } from '../src/pattern'
+import { createCircuits } from '../src/circuit'
 import { deliver } from '../src/destinations'
 import { sendApns } from '../src/push/apns'
 import { sendFcm } from '../src/push/fcm'
@@ -87,9 +88,21 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
   return out
 }
 
+// Per router, in this thread: a bound on its sends under way and a circuit
+// breaker (src/circuit.ts), so that a receiver that hangs or fails holds only
+// its own deliveries. Pushes go to APNs and FCM, which the operator
+// configures and whose sessions bound themselves.
+const circuits = createCircuits()
+
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Sent['result']> {
   if (p.router) {
-    return deliver({ deliveryId: p.id, attempt: p.attempt, event, router: p.router, outbound: config.outbound, endpoints: config.endpoints })
+    const gate = await circuits.enter(`router:${p.router.id}`, config.circuit)
+    if (!gate.ok) return { ok: false, retryable: true, durationMs: 0, error: gate.reason, retryAfterMs: gate.retryAfterMs }
+    const result = await deliver({ deliveryId: p.id, attempt: p.attempt, event, router: p.router, outbound: config.outbound, endpoints: config.endpoints })
+    // A receiver that answered with a refusal (4xx) is up: that is our
+    // request's fault, not a reason to stop sending to it.
+    gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')
+    return result
   }
   const device = p.device!
   const job = { deliveryId: p.id, attempt: p.attempt, event, device, apns: config.apns, fcm: config.fcm, timeoutMs: config.outbound.timeoutMs }
