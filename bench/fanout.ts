@@ -54,11 +54,13 @@ const { values: flags } = parseArgs({
     drain: { type: 'string', default: '10' },
     inflight: { type: 'string', default: '256' },
     'skip-analyze': { type: 'boolean', default: false },
+    api: { type: 'string', default: '1' },
+    workers: { type: 'string', default: '1' },
     receiver: { type: 'boolean' }, // internal: run as the webhook receiver child
   },
 })
 
-function posInt(name: 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight', min = 1): number {
+function posInt(name: 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight' | 'api' | 'workers', min = 1): number {
   const n = Number(flags[name])
   if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(flags[name])}`)
   return n
@@ -305,7 +307,7 @@ interface Send {
  * the start) says is due, whatever the answers do, skipping a slot when
  * `inflight` requests are already waiting.
  */
-function generator(url: string, keys: string[], rate: number, warmupS: number, durationS: number, inflightLimit: number) {
+function generator(urls: string[], keys: string[], rate: number, warmupS: number, durationS: number, inflightLimit: number) {
   const headers = keys.map((k) => ({ authorization: `Bearer ${k}`, 'content-type': 'application/json' }))
   const total = Math.round(rate * (warmupS + durationS))
   const firstMeasured = Math.round(rate * warmupS)
@@ -329,7 +331,7 @@ function generator(url: string, keys: string[], rate: number, warmupS: number, d
       if (measured) s.sentMeasured++
       s.inflight++
       s.maxInflight = Math.max(s.maxInflight, s.inflight)
-      fetch(url, { method: 'POST', headers: headers[slot % headers.length], body: BODY, signal: AbortSignal.timeout(10_000) })
+      fetch(urls[slot % urls.length]!, { method: 'POST', headers: headers[slot % headers.length], body: BODY, signal: AbortSignal.timeout(10_000) })
         .then(async (res) => {
           const text = await res.text()
           const at = now()
@@ -462,6 +464,8 @@ async function main() {
     mode,
     drain_s: posInt('drain', 0),
     inflight_limit: posInt('inflight'),
+    api_processes: mode === 'split' ? posInt('api') : 1,
+    worker_processes: mode === 'split' ? posInt('workers') : 0,
     tick_ms: TICK_MS,
     analyze: !flags['skip-analyze'],
     bun_flags: process.env.BENCH_BUN_FLAGS ?? '',
@@ -481,33 +485,42 @@ async function main() {
   const rt = await runtime(db.sql, nc)
   const receiver = await startReceiver(join(tmp, 'receiver.log'))
 
-  // Herald: serve + worker (split) or start (all), sharing the database, the stream and the secret key.
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
+  // Herald: serve(s) + worker(s) (split) or start (all), sharing the database, the stream and the secret key.
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream,
+    ...process.env, HOST: '127.0.0.1', DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', LOG_LEVEL: 'warn',
     HERALD_SECRET_KEY: randomBytes(32).toString('base64'), HERALD_DATA_DIR: join(tmp, 'data'),
   }
   const bunFlags = process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []
-  const api = spawnBun([...bunFlags, 'src/cli.ts', mode === 'split' ? 'serve' : 'start'], env, join(tmp, mode === 'split' ? 'serve.log' : 'start.log'))
-  await waitFor('Herald', api, () => fetch(`${base}/readyz`).then((r) => r.ok))
+  const apis: Child[] = []
+  const bases: string[] = []
+  for (let i = 0; i < params.api_processes; i++) {
+    const port = await freePort()
+    const name = mode === 'split' ? `serve-${i}.log` : 'start.log'
+    const child = spawnBun([...bunFlags, 'src/cli.ts', mode === 'split' ? 'serve' : 'start'], { ...env, PORT: String(port) }, join(tmp, name))
+    await waitFor('Herald', child, () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok))
+    apis.push(child)
+    bases.push(`http://127.0.0.1:${port}`)
+  }
+  const api = apis[0]!
+  const base = bases[0]!
   // serve has applied the migrations; a worker started now finds them done.
-  const worker = mode === 'split' ? spawnBun([...bunFlags, 'src/cli.ts', 'worker'], env, join(tmp, 'worker.log')) : null
+  const workers = Array.from({ length: params.worker_processes }, (_, i) => spawnBun([...bunFlags, 'src/cli.ts', 'worker'], env, join(tmp, `worker-${i}.log`)))
   // A worker is consuming once its pull consumer has requests waiting on the stream.
-  await waitFor('the delivery worker', worker ?? api, async () => ((await jsm.consumers.info(stream, 'herald-workers')).num_waiting ?? 0) > 0)
+  await waitFor('the delivery worker', workers[0] ?? api, async () => ((await jsm.consumers.info(stream, 'herald-workers')).num_waiting ?? 0) > 0)
   const keys = await createWorkspaces(base, params.workspaces, receiver.port)
   progress(`${mode}: ${params.rate} events/s for ${params.warmup_s} + ${params.duration_s} s (${def.source})`)
 
   const samplerPid = Number((await db.sql`SELECT pg_backend_pid() AS pid`)[0]!.pid)
   const checkpoints = async () => Number((await db.sql`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`)[0]!.n)
   const cp0 = await checkpoints()
-  const herald: Record<string, Child> = mode === 'split' ? { herald_serve: api, herald_worker: worker! } : { herald_start: api }
-  const rss = Object.fromEntries(Object.entries(herald).map(([k, c]) => [k, rssSampler(c.proc.pid)]))
+  // Processes by role: their CPU is metered together; RSS is each one's peak.
+  const herald: Record<string, Child[]> = mode === 'split' ? { herald_serve: apis, herald_worker: workers } : { herald_start: apis }
+  const rss = Object.fromEntries(Object.entries(herald).flatMap(([k, cs]) => cs.map((c, i) => [cs.length > 1 ? `${k}_${i}` : k, rssSampler(c.proc.pid)])))
 
   // ---- load, with the backlog sampled every second
   const r = receiver.receipts
-  const gen = generator(`${base}/event`, keys, params.rate, params.warmup_s, params.duration_s, params.inflight_limit)
+  const gen = generator(bases.map((b) => `${b}/event`), keys, params.rate, params.warmup_s, params.duration_s, params.inflight_limit)
   const samples: Sample[] = []
   let drainStart = Infinity
   let sampling = false
@@ -535,7 +548,7 @@ async function main() {
   cleanups.push(() => clearInterval(sampler))
 
   const groups: Parameters<typeof cpuMeter>[0] = {
-    ...Object.fromEntries(Object.entries(herald).map(([k, c]) => [k, () => [c.proc.pid]])),
+    ...Object.fromEntries(Object.entries(herald).map(([k, cs]) => [k, () => cs.map((c) => c.proc.pid)])),
     postgres_backends: () => backendPids(db.name).filter((p) => p !== samplerPid),
     nats_server: natsPids,
     receiver: () => [receiver.proc.pid],
@@ -585,11 +598,11 @@ async function main() {
 
   progress('stopping Herald')
   // ---- stop Herald (SIGTERM writes the outstanding attempt outcomes), then read its view of each delivery
-  await worker?.stop()
-  await api.stop()
+  for (const w of workers) await w.stop()
+  for (const a of apis) await a.stop()
   await receiver.stop()
-  const logLines = Object.fromEntries(Object.entries(herald).map(([k, c]) => {
-    const lines = readFileSync(c.logPath, 'utf8').split('\n').filter(Boolean)
+  const logLines = Object.fromEntries(Object.entries(herald).map(([k, cs]) => {
+    const lines = cs.flatMap((c) => readFileSync(c.logPath, 'utf8').split('\n').filter(Boolean))
     return [k, { lines_at_warn: lines.length, last: lines.slice(-3).map((l) => l.slice(0, 400)) }]
   }))
   const dbRows = await db.sql<{ event_id: string; created: number; started: number | null; duration_ms: number | null }[]>`

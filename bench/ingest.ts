@@ -4,7 +4,10 @@
 // that only parses the same JSON body; it prints one JSON object comparing them
 // with the targets, and saves it under bench/results/.
 //
-//   npx bun bench/ingest.ts [--duration 15] [--connections 64] [--workspaces 100] [--threads 2] [--warmup 3]
+//   npx bun bench/ingest.ts [--duration 15] [--connections 64] [--workspaces 100] [--threads 2] [--warmup 3] [--api 1]
+//
+// --api N starts N `herald serve` processes on one database and drives each
+// with its own wrk, the connections split between them (the scale-out path).
 //
 // DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
 // the run creates a database herald_bench_<ts> there and drops it at the end.
@@ -19,7 +22,7 @@ import { join, resolve } from 'node:path'
 import { backendPids, cpuMeter, machine, round, rssSampler } from './proc'
 
 const ROOT = resolve(import.meta.dir, '..')
-const TARGETS = { ratio: 0.35, p99_ms: 25, rss_mb: 300 }
+const TARGETS = { ratio: 0.5, p99_ms: 25, rss_mb: 300 }
 const ADMIN_TOKEN = `bench-admin-${crypto.randomUUID()}`
 // Herald's own knobs that a run may vary; they are recorded in params.
 const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS']
@@ -31,6 +34,7 @@ const { values: flags } = parseArgs({
     workspaces: { type: 'string', default: '100' },
     threads: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '3' },
+    api: { type: 'string', default: '1' },
   },
 })
 const params = {
@@ -39,6 +43,7 @@ const params = {
   connections: posInt('connections'),
   workspaces: posInt('workspaces'),
   threads: posInt('threads'),
+  api_processes: posInt('api'),
   herald_env: Object.fromEntries(TUNING_KEYS.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
 }
 
@@ -111,8 +116,10 @@ interface WrkResult {
   latency_us: { min: number; mean: number; max: number; stdev: number; p50: number; p90: number; p99: number; p999: number }
 }
 
-async function wrk(url: string, seconds: number, keysFile: string): Promise<WrkResult & { cpu_s: number }> {
-  const args = ['wrk', `-t${params.threads}`, `-c${params.connections}`, `-d${seconds}s`, '--timeout', '10s',
+async function wrk(url: string, seconds: number, keysFile: string, share = 1): Promise<WrkResult & { cpu_s: number }> {
+  const threads = Math.max(1, Math.round(params.threads / share))
+  const connections = Math.max(threads, Math.round(params.connections / share))
+  const args = ['wrk', `-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s',
     '-s', join(import.meta.dir, 'ingest.lua'), url, '--', keysFile]
   const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
@@ -122,11 +129,33 @@ async function wrk(url: string, seconds: number, keysFile: string): Promise<WrkR
   return { ...(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult), cpu_s: cpuUs / 1e6 }
 }
 
+/** Several wrk runs at once, one per URL, as one result: counts add up, latencies are the slowest run's. */
+async function wrkAll(urls: string[], seconds: number, keysFile: string): Promise<WrkResult & { cpu_s: number }> {
+  const runs = await Promise.all(urls.map((u) => wrk(u, seconds, keysFile, urls.length)))
+  if (runs.length === 1) return runs[0]!
+  const sum = (f: (r: WrkResult & { cpu_s: number }) => number) => runs.reduce((a, r) => a + f(r), 0)
+  const max = (f: (r: WrkResult) => number) => Math.max(...runs.map(f))
+  const weighted = (f: (r: WrkResult) => number) => sum((r) => f(r) * r.requests) / Math.max(1, sum((r) => r.requests))
+  return {
+    duration_us: max((r) => r.duration_us),
+    requests: sum((r) => r.requests),
+    bytes: sum((r) => r.bytes),
+    errors: { connect: sum((r) => r.errors.connect), read: sum((r) => r.errors.read), write: sum((r) => r.errors.write), status: sum((r) => r.errors.status), timeout: sum((r) => r.errors.timeout) },
+    latency_us: {
+      min: Math.min(...runs.map((r) => r.latency_us.min)), mean: weighted((r) => r.latency_us.mean), max: max((r) => r.latency_us.max),
+      stdev: max((r) => r.latency_us.stdev), p50: weighted((r) => r.latency_us.p50), p90: max((r) => r.latency_us.p90),
+      p99: max((r) => r.latency_us.p99), p999: max((r) => r.latency_us.p999),
+    },
+    cpu_s: sum((r) => r.cpu_s),
+  }
+}
+
 /** A warm-up run, then the measured run, during which the CPU time of each group of processes is metered. */
-async function load(url: string, keysFile: string, groups: Parameters<typeof cpuMeter>[0]) {
-  const warm = await wrk(url, params.warmup_s, keysFile)
+async function load(url: string | string[], keysFile: string, groups: Parameters<typeof cpuMeter>[0]) {
+  const urls = Array.isArray(url) ? url : [url]
+  const warm = await wrkAll(urls, params.warmup_s, keysFile)
   const meter = cpuMeter(groups)
-  const run = await wrk(url, params.duration_s, keysFile)
+  const run = await wrkAll(urls, params.duration_s, keysFile)
   const wall = run.duration_us / 1e6
   const cpu = meter.stop(run.requests, wall)
   cpu.wrk_cores = round(run.cpu_s / wall, 2)
@@ -190,25 +219,32 @@ async function createWorkspaces(base: string, n: number, keysFile: string) {
 
 async function runHerald(adminUrl: string, keysFile: string, logDir: string) {
   const db = await createDatabase(adminUrl)
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
-  const child = spawnBun([...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), 'src/cli.ts', 'serve'], env, join(logDir, 'herald.log'))
-  await waitReady(child, () => fetch(`${base}/readyz`), 'Herald')
+  const children: Child[] = []
+  const bases: string[] = []
+  for (let i = 0; i < params.api_processes; i++) {
+    const port = await freePort()
+    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
+    const child = spawnBun([...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), 'src/cli.ts', 'serve'], env, join(logDir, `herald-${i}.log`))
+    await waitReady(child, () => fetch(`http://127.0.0.1:${port}/readyz`), 'Herald')
+    children.push(child)
+    bases.push(`http://127.0.0.1:${port}`)
+  }
+  const base = bases[0]!
   await createWorkspaces(base, params.workspaces, keysFile)
   const syncCommit = ((await db.sql`SHOW synchronous_commit`)[0]!.synchronous_commit as string)
 
   const checkpoints = async () => Number((await db.sql`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`)[0]!.n)
   const cp0 = await checkpoints()
-  const rss = rssSampler(child.proc.pid)
+  const rss = children.map((c) => rssSampler(c.proc.pid))
   // PostgreSQL's CPU can be metered only when it runs here; its backends for the
   // bench database exist by the measured run, opened during the warm-up.
-  const { warm, run, cpu } = await load(`${base}/event`, keysFile, { herald: () => [child.proc.pid], postgres_backends: () => backendPids(db.name) })
-  const mem = rss.peak()
+  const { warm, run, cpu } = await load(bases.map((b) => `${b}/event`), keysFile, { herald: () => children.map((c) => c.proc.pid), postgres_backends: () => backendPids(db.name) })
+  const mems = rss.map((r) => r.peak())
+  const mem = mems.reduce((a, m) => (m.peak_mb > a.peak_mb ? m : a))
   // A checkpoint (another client's CREATE or DROP DATABASE forces one) stalls
   // commits and adds full-page writes: a run that saw one has a noisy tail.
   const cpDuring = (await checkpoints()) - cp0
-  await child.stop() // SIGTERM drains the batcher; every 2xx was committed before it was sent anyway
+  for (const c of children) await c.stop() // SIGTERM drains the batcher; every 2xx was committed before it was sent anyway
   const rows = Number((await db.sql`SELECT count(*)::bigint AS n FROM events`)[0]!.n)
   const sent2xx = ok2xx(warm) + ok2xx(run)
   return {
@@ -218,7 +254,7 @@ async function runHerald(adminUrl: string, keysFile: string, logDir: string) {
       rps: rps(run), p50_ms: ms(run.latency_us.p50), p90_ms: ms(run.latency_us.p90), p99_ms: ms(run.latency_us.p99), max_ms: ms(run.latency_us.max),
       requests: run.requests, non2xx: run.errors.status, errors: errorCount(run), error_detail: run.errors,
       peak_rss_mb: mem.peak_mb, rss: mem,
-      log_lines_at_warn: readFileSync(child.logPath, 'utf8').split('\n').filter(Boolean).length,
+      log_lines_at_warn: children.reduce((n, c) => n + readFileSync(c.logPath, 'utf8').split('\n').filter(Boolean).length, 0),
       cpu,
       postgres_checkpoints_during_load: cpDuring,
     },
