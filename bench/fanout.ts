@@ -17,18 +17,18 @@
 // and removes both at the end. BATCH_*, DATABASE_POOL_MAX, WORKER_* and
 // OUTBOX_RELAY_INTERVAL_MS in the environment are passed on to Herald, and
 // BENCH_BUN_FLAGS to the Bun that runs it (e.g. a CPU profile).
-import postgres from 'postgres'
+import type postgres from 'postgres'
 import { parseArgs } from 'node:util'
-import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { connect, type NatsConnection } from '@nats-io/transport-node'
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
-import { backendPids, cpuMeter, machine, round, rssSampler } from './proc'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { backendPids, cpuMeter, dist, machine, mean, natsPids, round, rssSampler, slope } from './proc'
+import { BenchError, ROOT, fail, freePort, harness, stopper, type Child } from './harness'
 
-const ROOT = resolve(import.meta.dir, '..')
+const { cleanups, cleanup, spawnBun, waitFor, createDatabase, connectNats, adminPost } = harness('fanout')
+
 const TARGETS = { keeps_up_ratio: 0.95, p99_ms: 1000, backlog_growth_s: 0.1 }
 const ADMIN_TOKEN = `bench-admin-${crypto.randomUUID()}`
 const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS',
@@ -66,14 +66,9 @@ function posInt(name: 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 
   return n
 }
 
-class BenchError extends Error {}
 
 const progress = (msg: string) => console.error(`bench/fanout: ${new Date().toISOString().slice(11, 19)} ${msg}`)
 
-/** Ends the run: thrown, so that the cleanup (processes, database, stream) still runs. */
-function fail(msg: string): never {
-  throw new BenchError(msg)
-}
 
 // ---------------------------------------------------------------- the receiver (child process)
 
@@ -109,55 +104,6 @@ async function receiver() {
 }
 
 // ---------------------------------------------------------------- processes
-
-const cleanups: (() => unknown)[] = []
-async function cleanup() {
-  while (cleanups.length) await Promise.resolve(cleanups.pop()!()).catch((e) => console.error('bench/fanout: cleanup:', e))
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer()
-    srv.once('error', rej)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => res(port))
-    })
-  })
-}
-
-interface Child {
-  proc: ReturnType<typeof Bun.spawn>
-  logPath: string
-  stop(): Promise<void>
-}
-
-function stopper(proc: ReturnType<typeof Bun.spawn>) {
-  return async () => {
-    if (proc.exitCode !== null || proc.signalCode) return
-    proc.kill('SIGTERM')
-    const timeout = Bun.sleep(15_000).then(() => 'timeout')
-    if ((await Promise.race([proc.exited, timeout])) === 'timeout') proc.kill('SIGKILL')
-  }
-}
-
-/** Starts `bun <args>` with its stdout and stderr in a log file; stopped on cleanup at the latest. */
-function spawnBun(args: string[], env: Record<string, string | undefined>, logPath: string): Child {
-  const fd = openSync(logPath, 'w')
-  const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env, stdout: fd, stderr: fd })
-  const stop = stopper(proc)
-  cleanups.push(stop)
-  return { proc, logPath, stop }
-}
-
-async function waitFor(what: string, child: Child, ready: () => Promise<boolean>) {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && child.proc.exitCode === null) {
-    if (await ready().catch(() => false)) return
-    await Bun.sleep(100)
-  }
-  fail(`${what} did not become ready; its output:\n${readFileSync(child.logPath, 'utf8').slice(-4000)}`)
-}
 
 interface Receipts {
   first: Map<string, number> // eventId → first receipt time
@@ -232,40 +178,7 @@ function defaultRate(): { rate: number; source: string } {
   return { rate: DEFAULT_RATE, source: `default ${DEFAULT_RATE} (no readable bench/results/ingest-*.json)` }
 }
 
-async function createDatabase(adminUrl: string, stamp: string) {
-  const name = `herald_bench_fo_${stamp}`
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} })
-  cleanups.push(async () => {
-    await sql.end({ timeout: 5 })
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end({ timeout: 5 })
-  })
-  return { name, url: url.toString(), sql }
-}
-
-async function connectNats(url: string, stream: string) {
-  const nc: NatsConnection = await connect({ servers: url, name: 'herald-bench' })
-  const jsm = await jetstreamManager(nc)
-  cleanups.push(async () => {
-    await jsm.streams.delete(stream).catch(() => {}) // absent if Herald never created it
-    await nc.close()
-  })
-  return { nc, jsm }
-}
-
-async function admin(base: string, path: string, body: unknown): Promise<Record<string, string>> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  if (res.status !== 201) fail(`POST ${path} answered ${res.status}: ${await res.text()}`)
-  return (await res.json()) as Record<string, string>
-}
+const admin = (base: string, path: string, body: unknown) => adminPost(base, ADMIN_TOKEN, path, body)
 
 /** The workspaces, each with one webhook router taking every event to the receiver. */
 async function createWorkspaces(base: string, n: number, receiverPort: number): Promise<string[]> {
@@ -283,17 +196,6 @@ async function createWorkspaces(base: string, n: number, receiverPort: number): 
 }
 
 /** Pids of the local nats-server, if it runs on this machine. */
-function natsPids(): number[] {
-  const pids: number[] = []
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'nats-server') pids.push(Number(d))
-    } catch {}
-  }
-  return pids
-}
-
 // ---------------------------------------------------------------- load
 
 interface Send {
@@ -380,32 +282,6 @@ function generator(urls: string[], keys: string[], rate: number, warmupS: number
 
 // ---------------------------------------------------------------- figures
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
-}
-
-function dist(values: number[]) {
-  const s = Float64Array.from(values).sort()
-  const a = Array.from(s)
-  return { n: a.length, p50: round(percentile(a, 50), 1), p90: round(percentile(a, 90), 1), p99: round(percentile(a, 99), 1), max: round(a.at(-1) ?? NaN, 1) }
-}
-
-const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN)
-
-/** Least-squares slope of y over x. */
-function slope(xs: number[], ys: number[]): number {
-  const mx = mean(xs)
-  const my = mean(ys)
-  let num = 0
-  let den = 0
-  for (let i = 0; i < xs.length; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my)
-    den += (xs[i]! - mx) ** 2
-  }
-  return den ? num / den : 0
-}
-
 interface Sample {
   t_s: number
   phase: 'warmup' | 'measured' | 'drain'
@@ -480,7 +356,7 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'herald-bench-fanout-'))
   cleanups.push(() => rmSync(tmp, { recursive: true, force: true }))
 
-  const db = await createDatabase(adminUrl, stamp)
+  const db = await createDatabase(adminUrl, `herald_bench_fo_${stamp}`)
   const { nc, jsm } = await connectNats(natsUrl, stream)
   const rt = await runtime(db.sql, nc)
   const receiver = await startReceiver(join(tmp, 'receiver.log'))

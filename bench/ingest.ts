@@ -15,13 +15,14 @@
 // passed on to Herald, so tuning experiments need no code change.
 import postgres from 'postgres'
 import { parseArgs } from 'node:util'
-import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { backendPids, cpuMeter, machine, round, rssSampler } from './proc'
+import { BenchError, fail, freePort, harness, type Child } from './harness'
 
-const ROOT = resolve(import.meta.dir, '..')
+const { cleanups, cleanup, spawnBun, waitFor, createDatabase } = harness('ingest')
+
 const TARGETS = { ratio: 0.5, p99_ms: 25, rss_mb: 300 }
 const ADMIN_TOKEN = `bench-admin-${crypto.randomUUID()}`
 // Herald's own knobs that a run may vary; they are recorded in params.
@@ -53,57 +54,13 @@ function posInt(name: keyof typeof flags): number {
   return n
 }
 
-function fail(msg: string): never {
-  console.error(`bench/ingest: ${msg}`)
-  process.exit(1)
-}
 
 // ---------------------------------------------------------------- processes
 
-const cleanups: (() => unknown)[] = []
-async function cleanup() {
-  while (cleanups.length) await Promise.resolve(cleanups.pop()!()).catch((e) => console.error('bench/ingest: cleanup:', e))
-}
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => cleanup().finally(() => process.exit(130)))
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer()
-    srv.once('error', rej)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => res(port))
-    })
-  })
-}
-
-interface Child {
-  proc: ReturnType<typeof Bun.spawn>
-  logPath: string
-  stop(): Promise<void>
-}
-
-/** Starts `bun <args>` with its stdout and stderr in a log file; stopped on cleanup at the latest. */
-function spawnBun(args: string[], env: Record<string, string | undefined>, logPath: string): Child {
-  const fd = openSync(logPath, 'w')
-  const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env, stdout: fd, stderr: fd })
-  const stop = async () => {
-    if (proc.exitCode !== null || proc.signalCode) return
-    proc.kill('SIGTERM')
-    const timeout = Bun.sleep(15_000).then(() => 'timeout')
-    if ((await Promise.race([proc.exited, timeout])) === 'timeout') proc.kill('SIGKILL')
-  }
-  cleanups.push(stop)
-  return { proc, logPath, stop }
-}
-
 async function waitReady(child: Child, probe: () => Promise<Response>, what: string) {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && child.proc.exitCode === null) {
-    if (await probe().then((r) => r.ok, () => false)) return
-    await Bun.sleep(100)
-  }
-  fail(`${what} did not become ready; its output:\n${readFileSync(child.logPath, 'utf8').slice(-4000)}`)
+  await waitFor(what, child, () => probe().then((r) => r.ok))
 }
 
 // ---------------------------------------------------------------- wrk
@@ -186,21 +143,6 @@ async function runBaseline(keysFile: string, logDir: string) {
   }
 }
 
-async function createDatabase(adminUrl: string) {
-  const name = `herald_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} })
-  cleanups.push(async () => {
-    await sql.end({ timeout: 5 })
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end({ timeout: 5 })
-  })
-  return { name, url: url.toString(), sql }
-}
-
 async function createWorkspaces(base: string, n: number, keysFile: string) {
   const keys: string[] = []
   for (let i = 0; i < n; i++) {
@@ -218,7 +160,7 @@ async function createWorkspaces(base: string, n: number, keysFile: string) {
 }
 
 async function runHerald(adminUrl: string, keysFile: string, logDir: string) {
-  const db = await createDatabase(adminUrl)
+  const db = await createDatabase(adminUrl, `herald_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`)
   const children: Child[] = []
   const bases: string[] = []
   for (let i = 0; i < params.api_processes; i++) {
@@ -336,6 +278,9 @@ async function main() {
 
 try {
   await main()
+} catch (err) {
+  console.error(`bench/ingest: ${err instanceof BenchError ? err.message : (err as Error).stack ?? err}`)
+  process.exitCode = 1
 } finally {
   await cleanup()
 }

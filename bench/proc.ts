@@ -104,3 +104,51 @@ export function rssSampler(pid: number, everyMs = 100) {
     },
   }
 }
+
+/** Pids of every nats-server on this machine (the benchmarks run one on loopback). */
+export function natsPids(): number[] {
+  const pids: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'nats-server') pids.push(Number(d))
+    } catch {}
+  }
+  return pids
+}
+
+// ---------------------------------------------------------------- statistics
+
+/** The p-th percentile of an ascending array (nearest rank). */
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+export function dist(values: number[]) {
+  const a = Array.from(Float64Array.from(values).sort())
+  return { n: a.length, p50: round(percentile(a, 50), 1), p90: round(percentile(a, 90), 1), p99: round(percentile(a, 99), 1), max: round(a.at(-1) ?? NaN, 1) }
+}
+
+export const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN)
+
+/** Least-squares slope of y over x. */
+export function slope(xs: number[], ys: number[]): number {
+  const mx = mean(xs)
+  const my = mean(ys)
+  let num = 0
+  let den = 0
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my)
+    den += (xs[i]! - mx) ** 2
+  }
+  return den ? num / den : 0
+}
+
+/** Mean of the first and of the last quarter of a series, and the difference. */
+export function quarters(ys: number[]) {
+  const q = Math.max(1, Math.floor(ys.length / 4))
+  const first = mean(ys.slice(0, q))
+  const last = mean(ys.slice(-q))
+  return { first_quarter_mean: round(first, 1), last_quarter_mean: round(last, 1), growth: round(last - first, 1) }
+}

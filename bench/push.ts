@@ -20,18 +20,18 @@
 // DATABASE_POOL_MAX, JETSTREAM_MAX_ACK_PENDING (and the other knobs of
 // TUNING_KEYS) in the environment go to Herald and are recorded in
 // params.herald_env; BENCH_BUN_FLAGS goes to the Bun that runs Herald.
-import postgres from 'postgres'
+import type postgres from 'postgres'
 import { parseArgs } from 'node:util'
-import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { connect, type NatsConnection } from '@nats-io/transport-node'
-import { jetstreamManager } from '@nats-io/jetstream'
-import { backendPids, cpuMeter, machine, round, rssSampler } from './proc'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { backendPids, cpuMeter, dist, machine, mean, natsPids, quarters, round, rssSampler, slope } from './proc'
+import { BenchError, ROOT, fail, deadline, freePort, harness, stopper, type Child } from './harness'
 
-const ROOT = resolve(import.meta.dir, '..')
+const { cleanups, cleanup, spawnBun, waitFor, createDatabase, connectNats, adminPost } = harness('push')
+
 const TARGETS = { pushes_per_s: 10_000, worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2 }
 const ADMIN_TOKEN = `bench-admin-${randomUUID()}`
 const TUNING_KEYS = ['WORKER_CONCURRENCY', 'WORKER_THREADS', 'DATABASE_POOL_MAX', 'JETSTREAM_MAX_ACK_PENDING', 'JETSTREAM_ACK_WAIT_MS',
@@ -66,14 +66,9 @@ const { values: flags } = parseArgs({
   },
 })
 
-class BenchError extends Error {}
 
 const progress = (msg: string) => console.error(`bench/push: ${new Date().toISOString().slice(11, 19)} ${msg}`)
 
-/** Ends the run: thrown, so that the cleanup (processes, database, stream, temp dirs) still runs. */
-function fail(msg: string): never {
-  throw new BenchError(msg)
-}
 
 type NumFlag = 'devices' | 'bursts' | 'duration' | 'warmup' | 'drain' | 'burst-timeout'
 function int(name: NumFlag, min: number): number {
@@ -155,63 +150,7 @@ async function standIns(dir: string) {
 
 // ---------------------------------------------------------------- processes
 
-const cleanups: (() => unknown)[] = []
-async function cleanup() {
-  while (cleanups.length) await Promise.resolve(cleanups.pop()!()).catch((e) => console.error('bench/push: cleanup:', e))
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer()
-    srv.once('error', rej)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => res(port))
-    })
-  })
-}
-
-interface Child {
-  proc: ReturnType<typeof Bun.spawn>
-  logPath: string
-  stop(): Promise<void>
-}
-
-/** Resolves to 'timeout' after `ms`, unless cancelled (a pending Bun.sleep would keep the process alive). */
-function deadline(ms: number) {
-  let id: ReturnType<typeof setTimeout> | undefined
-  const promise = new Promise<'timeout'>((res) => (id = setTimeout(() => res('timeout'), ms)))
-  return { promise, cancel: () => clearTimeout(id) }
-}
-
-function stopper(proc: ReturnType<typeof Bun.spawn>) {
-  return async () => {
-    if (proc.exitCode !== null || proc.signalCode) return
-    proc.kill('SIGTERM')
-    const timeout = deadline(15_000)
-    if ((await Promise.race([proc.exited, timeout.promise])) === 'timeout') proc.kill('SIGKILL')
-    timeout.cancel()
-  }
-}
-
-/** Starts `bun <args>` with its stdout and stderr in a log file; stopped on cleanup at the latest. */
-function spawnBun(args: string[], env: Record<string, string | undefined>, logPath: string): Child {
-  const fd = openSync(logPath, 'w')
-  const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env, stdout: fd, stderr: fd })
-  const stop = stopper(proc)
-  cleanups.push(stop)
-  return { proc, logPath, stop }
-}
-
-async function waitFor(what: string, child: Child, ready: () => Promise<boolean>) {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && child.proc.exitCode === null) {
-    if (await ready().catch(() => false)) return
-    await Bun.sleep(100)
-  }
-  fail(`${what} did not become ready; its output:\n${readFileSync(child.logPath, 'utf8').slice(-4000)}`)
-}
-
+/** Starts the stand-ins child and follows its counts. */
 interface StandInInfo {
   apnsOrigin: string
   googleUrl: string
@@ -222,7 +161,6 @@ interface StandInInfo {
   topic: string // APNS_TOPIC the stand-in expects
 }
 
-/** Starts the stand-ins child and follows its counts. */
 async function startStandIns(dir: string, logPath: string) {
   const err = openSync(logPath, 'w')
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'push.ts'), '--stand-ins', '--dir', dir], {
@@ -285,40 +223,7 @@ type StandIns = Awaited<ReturnType<typeof startStandIns>>
 
 // ---------------------------------------------------------------- setup
 
-async function createDatabase(adminUrl: string, stamp: string) {
-  const name = `herald_bench_push_${stamp}`
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} })
-  cleanups.push(async () => {
-    await sql.end({ timeout: 5 })
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end({ timeout: 5 })
-  })
-  return { name, url: url.toString(), sql }
-}
-
-async function connectNats(url: string, stream: string) {
-  const nc: NatsConnection = await connect({ servers: url, name: 'herald-bench-push' })
-  const jsm = await jetstreamManager(nc)
-  cleanups.push(async () => {
-    await jsm.streams.delete(stream).catch(() => {}) // absent if Herald never created it
-    await nc.close()
-  })
-  return { nc, jsm }
-}
-
-async function admin(base: string, path: string, body: unknown): Promise<Record<string, string>> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  if (res.status !== 201) fail(`POST ${path} answered ${res.status}: ${await res.text()}`)
-  return (await res.json()) as Record<string, string>
-}
+const admin = (base: string, path: string, body: unknown) => adminPost(base, ADMIN_TOKEN, path, body)
 
 /**
  * `n` devices straight into PostgreSQL, DEVICES_PER_USER per user, every user
@@ -358,17 +263,6 @@ async function populate(sql: postgres.Sql, workspaceId: number, n: number) {
 }
 
 /** Pids of the local nats-server, if it runs on this machine. */
-function natsPids(): number[] {
-  const pids: number[] = []
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'nats-server') pids.push(Number(d))
-    } catch {}
-  }
-  return pids
-}
-
 /** Resident memory of a process now, in MB; 0 once it is gone. */
 function rssMb(pid: number): number {
   try {
@@ -381,38 +275,6 @@ function rssMb(pid: number): number {
 
 // ---------------------------------------------------------------- figures
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
-}
-
-function dist(values: number[]) {
-  const a = Array.from(Float64Array.from(values).sort())
-  return { n: a.length, p50: round(percentile(a, 50), 1), p90: round(percentile(a, 90), 1), p99: round(percentile(a, 99), 1), max: round(a.at(-1) ?? NaN, 1) }
-}
-
-const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN)
-
-/** Least-squares slope of y over x. */
-function slope(xs: number[], ys: number[]): number {
-  const mx = mean(xs)
-  const my = mean(ys)
-  let num = 0
-  let den = 0
-  for (let i = 0; i < xs.length; i++) {
-    num += (xs[i]! - mx) * (ys[i]! - my)
-    den += (xs[i]! - mx) ** 2
-  }
-  return den ? num / den : 0
-}
-
-/** Mean of the first and of the last quarter of a series. */
-function quarters(ys: number[]) {
-  const q = Math.max(1, Math.floor(ys.length / 4))
-  const first = mean(ys.slice(0, q))
-  const last = mean(ys.slice(-q))
-  return { first_quarter_mean: round(first, 1), last_quarter_mean: round(last, 1), growth: round(last - first, 1) }
-}
 
 /** CPU per push by process, from cpuMeter's per-"request" figures. */
 function perPush(raw: Record<string, number>): Record<string, number> {
@@ -531,7 +393,7 @@ async function main() {
   const credsDir = join(tmp, 'credentials')
   mkdirSync(credsDir)
 
-  const db = await createDatabase(adminUrl, stamp)
+  const db = await createDatabase(adminUrl, `herald_bench_push_${stamp}`)
   const { nc, jsm } = await connectNats(natsUrl, stream)
   const rt = await runtime(db.sql, nc)
   const si = await startStandIns(credsDir, join(tmp, 'stand_ins.log'))
