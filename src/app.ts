@@ -1,8 +1,9 @@
 // Composes the route plugins and renders every error as problem+json.
 import { Elysia } from 'elysia'
 import type { Sql } from './db'
+import { isConnectionError } from './db'
 import type { Config } from './config'
-import type { Logger } from './log'
+import { loggedPath, type Logger } from './log'
 import type { ApiKeyAuth } from './auth'
 import type { Batcher } from './ingest'
 import type { SecretBox } from './secrets'
@@ -30,6 +31,8 @@ import { eventRoute } from './routes/event'
 import { eventReadRoute } from './routes/event_read'
 import { healthRoute } from './routes/health'
 import { webRoute } from './routes/web'
+import { metricsRoute } from './routes/metrics'
+import { requestFinished, requestStarted, responseMapped } from './metrics'
 
 export interface AppDeps {
   sql: Sql
@@ -62,6 +65,9 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
   if (code === 'VALIDATION') return validationProblem(error as never)
   if (code === 'PARSE') return new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
   if (code === 'NOT_FOUND') return new HeraldError('not-found', 'There is nothing at this path.')
+  // Any route's query (an API key look-up, say) may meet PostgreSQL down: that
+  // is a 503 to retry, as the write path answers, not an unexplained 500.
+  if (isConnectionError(error)) return new HeraldError('unavailable', 'The database is unavailable. Retry later.', undefined, { 'retry-after': '5' })
   return new HeraldError('internal', 'An unexpected error occurred.')
 }
 
@@ -72,14 +78,24 @@ export function createApp(deps: AppDeps) {
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: 'herald' })
-    .onError({ as: 'global' }, ({ code, error, request }) => {
+    .onError({ as: 'global' }, (ctx) => {
+      const { code, error, request } = ctx
       const problem = toProblem(code, error)
+      // Answered before routing (an unknown path, the operator API's guard):
+      // no response mapping follows, so the request is counted here.
+      if (!ctx.route) requestFinished(ctx, undefined, request.method, problem.status)
       const requestId = request.headers.get('x-request-id') ?? crypto.randomUUID()
-      if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, url: request.url }, 'request failed')
-      else log.debug({ requestId, status: problem.status, code: problem.code, url: request.url }, problem.detail)
+      if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
+      else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
       return problemResponse(problem, { 'x-request-id': requestId })
     })
+    // Every request is counted and timed once, under its route pattern
+    // (src/metrics.ts): synchronously, when its response (an error's problem
+    // too) is mapped, or, with no route, in onError above.
+    .onRequest(requestStarted)
+    .mapResponse({ as: 'global' }, responseMapped)
     .use(adminAuth(config.HERALD_ADMIN_TOKEN))
+    .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle))
     .use(healthRoute(sql, state))
     .use(eventRoute(auth, batcher))

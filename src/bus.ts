@@ -56,7 +56,16 @@ export interface EventBus {
   /** Tells every process (this one at once) that what its caches hold changed. */
   announce(change: Change): void
   onChange(f: (change: Change) => void): void
+  /** The stream and, in a process that consumes, the consumer, for metrics; null on the in-process bus. */
+  state(): Promise<BusState | null>
   close(): Promise<void>
+}
+
+/** What JetStream holds (from its stream and consumer info). */
+export interface BusState {
+  stream: { name: string; messages: number; bytes: number; firstSeq: number; lastSeq: number; consumers: number }
+  /** num_pending, num_ack_pending, num_redelivered and num_waiting (pull requests) of the workers' consumer. */
+  consumer: { name: string; pending: number; ackPending: number; redelivered: number; waiting: number } | null
 }
 
 /**
@@ -84,6 +93,7 @@ export function createInProcessBus(): EventBus {
     onChange(f) {
       listeners.push(f)
     },
+    state: async () => null,
     async close() {
       handler = null
     },

@@ -7,7 +7,7 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from './log'
-import { createWatchers, type BusEvent, type Change, type EventBus, type EventHandler, type Incoming } from './bus'
+import { createWatchers, type BusEvent, type BusState, type Change, type EventBus, type EventHandler, type Incoming } from './bus'
 import type { EventView } from '../workers/job'
 
 // Each message is one event's view as JSON; its ids travel in the subject and
@@ -158,6 +158,9 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
     onChange(f) {
       listeners.push(f)
     },
+    // The consumer is the workers' own: only a process that consumes reports
+    // it, so each worker's scrape shows it and API processes do not repeat it.
+    state: () => readJetStreamState(jsm, opts.stream, !!consuming),
     async close() {
       publisher.close()
       consuming?.stop()
@@ -230,6 +233,23 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
   if (batch.length) flush()
   await Promise.allSettled([...tasks])
   clearInterval(heartbeat)
+}
+
+type Manager = Awaited<ReturnType<typeof jetstreamManager>>
+
+/** The stream's state and, with `withConsumer`, the workers' consumer's (null while no worker has created it). */
+export async function readJetStreamState(jsm: Manager, stream: string, withConsumer: boolean): Promise<BusState> {
+  const [info, consumer] = await Promise.all([
+    jsm.streams.info(stream),
+    withConsumer ? jsm.consumers.info(stream, CONSUMER).catch(() => null) : null,
+  ])
+  const st = info.state
+  return {
+    stream: { name: stream, messages: st.messages, bytes: st.bytes, firstSeq: st.first_seq, lastSeq: st.last_seq, consumers: st.consumer_count },
+    consumer: consumer && {
+      name: CONSUMER, pending: consumer.num_pending, ackPending: consumer.num_ack_pending, redelivered: consumer.num_redelivered, waiting: consumer.num_waiting,
+    },
+  }
 }
 
 async function ensureStream(jsm: Awaited<ReturnType<typeof jetstreamManager>>, name: string) {

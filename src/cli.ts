@@ -12,6 +12,7 @@ import { adminCommands, type AdminCommand } from './cli_admin'
 import { ROUTER_OPTIONS, routerCommands, type RouterCommand, type RouterOptions } from './cli_routers'
 import { adminClient } from './cli_client'
 import { CliError, reportError, usageError } from './cli_output'
+import { runStatus } from './cli_status'
 
 export const USAGE = `Herald: a self-hostable event notification service.
 
@@ -24,6 +25,8 @@ Server commands (configured by the environment: PORT, DATABASE_URL, ... see the 
   worker                       Run a delivery worker only: JetStream consumer, retries and the thread pool.
                                Needs DATABASE_URL and NATS_URL.
   migrate                      Apply pending database migrations, then exit.
+  status [--json]              Print the JetStream stream and consumer, the outbox backlog, deliveries by
+                               state and the workspaces nearest their quota. Reads DATABASE_URL and NATS_URL.
 
 Operator commands (call the operator API of a running server):
   workspace create <name> [--quota N] [--rate PER_SECOND] [--burst N]
@@ -137,7 +140,7 @@ async function runAdmin(command: string, args: string[], values: Values): Promis
   return 0
 }
 
-const SERVER_COMMANDS = ['start', 'serve', 'worker', 'migrate']
+const SERVER_COMMANDS = ['start', 'serve', 'worker', 'migrate', 'status']
 const GROUPS = ['workspace', 'key', 'router', 'delivery']
 
 /** Runs one command. Returns the exit code, or undefined when a server keeps running. */
@@ -149,9 +152,13 @@ export async function main(argv: string[]): Promise<number | undefined> {
     return 0
   }
   if (SERVER_COMMANDS.includes(first)) {
-    rejectOptions(first, values, [])
+    rejectOptions(first, values, first === 'status' ? ['json'] : [])
     checkArgs(first, [], rest)
     if (first === 'migrate') return runMigrate()
+    if (first === 'status') {
+      console.log(await runStatus(loadConfig(), !!values.json))
+      return 0
+    }
     await runServer(first)
     return undefined
   }

@@ -16,6 +16,12 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_MAX: Int(10, 1, 200, 'Connections per process to PostgreSQL.'),
   HERALD_DATA_DIR: Type.String({ default: './.herald', description: 'Directory of the embedded database.' }),
   HERALD_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of the operator API. Unset: the operator API is off.' })),
+  // Unset by default: Prometheus scrapes over the internal network, and most
+  // setups keep /metrics off the public ingress rather than share a token.
+  HERALD_METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token /metrics requires. Unset: /metrics is open (keep it on the internal network).' })),
+  // 9464 is the port OpenTelemetry's Prometheus exporter uses by convention,
+  // clear of the API's 8080; 0 picks a free port (the tests).
+  METRICS_PORT: Int(9464, 0, 65535, 'Port of the /metrics and /healthz server of `herald worker` (the API serves /metrics on PORT).'),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info', description: 'pino log level.' }),
   // A batch closes when it holds this many events or when the window has passed,
   // whichever comes first. 2 ms adds little latency yet groups hundreds of

@@ -22,6 +22,11 @@ const baseOptions = {
   connection: { application_name: 'herald' },
   // Fail a query fast when PostgreSQL is unreachable instead of queueing forever.
   connect_timeout: 5,
+  // Pause before a closed connection reconnects, in seconds. postgres.js's
+  // default grows with every failed attempt of the whole pool up to 20 s, so
+  // after an outage of a few seconds queries waited that long for PostgreSQL
+  // to be tried again, and each attempt fails only one waiting query.
+  backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
 }
 
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
@@ -53,6 +58,51 @@ export async function openEmbedded(dataDir: string, log: Logger): Promise<Databa
       await db.close()
     },
   }
+}
+
+/**
+ * The error means this connection is gone (closed, reset, or a FATAL error,
+ * after which the server closes it), not only that a statement failed.
+ */
+export function connectionLost(err: unknown): boolean {
+  const e = err as { code?: string; severity?: string }
+  return ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNRESET', 'EPIPE'].includes(e?.code ?? '') ||
+    e?.severity === 'FATAL' || e?.severity === 'PANIC'
+}
+
+// A batch gets its connection within this time or answers 503: postgres.js
+// 3.4.9 can lose a reserve() that waits while the connection it waits for is
+// terminated (porsager/postgres#1195), which would stall the batch's lane.
+const RESERVE_TIMEOUT_MS = 5_000
+
+/** sql.reserve(), failing with CONNECT_TIMEOUT after RESERVE_TIMEOUT_MS; a connection that comes later is given back. */
+export async function reserve(sql: Sql): Promise<postgres.ReservedSql<{ bigint: number }>> {
+  const pending = sql.reserve()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no database connection within ${RESERVE_TIMEOUT_MS} ms`), { code: 'CONNECT_TIMEOUT' })), RESERVE_TIMEOUT_MS)
+  })
+  try {
+    return await Promise.race([pending, late])
+  } catch (err) {
+    pending.then((c) => c.release(), () => {})
+    throw err
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Promise.allSettled over statements pipelined on a reserved connection, but
+ * rejects at once when one fails because the connection is gone: postgres.js
+ * never settles the statements the connection still held in its own queue
+ * then (porsager/postgres#1186).
+ */
+export function settledOrLost<T extends readonly Promise<unknown>[]>(ps: T): Promise<{ -readonly [K in keyof T]: PromiseSettledResult<Awaited<T[K]>> }> {
+  return new Promise((resolve, reject) => {
+    for (const p of ps) p.catch((err) => connectionLost(err) && reject(err))
+    Promise.allSettled(ps).then(resolve)
+  })
 }
 
 /** PostgreSQL error classes that mean "the database is unreachable", not "this statement is wrong". */

@@ -22,12 +22,16 @@ import { claimDueDeliveries, existingDeliveryIds, insertDeliveries, type Attempt
 import { findDevice } from './devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
+import { deliveryAttempted } from './metrics'
 
 // Who is pushed for a channel is cached this long; the API announces every
 // change of members, devices and mutes, so this only bounds a lost announcement.
 const AUDIENCE_TTL_MS = 60_000
 // Deliveries per pool task at most (see split).
 const CHUNK = 500
+
+/** The units of work (see reserve) the fan-out hands the pool at most, for WORKER_CONCURRENCY `concurrency`. */
+export const workRoom = (concurrency: number) => Math.max(concurrency * 2, CHUNK * 4)
 
 /** A pool task's share of a batch: its events, and the routers and devices they may go to. */
 interface Part {
@@ -78,7 +82,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   // channel keeps every thread busy), new work waits, and so does the bus:
   // JetStream keeps its events unacknowledged, the in-process relay its rows.
   // The pool's threads themselves send at most WORKER_CONCURRENCY at once.
-  const room = Math.max(config.WORKER_CONCURRENCY * 2, CHUNK * 4)
+  const room = workRoom(config.WORKER_CONCURRENCY)
   let busy = 0
   const waiting: (() => void)[] = []
   async function reserve(units: number) {
@@ -94,6 +98,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   function outcome(s: Sent): AttemptRecord {
     const r = s.result
     const next = nextStep(schedule, s.attempt, r)
+    deliveryAttempted(s.destination, next.status, r.durationMs)
     const error = r.error ?? r.reason
     if (!r.ok) log.info({ deliveryId: s.id, attempt: s.attempt, kind: s.kind, status: r.status, error, durationMs: r.durationMs, next: next.status }, 'delivery attempt failed')
     return {
@@ -288,6 +293,8 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
 
   return {
     accept,
+    /** Work units under way or reserved (see reserve), for metrics. */
+    inFlight: () => busy,
     /** Looks for due deliveries now (after a replay) rather than at the next interval. */
     wake: () => wakeSweeper?.(),
     /** Waits (up to `ms`) for the deliveries under way and writes their outcomes. */

@@ -4,12 +4,13 @@
 // API instances), then inserts the events and their outbox rows. A request is
 // answered only after its batch has committed.
 import type { Sql, Tx } from './db'
-import { isConnectionError } from './db'
+import { connectionLost, isConnectionError, reserve, settledOrLost } from './db'
 import type { NormalizedEvent } from './event'
 import type { Principal } from './auth'
 import { HeraldError } from './problems'
 import type { Logger } from './log'
 import type { BusEvent } from './bus'
+import { batchCommitted, batchFailed } from './metrics'
 
 export interface Submission {
   principal: Principal
@@ -164,18 +165,26 @@ export interface Written {
 
 /** Writes a batch in a transaction of its own: BEGIN, both statements and COMMIT in one round trip. */
 export async function writeEventBatch(sql: Sql, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Written> {
-  const conn = await sql.reserve()
+  const conn = await reserve(sql)
+  let lost = false
   try {
     const begin = conn`BEGIN`.execute()
     const written = sendEventBatch(conn, items, newChannels)
     const commit = conn`COMMIT`.execute()
-    const [b, w, c] = await Promise.allSettled([begin, written, commit])
+    const [b, w, c] = await settledOrLost([begin, written, commit] as const)
     for (const r of [b, w, c]) if (r.status === 'rejected') throw r.reason
     // COMMIT in a failed transaction answers ROLLBACK; a statement has thrown then.
     if ((c as PromiseFulfilledResult<{ command: string }>).value.command !== 'COMMIT') throw new Error('batch transaction rolled back')
     return (w as PromiseFulfilledResult<Written>).value
+  } catch (err) {
+    lost = connectionLost(err)
+    throw err
   } finally {
-    conn.release()
+    // postgres.js 3.4.9 puts a released connection back in the pool even when
+    // its socket is gone, and the next query on it throws from a timer, which
+    // kills the process (porsager/postgres#1208). Left unreleased, the pool
+    // reconnects it like any other closed connection.
+    if (!lost) conn.release()
   }
 }
 
@@ -274,7 +283,9 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     }
     const fresh = newChannels(now)
     if (!now.some((i) => i.idempotency)) {
+      const startedAt = performance.now()
       const { outcomes: res, outboxId } = await writeEventBatch(sql, now, fresh)
+      batchCommitted(startedAt, res)
       remember(now, res, outboxId)
       return now.forEach((it, i) => it.resolve(res[i]!))
     }
@@ -287,6 +298,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     let writes: Item[] = []
     let res: Outcome[] = []
     let outboxId: number | null = null
+    const startedAt = performance.now()
     await sql.begin(async (tx) => {
       const won = new Set(
         (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`),
@@ -298,6 +310,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
       outboxId = written.outboxId
       await settleIdempotencyKeys(tx, writes, res)
     })
+    if (writes.length) batchCommitted(startedAt, res)
     remember(writes, res, outboxId)
     writes.forEach((it, i) => it.resolve(res[i]!))
     if (losers.length) await replay(losers)
@@ -334,10 +347,12 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
 
   async function fail(items: Item[], err: unknown) {
     if (isConnectionError(err)) {
+      batchFailed('unavailable')
       log.warn({ err, events: items.length }, 'batch not written: database unavailable')
       const e = new HeraldError('unavailable', 'The database is unavailable; the event was not stored. Retry later.', undefined, { 'retry-after': '5' })
       return items.forEach((it) => it.reject(e))
     }
+    batchFailed('error')
     if (items.length > 1) {
       // One bad row must not sink its neighbours: write each on its own.
       log.warn({ err, events: items.length }, 'batch failed; retrying its events one by one')

@@ -7,3 +7,18 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return pino({ level, redact, base: { service: 'herald' } }, destination)
 }
 export type Logger = pino.Logger
+
+// Link routes carry their secret in the path; a query string may carry
+// anything a client put there (an API key, a token).
+const TOKEN_IN_PATH = /^(\/v1\/invitations|\/reset|\/invite)\/[^/]+/
+
+/** A request URL as logs show it: the path only, with the token of a link route masked. */
+export function loggedPath(url: string): string {
+  let path: string
+  try {
+    path = new URL(url).pathname
+  } catch {
+    path = url.split(/[?#]/)[0]!
+  }
+  return path.replace(TOKEN_IN_PATH, '$1/…')
+}

@@ -7,11 +7,14 @@
 import Piscina from 'piscina'
 import { fileURLToPath } from 'node:url'
 import type { SendTask, Sent } from '../workers/send'
+import { workRoom } from './fanout'
 
 const SEND = fileURLToPath(new URL('../workers/send.ts', import.meta.url))
 
 export interface Pool {
   send(task: SendTask): Promise<Sent[]>
+  /** For metrics: piscina's utilization (0 to 1), the tasks waiting for a thread, the threads. */
+  stats(): { utilization: number; queueSize: number; threads: number }
   close(): Promise<void>
 }
 
@@ -20,13 +23,17 @@ export function createPool(threads: number, concurrency: number): Pool {
     filename: SEND,
     minThreads: threads,
     maxThreads: threads,
-    // A thread limits its sends itself (SendConfig.maxInFlight); tasks only
-    // wait here when a thread already holds this many batches.
-    concurrentTasksPerWorker: Math.max(4, Math.ceil(concurrency / threads)),
+    // A thread limits its sends itself (SendConfig.maxInFlight, and per
+    // destination), and the fan-out bounds the tasks it hands the pool (each
+    // is one unit of work or more). A task holds its place here until its
+    // slowest delivery ends, so a tighter bound let batches held by a hanging
+    // destination queue every other batch, healthy destinations too, behind them.
+    concurrentTasksPerWorker: workRoom(concurrency),
     idleTimeout: 60_000,
   })
   return {
     send: (task) => piscina.run(task),
+    stats: () => ({ utilization: piscina.utilization, queueSize: piscina.queueSize, threads: piscina.threads.length }),
     close: () => piscina.destroy(),
   }
 }

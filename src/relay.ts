@@ -53,6 +53,22 @@ export function claimOutbox(sql: Sql, limit: number, leaseMs: number, graceMs = 
 export const deleteOutbox = (sql: Sql, ids: number[]) => sql`DELETE FROM outbox WHERE id = ANY(${ids}::bigint[])`
 export const releaseOutbox = (sql: Sql, ids: number[]) => sql`UPDATE outbox SET claimed_until = NULL WHERE id = ANY(${ids}::bigint[])`
 
+/** What waits in the outbox: rows and their events (over the oldest `cap` rows), and the oldest row's age. */
+export interface OutboxBacklog {
+  rows: number
+  events: number
+  oldestAgeSeconds: number
+}
+
+/** Counts the backlog; reads at most `cap` rows (by the primary key), so it stays cheap however far behind the relay is. */
+export async function countOutbox(sql: Sql, cap: number): Promise<OutboxBacklog> {
+  const [row] = await sql<{ rows: number; events: number; oldest: number }[]>`
+    SELECT count(*)::int AS rows, coalesce(sum(cardinality(event_ids)), 0)::int8 AS events,
+      coalesce(extract(epoch FROM now() - (SELECT created_at FROM outbox ORDER BY id LIMIT 1)), 0)::float8 AS oldest
+    FROM (SELECT event_ids FROM outbox ORDER BY id LIMIT ${cap}) o`
+  return { rows: row!.rows, events: Number(row!.events), oldestAgeSeconds: Math.max(0, row!.oldest) }
+}
+
 export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOptions) {
   let stopped = false
   let wake: (() => void) | null = null

@@ -20,6 +20,7 @@ import { loadPushConfig } from './push_config'
 import { createMailer } from './mailer'
 import { deleteExpiredSigninFailures } from './throttle'
 import { countWorkspaces, insertWorkspace } from './workspaces'
+import { serveMetrics, watchMetrics } from './metrics'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
 
@@ -59,11 +60,13 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     await bus.consume(fanout.accept)
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20, graceMs: GRACE_MS })
+  const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })
   return {
     bus,
     fanout,
     handoff: relay.handoff,
     async stop() {
+      unwatch()
       await relay.stop()
       await fanout?.stop(Math.min(config.SHUTDOWN_TIMEOUT_MS, config.DELIVERY_TIMEOUT_MS))
       await bus.close()
@@ -90,11 +93,13 @@ export async function startWorker(config: Config, log: Logger): Promise<{ stop()
   }
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const pipeline = await startPipeline(db, config, log, true, secrets)
-  log.info({ threads: config.WORKER_THREADS, concurrency: config.WORKER_CONCURRENCY }, 'Herald worker is running')
+  const metrics = serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN })
+  log.info({ threads: config.WORKER_THREADS, concurrency: config.WORKER_CONCURRENCY, metricsPort: metrics.port }, 'Herald worker is running')
   let stopping: Promise<void> | undefined
   return {
     stop: () =>
       (stopping ??= (async () => {
+        metrics.stop(true)
         stopMaintenance()
         await pipeline.stop()
         await db.close()
@@ -153,6 +158,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // POST /event decides 413 itself, after 401 and without buffering; Bun must
     // not refuse a large body before the handler has checked the API key.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Seconds a connection may wait for a complete request, a complete body or
+    // its answer (the live feed lifts it per request). Bytes trickling in do
+    // not reset it, so it also cuts off slowloris clients
+    // (test/faults/slow_clients.test.ts). Bun's default, stated so that a
+    // change of default cannot lift it.
+    idleTimeout: 10,
     fetch: (req) => app.handle(req),
   })
   log.info({ port: server.port, embedded: db.embedded, bus: pipeline.bus.kind, delivers: !!pipeline.fanout }, 'Herald is listening')

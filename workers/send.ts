@@ -46,6 +46,7 @@ export interface Sent {
   event: number
   kind: DeliveryKind
   target: string
+  destination: string // the router's destination type (webhook, slack, …) or the push provider (apns, fcm): a metrics label
   attempt: number
   startedAt: number // epoch ms
   result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'>
@@ -98,7 +99,11 @@ async function attempt(p: Planned, event: EventView, config: SendConfig): Promis
   if (p.router) {
     const gate = await circuits.enter(`router:${p.router.id}`, config.circuit)
     if (!gate.ok) return { ok: false, retryable: true, durationMs: 0, error: gate.reason, retryAfterMs: gate.retryAfterMs }
-    const result = await deliver({ deliveryId: p.id, attempt: p.attempt, event, router: p.router, outbound: config.outbound, endpoints: config.endpoints })
+    // A place among the thread's sends is taken only once the destination let
+    // this one through: deliveries waiting on a hanging destination must not
+    // fill the thread's places and hold up every other destination.
+    const result = await inPlace(config.maxInFlight, () =>
+      deliver({ deliveryId: p.id, attempt: p.attempt, event, router: p.router!, outbound: config.outbound, endpoints: config.endpoints }))
     // A receiver that answered with a refusal (4xx) is up: that is our
     // request's fault, not a reason to stop sending to it.
     gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')
@@ -109,7 +114,7 @@ async function attempt(p: Planned, event: EventView, config: SendConfig): Promis
   const send = device.provider === 'apns' ? sendApns : device.provider === 'fcm' ? sendFcm : null
   if (!send) return { ok: false, retryable: false, durationMs: 0, error: `unknown push provider ${JSON.stringify(device.provider)}` }
   try {
-    return await send(job)
+    return await inPlace(config.maxInFlight, () => send(job))
   } catch (err) {
     return { ok: false, retryable: true, durationMs: 0, error: `unexpected error: ${err instanceof Error ? err.message : String(err)}` }
   }
@@ -128,6 +133,14 @@ function give() {
   if (next) next() // the place passes on; `active` stays
   else active--
 }
+async function inPlace<T>(max: number, f: () => Promise<T>): Promise<T> {
+  await take(max)
+  try {
+    return await f()
+  } finally {
+    give()
+  }
+}
 
 const parse = (e: EventView | string): EventView => (typeof e === 'string' ? JSON.parse(e) : e)
 
@@ -135,14 +148,10 @@ export default async function send(input: SendTask): Promise<Sent[]> {
   const task = { ...input, events: input.events.map(parse) }
   return Promise.all(
     plan(task).map(async (p) => {
-      await take(task.config.maxInFlight)
       const startedAt = Date.now()
-      try {
-        const result = await attempt(p, task.events[p.event]!, task.config)
-        return { id: p.id, event: p.event, kind: p.kind, target: p.target, attempt: p.attempt, startedAt, result }
-      } finally {
-        give()
-      }
+      const result = await attempt(p, task.events[p.event]!, task.config)
+      const destination = p.router ? p.router.destination.type : p.device!.provider
+      return { id: p.id, event: p.event, kind: p.kind, target: p.target, destination, attempt: p.attempt, startedAt, result }
     }),
   )
 }

@@ -25,13 +25,18 @@ export const SubmitResultSchema = Type.Object({
 export const unauthorized = () =>
   new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
 const tooLarge = () => new HeraldError('payload-too-large', `The body is larger than ${MAX_BODY_BYTES} bytes (256 KiB).`)
+// A client that hangs up mid-body makes the read reject: that is bad input
+// (a 400, logged at debug), not a 500 logged as an error.
+const cutShort = (): never => {
+  throw new HeraldError('malformed-json', 'The body ended before it was complete: the connection closed while it was being sent.')
+}
 
 /** Reads at most `limit` bytes; a larger body is refused without being buffered. */
 export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const length = req.headers.get('content-length')
   if (length !== null) {
     if (Number(length) > limit) throw tooLarge()
-    const buf = new Uint8Array(await req.arrayBuffer())
+    const buf = new Uint8Array(await req.arrayBuffer().catch(cutShort))
     if (buf.byteLength > limit) throw tooLarge()
     return buf
   }
@@ -40,7 +45,7 @@ export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Ui
   const chunks: Uint8Array[] = []
   let total = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    const { done, value } = await reader.read().catch(cutShort)
     if (done) break
     total += value.byteLength
     if (total > limit) {

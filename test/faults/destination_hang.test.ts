@@ -1,0 +1,89 @@
+// A destination that hangs must not hold the others. Every workspace has a
+// router to a receiver that never answers and one to a healthy receiver; under
+// load the healthy one keeps getting its webhooks promptly, the hanging one's
+// attempts time out (DELIVERY_TIMEOUT_MS), then its circuit opens
+// (CIRCUIT_FAILURES) and its deliveries are retried later without being sent,
+// as their delivery rows say. Once it answers again, they are delivered.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { NATS_URL, PG_URL, createTestDatabase } from '../harness'
+import { eventually, startReceiver } from '../receiver'
+import { cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { eventIdOf, expectDurableAndDelivered, expectFannedOut, percentile, startLoad, statuses } from './load'
+
+const describeJs = PG_URL && NATS_URL ? describe : describe.skip
+const TIMEOUT_MS = 2000
+
+describeJs('fault: a destination that hangs', () => {
+  const c = cleanups()
+  afterAll(() => c.run())
+
+  test('the healthy destination keeps its latency; the hanging one times out, opens its circuit, and is delivered once it recovers', async () => {
+    try {
+      const db = await createTestDatabase()
+      c.add(() => db.drop())
+      const healthy = startReceiver()
+      c.add(() => healthy.stop())
+      const hanging = startReceiver()
+      c.add(() => hanging.stop())
+      hanging.fallback = { status: 200, delayMs: 60_000 } // accepts, never answers in time
+      const env = {
+        DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c),
+        DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS), CIRCUIT_FAILURES: '5', CIRCUIT_COOLDOWN_MS: '1000', DESTINATION_CONCURRENCY: '8',
+        // Ten attempts over about 16 s: enough to outlast the hang and the circuit's cool-downs.
+        HERALD_RETRY_SCHEDULE: '0s,500ms,1s,2s,2s,2s,2s,2s,2s,2s',
+      }
+      const api = await spawn(c, env, 'serve')
+      await spawn(c, env, 'worker')
+      const ws = await workspaces(api.url, 2, [{ name: 'healthy', url: `${healthy.url}/healthy` }, { name: 'hanging', url: `${hanging.url}/hang` }])
+      const hangingRouters = ws.map((w) => w.routers.hanging!)
+
+      const load = startLoad({ targets: () => [api.url], keys: ws.map((w) => w.apiKey), perSecond: 200 })
+      c.add(() => load.stop())
+      await Bun.sleep(4000)
+      const report = await load.stop()
+      expect(statuses(report.samples)).toEqual({ 200: report.samples.length })
+      const checked = await expectDurableAndDelivered(db.url, report, healthy, { path: '/healthy', ms: 15_000 })
+
+      // Latency of the healthy destination while the other hung: POST sent → webhook received.
+      const firstSeen = new Map<string, number>()
+      for (const r of healthy.received) if (!firstSeen.has(eventIdOf(r))) firstSeen.set(eventIdOf(r), r.at)
+      const latencies = [...report.acked].map(([id, sentAt]) => firstSeen.get(id)! - sentAt)
+      const latency = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies) }
+      expect(latency.p99).toBeLessThan(TIMEOUT_MS / 2) // it was above TIMEOUT_MS when batches waited on the hanging one
+
+      // The hanging destination: attempts that timed out, then attempts the
+      // open circuit did not send; none failed for good.
+      const attempts = await eventually(async () => {
+        const [row] = await query<{ total: number; timeouts: number; notSent: number; failed: number }>(db.url, `
+          SELECT count(*)::int AS total,
+            count(*) FILTER (WHERE a.error LIKE 'timed out%')::int AS timeouts,
+            count(*) FILTER (WHERE a.error LIKE 'circuit open%' AND a.duration_ms = 0)::int AS "notSent",
+            (SELECT count(*)::int FROM deliveries WHERE router_id = ANY($1::uuid[]) AND status = 'failed') AS failed
+          FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.router_id = ANY($1::uuid[])`, [hangingRouters])
+        return row!.timeouts > 0 && row!.notSent > 0 && row
+      }, 15_000, 'timed-out and not-sent attempts to the hanging destination')
+      expect(attempts.failed).toBe(0)
+      const sentWhileHanging = hanging.received.length
+      expect(sentWhileHanging).toBeLessThan(attempts.total) // the open circuit kept most attempts from being sent
+
+      hanging.fallback = { status: 200 }
+      const recoveredAt = Date.now()
+      const ids = [...report.acked.keys()]
+      await expectFannedOut(hanging, ids, { path: '/hang', since: recoveredAt, ms: 45_000 })
+      await eventually(async () => {
+        const [row] = await query<{ n: number }>(db.url, "SELECT count(*)::int AS n FROM deliveries WHERE router_id = ANY($1::uuid[]) AND status = 'succeeded'", [hangingRouters])
+        return row!.n === ids.length
+      }, 15_000, 'every delivery to the recovered destination to be recorded as succeeded')
+      const hangingAttempts = await query<{ outcome: string; n: number }>(db.url, `
+        SELECT CASE WHEN a.ok THEN 'succeeded' ELSE regexp_replace(a.error, '[:0-9].*', '') END AS outcome, count(*)::int AS n
+        FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.router_id = ANY($1::uuid[]) GROUP BY 1 ORDER BY 2 DESC`, [hangingRouters])
+      figures('destination hang', {
+        requests: report.samples.length, ...checked, healthyLatencyMs: latency, sentWhileHanging,
+        hangingAttempts: Object.fromEntries(hangingAttempts.map((r) => [r.outcome.trim(), r.n])),
+        deliveredAfterRecoveryMs: Date.now() - recoveredAt,
+      })
+    } finally {
+      await c.run()
+    }
+  }, 120_000)
+})

@@ -1,0 +1,92 @@
+// What every fault case sets up: Herald as real child processes (API and
+// worker), workspaces with webhook routers to local receivers, and a list of
+// clean-ups that runs also when the test fails.
+import postgres from 'postgres'
+import { ADMIN_TOKEN, deleteStream, testStream } from '../harness'
+import { spawnHerald, type HeraldProcess } from '../processes'
+
+// Several processes on one database must share the key that encrypts router
+// secrets; a fixed one also keeps the tests out of HERALD_DATA_DIR.
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64')
+
+/**
+ * Clean-ups, run last first, each once; one's failure does not stop the
+ * others. A case runs them in `finally`, and afterAll runs them again in case
+ * the test timed out before its `finally`.
+ */
+export function cleanups() {
+  const fns: (() => unknown)[] = []
+  return {
+    add(f: () => unknown) {
+      fns.push(f)
+    },
+    async run() {
+      while (fns.length) await Promise.resolve().then(fns.pop()!).catch(() => {})
+    },
+  }
+}
+export type Cleanups = ReturnType<typeof cleanups>
+
+/** The environment of every Herald process of a case; `env` overrides. */
+export function heraldEnv(env: Record<string, string>): Record<string, string> {
+  // METRICS_PORT 0: several workers of one case must not contend for one port.
+  return { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_SECRET_KEY: SECRET_KEY, METRICS_PORT: '0', ...env }
+}
+
+/** Spawns a Herald process that is SIGKILLed by the clean-ups (a no-op once it has exited). */
+export async function spawn(c: Cleanups, env: Record<string, string>, cmd: 'serve' | 'worker'): Promise<HeraldProcess> {
+  const p = await spawnHerald(heraldEnv(env), cmd)
+  c.add(() => p.kill('SIGKILL'))
+  return p
+}
+
+/** A JetStream stream of the case's own on the shared NATS, deleted by the clean-ups. */
+export function sharedNatsStream(c: Cleanups): string {
+  const stream = testStream()
+  c.add(() => deleteStream(stream))
+  return stream
+}
+
+export function admin(apiUrl: string, method: string, path: string, body?: unknown) {
+  return fetch(apiUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+}
+
+let seq = 0
+/**
+ * Creates `n` workspaces without practical limits (the load must not meet a
+ * 429), each with the given routers; returns their API keys and router ids.
+ */
+export async function workspaces(apiUrl: string, n: number, routers: { name: string; url: string }[]) {
+  const out: { name: string; apiKey: string; routers: Record<string, string> }[] = []
+  for (let i = 0; i < n; i++) {
+    const name = `faults-${process.pid}-${++seq}`
+    const res = await admin(apiUrl, 'POST', '/admin/workspaces', { name, monthlyQuota: 10_000_000, rateLimit: { perSecond: 100_000, burst: 100_000 } })
+    if (res.status !== 201) throw new Error(`workspace create failed: ${res.status} ${await res.text()}`)
+    const { apiKey } = (await res.json()) as { apiKey: string }
+    const ids: Record<string, string> = {}
+    for (const r of routers) {
+      const created = await admin(apiUrl, 'POST', `/admin/workspaces/${name}/routers`, { name: r.name, pattern: '*', destination: { type: 'webhook', url: r.url } })
+      if (created.status !== 201) throw new Error(`router create failed: ${created.status} ${await created.text()}`)
+      ids[r.name] = ((await created.json()) as { id: string }).id
+    }
+    out.push({ name, apiKey, routers: ids })
+  }
+  return out
+}
+
+/** One query on the case's database, on a connection of its own. */
+export async function query<T extends object>(databaseUrl: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  try {
+    return (await sql.unsafe(text, params as never[])) as unknown as T[]
+  } finally {
+    await sql.end()
+  }
+}
+
+/** Prints a case's figures in one line, so the CI log shows them. */
+export const figures = (name: string, f: Record<string, unknown>) => console.log(`[faults] ${name}: ${JSON.stringify(f)}`)

@@ -1,0 +1,70 @@
+// PostgreSQL crashes (immediate stop) under load and comes back on the same
+// data directory and port. While it is down POST /event answers 503 with
+// Retry-After, never a 200; once it is back Herald recovers by itself (no
+// restart): requests succeed again and the outbox drains. A private cluster,
+// so the shared server on :5432 is never touched; the API and the worker are
+// separate processes on the shared NATS (a stream of the test's own).
+import { afterAll, describe, expect, test } from 'bun:test'
+import { NATS_URL } from '../harness'
+import { eventually, startReceiver } from '../receiver'
+import { cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { expectDurableAndDelivered, percentile, startLoad, statuses } from './load'
+import { privatePostgres } from './private_pg'
+
+const describeNats = NATS_URL ? describe : describe.skip
+
+describeNats('fault: PostgreSQL restarted under load', () => {
+  const c = cleanups()
+  afterAll(() => c.run())
+
+  test('503 with Retry-After while it is down, then requests succeed and the outbox drains without a Herald restart', async () => {
+    try {
+      const pg = await privatePostgres()
+      c.add(() => pg.close())
+      const rx = startReceiver()
+      c.add(() => rx.stop())
+      const env = { DATABASE_URL: pg.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c), JETSTREAM_ACK_WAIT_MS: '2000' }
+      const api = await spawn(c, env, 'serve')
+      await spawn(c, env, 'worker')
+      const ws = await workspaces(api.url, 4, [{ name: 'all', url: `${rx.url}/pg` }])
+
+      const load = startLoad({ targets: () => [api.url], keys: ws.map((w) => w.apiKey), perSecond: 300 })
+      c.add(() => load.stop())
+      await Bun.sleep(1500)
+      await pg.kill()
+      const downAt = Date.now() // from here on no request can be committed
+      await eventually(async () => load.report.count(503, downAt) >= 50, 15_000, '503s while PostgreSQL is down').catch((err) => {
+        throw new Error(`${err.message}; answers since: ${JSON.stringify(statuses(load.report.samples.filter((s) => s.at >= downAt)))}`)
+      })
+      await Bun.sleep(1500)
+      const restartAt = Date.now()
+      await pg.start()
+      const upAt = Date.now()
+      const firstOk = await eventually(async () => load.report.samples.find((s) => s.status === 200 && s.at >= upAt), 20_000, 'a 200 after PostgreSQL is back')
+      await Bun.sleep(2000)
+      const report = await load.stop()
+
+      const during = report.samples.filter((s) => s.at >= downAt && s.at < restartAt)
+      const after = report.samples.filter((s) => s.at >= firstOk.at + 1000)
+      expect(report.samples.filter((s) => s.status !== 200 && s.status !== 503).map((s) => s.status)).toEqual([]) // no 500, no dropped connection
+      // Never a 200 answered while nothing could commit (one sent during the
+      // outage may wait in its batch and commit once PostgreSQL is back).
+      expect(during.filter((s) => s.status === 200 && s.at + s.ms < restartAt)).toEqual([])
+      expect(report.samples.filter((s) => s.status === 503 && !/^\d+$/.test(s.retryAfter ?? ''))).toEqual([])
+      expect(after.length).toBeGreaterThan(100)
+      expect(after.filter((s) => s.status !== 200)).toEqual([]) // fully recovered
+
+      const drainStart = Date.now()
+      await eventually(async () => (await query<{ n: number }>(pg.url, 'SELECT count(*)::int AS n FROM outbox'))[0]!.n === 0, 30_000, 'the outbox to drain')
+      const outboxDrainedMs = Date.now() - drainStart
+      const checked = await expectDurableAndDelivered(pg.url, report, rx, { path: '/pg', ms: 45_000 })
+      figures('postgres restart', {
+        requests: report.samples.length, ...checked, status503: report.count(503), sentDuringOutage: during.length,
+        ms503: { p50: percentile(report.samples.filter((s) => s.status === 503).map((s) => s.ms), 50), max: Math.max(...report.samples.filter((s) => s.status === 503).map((s) => s.ms)) },
+        downMs: upAt - downAt, firstOkAfterUpMs: firstOk.at + firstOk.ms - upAt, outboxDrainedMs,
+      })
+    } finally {
+      await c.run()
+    }
+  }, 120_000)
+})
