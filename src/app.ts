@@ -78,12 +78,11 @@ export function createApp(deps: AppDeps) {
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: 'herald' })
-    .onError({ as: 'global' }, (ctx) => {
-      const { code, error, request } = ctx
+    .onError({ as: 'global' }, ({ code, error, request, route }) => {
       const problem = toProblem(code, error)
       // Answered before routing (an unknown path, the operator API's guard):
       // no response mapping follows, so the request is counted here.
-      if (!ctx.route) requestFinished(ctx, undefined, request.method, problem.status)
+      if (!route) requestFinished(request, undefined, problem.status)
       const requestId = request.headers.get('x-request-id') ?? crypto.randomUUID()
       if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)

@@ -45,11 +45,15 @@ const httpSeconds = new Histogram({
 
 // Any other method (a client may send any token) is counted as OTHER.
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
-const STARTED = Symbol('herald.startedAt')
+// Arrival times by request. The hooks destructure only what they read: Elysia
+// infers from a hook's parameters what to prepare for every request, and a
+// hook that takes its whole context makes it parse the query, the cookies and
+// the headers of every request, POST /event included.
+const startedAt = new WeakMap<Request, number>()
 
-/** onRequest: stamps the request's Elysia context with its arrival time. */
-export function requestStarted(ctx: object) {
-  ;(ctx as { [STARTED]?: number })[STARTED] = performance.now()
+/** onRequest: notes the request's arrival time. */
+export function requestStarted({ request }: { request: Request }) {
+  startedAt.set(request, performance.now())
 }
 
 /**
@@ -57,12 +61,12 @@ export function requestStarted(ctx: object) {
  * before routing (an unknown path, a refusal of the operator API's guard) has
  * no pattern: it counts as "unmatched".
  */
-export function requestFinished(ctx: object, route: string | undefined, method: string, status: number) {
-  const startedAt = (ctx as { [STARTED]?: number })[STARTED]
+export function requestFinished(request: Request, route: string | undefined, status: number) {
+  const t = startedAt.get(request)
   const r = route || 'unmatched'
-  const m = METHODS.has(method) ? method : 'OTHER'
+  const m = METHODS.has(request.method) ? request.method : 'OTHER'
   httpRequests.inc({ route: r, method: m, status: status | 0 })
-  if (startedAt !== undefined) httpSeconds.observe({ route: r, method: m }, (performance.now() - startedAt) / 1000)
+  if (t !== undefined) httpSeconds.observe({ route: r, method: m }, (performance.now() - t) / 1000)
 }
 
 /**
@@ -70,10 +74,9 @@ export function requestFinished(ctx: object, route: string | undefined, method: 
  * (rendered by onError), before the response is sent. `responseValue` is a
  * Response, Elysia's status(code, …) value, or a body whose status is in `set`.
  */
-export function responseMapped(ctx: { route?: string; request: Request; set: { status?: number | string }; responseValue?: unknown }) {
-  const r = ctx.responseValue
-  const status = r instanceof Response ? r.status : r instanceof ElysiaCustomStatusResponse ? Number(r.code) : typeof ctx.set.status === 'number' ? ctx.set.status : 200
-  requestFinished(ctx, ctx.route, ctx.request.method, status)
+export function responseMapped({ route, request, set, responseValue }: { route?: string; request: Request; set: { status?: number | string }; responseValue?: unknown }) {
+  const status = responseValue instanceof Response ? responseValue.status : responseValue instanceof ElysiaCustomStatusResponse ? Number(responseValue.code) : typeof set.status === 'number' ? set.status : 200
+  requestFinished(request, route, status)
 }
 
 // ----------------------------------------------------------------- ingest
