@@ -25,7 +25,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { backendPids, cpuMeter, dist, machine, mean, natsPids, round, rssSampler, slope } from './proc'
-import { BenchError, ROOT, fail, freePort, harness, stopper, type Child } from './harness'
+import { BenchError, ROOT, eachLine, fail, freePort, harness, stopper, type Child } from './harness'
 
 const { cleanups, cleanup, spawnBun, waitFor, createDatabase, connectNats, adminPost } = harness('fanout')
 
@@ -124,36 +124,28 @@ async function startReceiver(logPath: string) {
   let port = 0
   let gotPort = () => {}
   const portKnown = new Promise<void>((res) => (gotPort = res))
-  const reading = (async () => {
-    const decoder = new TextDecoder()
-    let rest = ''
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-      const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
-      rest = lines.pop()!
-      for (const line of lines) {
-        if (line.startsWith('R ')) {
-          const [, t, eventId, webhookId] = line.split(' ')
-          if (!eventId || eventId === '-' || !webhookId) {
-            r.unparsable++
-            continue
-          }
-          const seen = r.webhookIds.has(webhookId)
-          if (seen) r.duplicates++
-          else r.webhookIds.add(webhookId)
-          if (r.first.has(eventId)) {
-            if (!seen) r.eventDuplicates++
-            continue
-          }
-          const at = Number(t)
-          r.first.set(eventId, at)
-          r.times.push(at)
-        } else if (line.startsWith('PORT ')) {
-          port = Number(line.slice(5))
-          gotPort()
-        }
+  const reading = eachLine(proc.stdout as ReadableStream<Uint8Array>, (line) => {
+    if (line.startsWith('R ')) {
+      const [, t, eventId, webhookId] = line.split(' ')
+      if (!eventId || eventId === '-' || !webhookId) {
+        r.unparsable++
+        return
       }
+      const seen = r.webhookIds.has(webhookId)
+      if (seen) r.duplicates++
+      else r.webhookIds.add(webhookId)
+      if (r.first.has(eventId)) {
+        if (!seen) r.eventDuplicates++
+        return
+      }
+      const at = Number(t)
+      r.first.set(eventId, at)
+      r.times.push(at)
+    } else if (line.startsWith('PORT ')) {
+      port = Number(line.slice(5))
+      gotPort()
     }
-  })()
+  })
   const timeout = Bun.sleep(15_000).then(() => 'timeout')
   if ((await Promise.race([portKnown, timeout])) === 'timeout') fail(`the receiver did not start: ${readFileSync(logPath, 'utf8')}`)
   return { proc, port, receipts: r, stop: async () => (await stop(), await reading) }

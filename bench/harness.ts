@@ -15,6 +15,17 @@ export const ROOT = resolve(import.meta.dir, '..')
 /** A failure the run reports in one line (no stack): bad flags, a child that did not start. */
 export class BenchError extends Error {}
 
+/** Calls `f` with each line a child writes to `stream`, until it ends. */
+export async function eachLine(stream: ReadableStream<Uint8Array>, f: (line: string) => void) {
+  const decoder = new TextDecoder()
+  let rest = ''
+  for await (const chunk of stream) {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
+    rest = lines.pop()!
+    for (const line of lines) f(line)
+  }
+}
+
 /** Ends the run: thrown, so that the cleanup (processes, database, stream) still runs. */
 export function fail(msg: string): never {
   throw new BenchError(msg)

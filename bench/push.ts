@@ -28,7 +28,7 @@ import { dirname, join } from 'node:path'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { backendPids, cpuMeter, dist, machine, mean, natsPids, quarters, round, rssSampler, slope } from './proc'
-import { BenchError, ROOT, fail, deadline, freePort, harness, stopper, type Child } from './harness'
+import { BenchError, ROOT, deadline, eachLine, fail, freePort, harness, stopper, type Child } from './harness'
 
 const { cleanups, cleanup, spawnBun, waitFor, createDatabase, connectNats, adminPost } = harness('push')
 
@@ -172,26 +172,18 @@ async function startStandIns(dir: string, logPath: string) {
   const state = { latest: zero, history: [zero] as Counts[], final: null as Final | null, info: null as StandInInfo | null }
   let gotInfo = () => {}
   const ready = new Promise<void>((res) => (gotInfo = res))
-  const reading = (async () => {
-    const decoder = new TextDecoder()
-    let rest = ''
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-      const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
-      rest = lines.pop()!
-      for (const line of lines) {
-        if (line.startsWith('S ')) {
-          state.latest = JSON.parse(line.slice(2)) as Counts
-          state.history.push(state.latest)
-        } else if (line.startsWith('F ')) {
-          state.final = JSON.parse(line.slice(2)) as Final
-          state.latest = state.final
-        } else if (line.startsWith('READY ')) {
-          state.info = JSON.parse(line.slice(6)) as StandInInfo
-          gotInfo()
-        }
-      }
+  const reading = eachLine(proc.stdout as ReadableStream<Uint8Array>, (line) => {
+    if (line.startsWith('S ')) {
+      state.latest = JSON.parse(line.slice(2)) as Counts
+      state.history.push(state.latest)
+    } else if (line.startsWith('F ')) {
+      state.final = JSON.parse(line.slice(2)) as Final
+      state.latest = state.final
+    } else if (line.startsWith('READY ')) {
+      state.info = JSON.parse(line.slice(6)) as StandInInfo
+      gotInfo()
     }
-  })()
+  })
   const timeout = deadline(30_000)
   const started = await Promise.race([ready, timeout.promise, proc.exited.then(() => 'exited')])
   timeout.cancel()

@@ -6,11 +6,10 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { CA_FILE, TEAM, TOPIC, apnsKey, startApns, type ApnsReply } from './stand_ins'
-import { PUSH_EVENT as EVENT } from './stand_ins'
+import { PUSH_EVENT as EVENT, viaPool } from './stand_ins'
 import Piscina from 'piscina'
 import { APNS_HOSTS, MAX_PAYLOAD_BYTES, apnsOrigin, apnsPayload, closeApnsSessions, fitText, sendApns } from '../src/push/apns'
 import type { EventView } from '../workers/job'
-import type { SendTask, Sent } from '../workers/send'
 import type { ApnsConfig, PushJob, PushResult } from '../workers/push_job'
 
 process.env.NODE_EXTRA_CA_CERTS = CA_FILE
@@ -51,15 +50,6 @@ function job(over: { event?: Partial<EventView>; device?: Partial<PushJob['devic
 }
 const distinct = (xs: string[]) => new Set(xs).size
 
-/** Pushes as the fan-out hands them to workers/send.ts, one task each. */
-const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {
-  const task: SendTask = {
-    events: [j.event],
-    planned: [{ id: j.deliveryId, event: 0, kind: 'push', target: j.device.id, attempt: j.attempt, device: j.device }],
-    config: { maxInFlight: 8, circuit: { maxInFlight: 8, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
-  }
-  return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
-}
 
 describe('apns: the request', () => {
   test('success: the exact payload and headers', async () => {

@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Piscina from 'piscina'
 import { fcmError, serviceAccount, startGoogle, type GoogleReply } from './stand_ins'
-import { PUSH_EVENT as EVENT } from './stand_ins'
+import { PUSH_EVENT as EVENT, viaPool } from './stand_ins'
 import { classifyFcm, fcmMessage, resetFcmClients, sendFcm } from '../src/push/fcm'
 import type { EventView } from '../workers/job'
-import type { SendTask, Sent } from '../workers/send'
 import type { FcmConfig, PushJob, PushResult } from '../workers/push_job'
 
 const google = startGoogle()
@@ -35,15 +34,6 @@ function job(over: { event?: Partial<EventView>; fcm?: FcmConfig } = {}): PushJo
   }
 }
 
-/** Pushes as the fan-out hands them to workers/send.ts, one task each. */
-const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {
-  const task: SendTask = {
-    events: [j.event],
-    planned: [{ id: j.deliveryId, event: 0, kind: 'push', target: j.device.id, attempt: j.attempt, device: j.device }],
-    config: { maxInFlight: 8, circuit: { maxInFlight: 8, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
-  }
-  return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
-}
 
 // Every test starts without a cached client, so token requests count from zero.
 beforeEach(() => {

@@ -17,6 +17,9 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EventView } from '../workers/job'
+import type Piscina from 'piscina'
+import type { SendTask, Sent } from '../workers/send'
+import type { PushJob, PushResult } from '../workers/push_job'
 
 export const TEAM = 'TEAM123456'
 export const TOPIC = 'dev.herald.app'
@@ -65,6 +68,16 @@ export const PUSH_EVENT: EventView = {
   tags: ['signup'],
   data: { plan: 'pro' },
   createdAt: '2026-01-02T03:04:05.678Z',
+}
+
+/** Pushes as the fan-out hands them to workers/send.ts, one task each. */
+export const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {
+  const task: SendTask = {
+    events: [j.event],
+    planned: [{ id: j.deliveryId, event: 0, kind: 'push', target: j.device.id, attempt: j.attempt, device: j.device }],
+    config: { maxInFlight: 8, circuit: { maxInFlight: 8, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
+  }
+  return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
 }
 
 // ---------------------------------------------------------------- APNs

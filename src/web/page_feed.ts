@@ -1,23 +1,14 @@
 // The feed: a workspace's events newest first, filtered by channel, tag,
 // event key and words (all in the URL), older pages on demand, and new
 // events live over Server-Sent Events, announced politely.
+import type { FeedEvent } from '../feed'
 import { api, paths, query } from './api'
 import { html, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
 
-export interface FeedEvent {
-  eventId: string
-  workspace: string
-  channel: string
-  event: string | null
-  title: string | null
-  message: string
-  link: string | null
-  tags: string[]
-  data: Record<string, unknown> | null
-  createdAt: string
-}
+/** An event as the feed lists it: the server's type (src/feed.ts). */
+export type { FeedEvent }
 
 interface FeedPage {
   events: FeedEvent[]

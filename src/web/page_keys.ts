@@ -2,18 +2,12 @@
 // owners and admins generate one (shown once, with a copy button) and
 // revoke one after confirming.
 import { api, paths } from './api'
+import type { ApiKeyView } from '../workspaces'
 import { html, render, type Html } from './html'
 import type { PageContext } from './router'
 import { act, announce, confirmDialog, copyButtons, on, onSubmit, secretField, time } from './ui'
 
-interface ApiKey {
-  id: number
-  name: string
-  prefix: string
-  createdAt: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-}
+type ApiKey = ApiKeyView
 
 function keyRow(k: ApiKey, canManage: boolean) {
   return html`<tr data-key-id="${k.id}" data-name="${k.name}" class="${k.revokedAt ? 'revoked' : ''}">

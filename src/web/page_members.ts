@@ -2,28 +2,16 @@
 // roles and remove people; anyone may leave), and invitations by e-mail
 // link (owners and admins invite and revoke).
 import { api, paths, type Role } from './api'
+import type { MemberView } from '../members'
+import type { InvitationView } from '../invitations'
 import { html, render, type Html } from './html'
 import { navigate, home, type PageContext } from './router'
 import { session } from './session'
 import { act, announce, confirmDialog, copyButtons, on, onSubmit, secretField, time } from './ui'
 
-interface Member {
-  userId: string
-  email: string
-  role: Role
-  devices: number
-  mutedChannels: string[]
-  createdAt: string
-}
+type Member = MemberView
 
-interface Invitation {
-  id: string
-  email: string
-  role: Role
-  createdAt: string
-  expiresAt: string
-  status: 'pending' | 'accepted' | 'revoked' | 'expired'
-}
+type Invitation = InvitationView
 
 const ROLES: Role[] = ['member', 'admin', 'owner']
 
