@@ -2,56 +2,13 @@
 // and a worker killed with SIGKILL in the middle of its deliveries. Both run
 // against real PostgreSQL and a real nats-server.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createServer } from 'node:net'
 import postgres from 'postgres'
 import { ADMIN_TOKEN, NATS_URL, PG_URL, createTestDatabase, deleteStream, startTestHerald, testStream } from './harness'
 import { spawnHerald, type HeraldProcess } from './processes'
 import { eventually, startReceiver, type Receiver } from './receiver'
+import { privateNats } from './faults/private_nats'
 
 const describeJs = PG_URL && NATS_URL ? (await import('bun:test')).describe : (await import('bun:test')).describe.skip
-const NATS_SERVER = '/usr/sbin/nats-server'
-
-const freePort = () =>
-  new Promise<number>((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => res(port))
-    })
-    s.once('error', rej)
-  })
-
-/** A nats-server of this test's own, which it can stop and start again on the same store. */
-async function privateNats() {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'herald-nats-'))
-  let proc: ReturnType<typeof Bun.spawn> | null = null
-  const start = async () => {
-    proc = Bun.spawn([NATS_SERVER, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdout: 'ignore', stderr: 'ignore' })
-    await eventually(async () => {
-      const c = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } }).catch(() => null)
-      c?.end()
-      return !!c
-    }, 10_000, 'nats-server to listen')
-  }
-  await start()
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    start,
-    async stop() {
-      proc?.kill('SIGTERM')
-      await proc?.exited
-    },
-    async close() {
-      proc?.kill('SIGKILL')
-      await proc?.exited
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
 const eventIdOf = (body: string) => (JSON.parse(body) as { data: { eventId: string } }).data.eventId
 
 describeJs('JetStream pipeline under failure', () => {
@@ -76,7 +33,7 @@ describeJs('JetStream pipeline under failure', () => {
       }
       for (let i = 0; i < 5; i++) await post(i)
       await rx.waitFor(5)
-      await nats.stop()
+      await nats.kill('SIGTERM')
       for (let i = 5; i < 25; i++) await post(i)
       const sql = postgres(herald.databaseUrl!, { max: 1, onnotice: () => {} })
       const n = (await sql<{ n: number }[]>`SELECT coalesce(sum(cardinality(event_ids)), 0)::int AS n FROM outbox`)[0]!.n
