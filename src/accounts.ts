@@ -12,6 +12,7 @@ export const SESSION_PREFIX = 'hrls_'
 // (phones stay signed in, as people expect of a notification app).
 export const WEB_SESSION_MS = 30 * 24 * 3600 * 1000
 const RESET_MS = 60 * 60 * 1000 // a reset link works for an hour, once
+const SIGNUP_LINK_MS = 24 * 3600 * 1000 // a sign-up link works for a day, once
 export const PASSWORD_MIN = 10
 export const PASSWORD_MAX = 200
 
@@ -94,19 +95,26 @@ export function csrfMatches(session: Session, sent: string | null): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-/** A one-hour, single-use reset token for the account of `email`, or null when there is none. */
+/**
+ * A one-hour, single-use reset token for the account of `email`, or null when
+ * there is none. It voids every earlier link of the account: only the newest works.
+ */
 export async function createPasswordReset(sql: Sql, email: string): Promise<{ token: string; email: string } | null> {
-  const [user] = await sql<{ id: string; email: string }[]>`SELECT id, email FROM users WHERE lower(email) = lower(${email})`
-  if (!user) return null
   const token = randomBytes(32).toString('base64url')
-  await sql`INSERT INTO password_resets (hash, user_id, expires_at) VALUES (${hashSecret(token)}, ${user.id}, ${new Date(Date.now() + RESET_MS)})`
-  return { token, email: user.email }
+  const [row] = await sql<{ email: string }[]>`
+    WITH u AS (SELECT id, email FROM users WHERE lower(email) = lower(${email})),
+    voided AS (UPDATE password_resets SET used_at = now() WHERE user_id IN (SELECT id FROM u) AND used_at IS NULL),
+    made AS (INSERT INTO password_resets (hash, user_id, expires_at) SELECT ${hashSecret(token)}, id, ${new Date(Date.now() + RESET_MS)} FROM u)
+    SELECT email FROM u`
+  return row ? { token, email: row.email } : null
 }
 
 /**
- * Sets a new password with a reset token, and signs the person out
- * everywhere (whoever knew the old password no longer has a session).
- * Returns the user, or null when the token is unknown, used or expired.
+ * Sets a new password with a reset token, voids the account's other reset
+ * links, and signs the person out everywhere (whoever knew the old password
+ * no longer has a session; sessions are never cached, so this holds at once
+ * on every instance). Returns the user, or null when the token is unknown,
+ * used or expired.
  */
 export async function resetPassword(sql: Sql, token: string, passwordHash: string): Promise<{ id: string; email: string } | null> {
   return sql.begin(async (tx) => {
@@ -115,8 +123,32 @@ export async function resetPassword(sql: Sql, token: string, passwordHash: strin
       WHERE hash = ${hashSecret(token)} AND used_at IS NULL AND expires_at > now()
       RETURNING user_id AS "userId"`
     if (!reset) return null
+    await tx`UPDATE password_resets SET used_at = now() WHERE user_id = ${reset.userId} AND used_at IS NULL`
     const [user] = await tx<{ id: string; email: string }[]>`UPDATE users SET password_hash = ${passwordHash} WHERE id = ${reset.userId} RETURNING id, email`
     await revokeAllSessions(tx, reset.userId)
     return user ?? null
   })
 }
+
+export const countUsers = async (sql: Tx) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM users LIMIT 1) x`)[0]!.n
+
+export const userExists = async (sql: Tx, email: string) => (await sql`SELECT 1 FROM users WHERE lower(email) = lower(${email})`).length > 0
+
+/** A pending sign-up: nothing exists but this row until its link is used. */
+export async function createSignupRequest(sql: Tx, email: string, passwordHash: string, workspace: string | null): Promise<string> {
+  const token = randomBytes(32).toString('base64url')
+  await sql`INSERT INTO signup_requests (hash, email, password_hash, workspace, expires_at)
+    VALUES (${hashSecret(token)}, ${email}, ${passwordHash}, ${workspace}, ${new Date(Date.now() + SIGNUP_LINK_MS)})`
+  return token
+}
+
+/** Uses up a sign-up link; its address, password and workspace name, or null when unknown, used or expired. */
+export async function takeSignupRequest(tx: Tx, token: string) {
+  const [row] = await tx<{ email: string; passwordHash: string; workspace: string | null }[]>`
+    UPDATE signup_requests SET used_at = now()
+    WHERE hash = ${hashSecret(token)} AND used_at IS NULL AND expires_at > now()
+    RETURNING email, password_hash AS "passwordHash", workspace`
+  return row ?? null
+}
+
+export const deleteExpiredSignupRequests = (sql: Sql) => sql`DELETE FROM signup_requests WHERE expires_at < now() - interval '1 day'`

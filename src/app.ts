@@ -1,5 +1,6 @@
 // Composes the route plugins and renders every error as problem+json.
-import { Elysia } from 'elysia'
+import { Elysia, ParseError, ValidationError } from 'elysia'
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { Sql } from './db'
 import { isConnectionError } from './db'
 import type { Config } from './config'
@@ -18,7 +19,7 @@ import { keysRoute } from './routes/keys'
 import { userRoutersRoute } from './routes/routers'
 import { feedRoute } from './routes/feed'
 import { HeraldError, problemResponse, type FieldError } from './problems'
-import { adminAuth } from './routes/admin_auth'
+import { adminGroup } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
@@ -51,18 +52,35 @@ export interface AppDeps {
   mailer: Mailer
 }
 
-function validationProblem(error: { all?: { path: string; message: string }[] }): HeraldError {
-  const errors: FieldError[] = (error.all ?? []).slice(0, 20).map((e) => ({
-    pointer: e.path,
-    detail: `${e.path ? e.path.slice(1).replaceAll('/', '.') : 'the body'}: ${e.message}`,
-  }))
+const WHERE = { body: 'the body', query: 'the query string', params: 'the path', headers: 'the headers', cookie: 'the cookies', response: 'the response' } as const
+
+/** One error in words: the schema's own `error` text where it has one, else TypeBox's message with the field's name. */
+function describe(e: ValueError, where: string): string {
+  const field = e.path ? e.path.slice(1).replaceAll('/', '.') : where
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return `${field} is not a field of ${where}`
+  const own = (e.schema as { error?: unknown }).error
+  if (typeof own === 'string') return own
+  return `${field}: ${e.message}`
+}
+
+function validationProblem(error: ValidationError): HeraldError {
+  const where = WHERE[error.type as keyof typeof WHERE] ?? 'the request'
+  const seen = new Map<string, FieldError>()
+  for (const e of (error.all ?? []) as ValueError[]) {
+    const detail = describe(e, where)
+    if (!seen.has(detail) && seen.size < 20) seen.set(detail, { pointer: error.type === 'body' ? e.path : '', detail })
+  }
+  const errors = [...seen.values()]
   return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
 }
 
 /** The one place where an error becomes an HTTP response. */
 export function toProblem(code: string | number, error: unknown): HeraldError {
   if (error instanceof HeraldError) return error
-  if (code === 'VALIDATION') return validationProblem(error as never)
+  // A route group's guard and body reader run as Elysia parse hooks, which
+  // wrap what they throw.
+  if (error instanceof ParseError && error.cause instanceof HeraldError) return error.cause
+  if (code === 'VALIDATION' && error instanceof ValidationError) return validationProblem(error)
   if (code === 'PARSE') return new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
   if (code === 'NOT_FOUND') return new HeraldError('not-found', 'There is nothing at this path.')
   // Any route's query (an API key look-up, say) may meet PostgreSQL down: that
@@ -77,7 +95,16 @@ export function createApp(deps: AppDeps) {
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
-  const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: 'herald' })
+  const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
+    name: 'herald',
+    // Paths are read from the URL after "http://", not after its 11th
+    // character: Elysia's default assumes a host of at least "a.bc", so with
+    // `Host: ab` it would route /x/admin/… as /admin/….
+    handler: { standardHostname: false },
+    // A body property no schema names is a 400 that names it, not silently
+    // dropped (a typo like monthly_quota must not answer 200 and change nothing).
+    normalize: false,
+  })
     .onError({ as: 'global' }, ({ code, error, request, route }) => {
       const problem = toProblem(code, error)
       // Answered before routing (an unknown path, the operator API's guard):
@@ -93,25 +120,27 @@ export function createApp(deps: AppDeps) {
     // too) is mapped, or, with no route, in onError above.
     .onRequest(requestStarted)
     .mapResponse({ as: 'global' }, responseMapped)
-    .use(adminAuth(config.HERALD_ADMIN_TOKEN))
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle))
     .use(healthRoute(sql, state))
     .use(eventRoute(auth, batcher))
     .use(eventReadRoute(sql, auth))
-    .use(adminWorkspacesRoute(sql, config))
-    .use(adminKeysRoute(sql, auth))
-    .use(adminRoutersRoute(sql, secrets, routersChanged))
-    .use(adminDeliveriesRoute(sql, wakeScheduler))
-    .use(adminMembersRoute(sql, audienceChanged))
+    .use(
+      adminGroup(config.HERALD_ADMIN_TOKEN)
+        .use(adminWorkspacesRoute(sql, config))
+        .use(adminKeysRoute(sql, auth))
+        .use(adminRoutersRoute(sql, secrets, routersChanged))
+        .use(adminDeliveriesRoute(sql, wakeScheduler))
+        .use(adminMembersRoute(sql, audienceChanged)),
+    )
     .use(devicesRoute(sql, users, audienceChanged))
     .use(authRoute({ sql, config, log, mailer, users }))
     .use(workspacesRoute(sql, config, users, check))
-    .use(channelsRoute(sql, check, changed, auth))
+    .use(channelsRoute(sql, users, check, changed, auth))
     .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
-    .use(keysRoute(sql, auth, check))
-    .use(userRoutersRoute(sql, secrets, config, check, routersChanged))
-    .use(feedRoute(sql, check, bus as EventBus, wakeScheduler))
+    .use(keysRoute(sql, users, auth, check))
+    .use(userRoutersRoute(sql, users, secrets, config, check, routersChanged))
+    .use(feedRoute(sql, users, check, bus as EventBus, wakeScheduler))
     .use(webRoute(log))
   return app
 }

@@ -4,8 +4,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type FieldError, validationError } from './problems'
+import { STRING_RULE, storable } from './body'
 
-export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 1000 } as const
+export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 64 } as const
 export const SLUG = /^[a-z0-9][a-z0-9_-]*$/
 const LINK_SCHEME = /^(https?:\/\/|mailto:|tel:)/i
 
@@ -54,10 +55,6 @@ const codePoints = (s: string) => {
   return n
 }
 
-// PostgreSQL can store neither U+0000 nor an unpaired surrogate, so both are
-// refused up front rather than failing the whole batch at commit.
-const storable = (s: string) => !s.includes('\0') && s.isWellFormed()
-const STRING_RULE = 'must not contain U+0000 or unpaired surrogates'
 
 function checkData(value: unknown, pointer: string, depth: number, errors: FieldError[]): void {
   if (errors.length >= 10) return

@@ -45,10 +45,18 @@ export async function findInvitation(sql: Tx, token: string): Promise<Invitation
   return row ?? null
 }
 
-/** Uses up the invitation and makes the user a member (someone who already is keeps their role). */
-export async function acceptInvitation(sql: Tx, invitation: Invitation, userId: string) {
-  await sql`UPDATE invitations SET accepted_at = now() WHERE id = ${invitation.id}`
+/**
+ * Uses up the invitation and makes the user a member (someone who already is
+ * keeps their role). False when it was used, revoked or expired meanwhile:
+ * the check and the use are one statement, so a link works once.
+ */
+export async function acceptInvitation(sql: Tx, invitation: Invitation, userId: string): Promise<boolean> {
+  const [used] = await sql`
+    UPDATE invitations SET accepted_at = now()
+    WHERE id = ${invitation.id} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() RETURNING id`
+  if (!used) return false
   await sql`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${invitation.workspaceId}, ${userId}, ${invitation.role}) ON CONFLICT DO NOTHING`
+  return true
 }
 
 export const listInvitations = (sql: Tx, workspaceId: number) => sql<InvitationView[]>`

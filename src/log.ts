@@ -10,7 +10,7 @@ export type Logger = pino.Logger
 
 // Link routes carry their secret in the path; a query string may carry
 // anything a client put there (an API key, a token).
-const TOKEN_IN_PATH = /^(\/v1\/invitations|\/reset|\/invite)\/[^/]+/
+const TOKEN_IN_PATH = /^(\/v1\/invitations|\/reset|\/invite|\/signup\/confirm)\/[^/]+/
 
 /** A request URL as logs show it: the path only, with the token of a link route masked. */
 export function loggedPath(url: string): string {

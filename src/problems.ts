@@ -11,6 +11,7 @@ export const problems = {
   'signin-throttled': { status: 429, title: 'Too Many Sign-in Attempts' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'invalid-content-type': { status: 400, title: 'Invalid Content-Type' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
   'validation-failed': { status: 400, title: 'Validation Failed' },
   'rate-limited': { status: 429, title: 'Rate Limit Exceeded' },

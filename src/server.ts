@@ -10,6 +10,7 @@ import { dropExpiredPartitions, ensurePartitions } from './partitions'
 import { createApiKeyAuth } from './auth'
 import { createBatcher, deleteExpiredIdempotencyKeys } from './ingest'
 import { createApp } from './app'
+import { SERVER_MAX_BODY_BYTES } from './body'
 import { createSecretBox, loadSecretKey } from './secrets'
 import { createInProcessBus, type BusEvent, type EventBus } from './bus'
 import { createJetStreamBus } from './bus_jetstream'
@@ -19,6 +20,7 @@ import { createFanout, type Fanout } from './fanout'
 import { loadPushConfig } from './push_config'
 import { createMailer } from './mailer'
 import { deleteExpiredSigninFailures } from './throttle'
+import { deleteExpiredSignupRequests } from './accounts'
 import { countWorkspaces, insertWorkspace } from './workspaces'
 import { serveMetrics, watchMetrics } from './metrics'
 
@@ -113,6 +115,7 @@ export async function maintain(db: Database, config: Config, log: Logger) {
   const dropped = await dropExpiredPartitions(db.sql, config.HERALD_RETENTION_MONTHS)
   await deleteExpiredIdempotencyKeys(db.sql)
   await deleteExpiredSigninFailures(db.sql)
+  await deleteExpiredSignupRequests(db.sql)
   if (created.length || dropped.length) log.info({ created, dropped }, 'event partitions maintained')
 }
 
@@ -155,9 +158,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     hostname: config.HOST,
     // Development mode answers errors with a large HTML page; never in production.
     development: false,
-    // POST /event decides 413 itself, after 401 and without buffering; Bun must
-    // not refuse a large body before the handler has checked the API key.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Every route refuses a body past its own limit (256 KiB for POST /event,
+    // a few KiB to 64 KiB elsewhere) while it streams in, with a 413 problem,
+    // after its guard has checked who is calling (src/body.ts). Bun's own
+    // limit is only a backstop far above those: a body declared larger is
+    // refused (a bare 413) before any handler runs, and nothing can read more.
+    maxRequestBodySize: SERVER_MAX_BODY_BYTES,
     // Seconds a connection may wait for a complete request, a complete body or
     // its answer (the live feed lifts it per request). Bytes trickling in do
     // not reset it, so it also cuts off slowloris clients

@@ -1,9 +1,7 @@
 // Who a request is, as a person: `Authorization: Bearer <token>` (the app's
 // hrlu_… token) or the dashboard's session cookie (hrls_…). A cookie alone
 // never authorises a change: unsafe methods must also send the session's CSRF
-// token in `X-CSRF-Token`, which another site cannot read or set. Verified
-// sessions are trusted for a couple of seconds; a sign-out forgets its own
-// at once, and every instance within that time.
+// token in `X-CSRF-Token`, which another site cannot read or set.
 import type { Sql } from './db'
 import { bearer } from './auth'
 import { isWellFormedSecret } from './keys'
@@ -14,7 +12,7 @@ import { SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, touchSession,
 export const SESSION_COOKIE = 'herald_session'
 /** OpenAPI security of the routes a signed-in person calls: a bearer token or the session cookie. */
 export const userSecurity: Record<string, string[]>[] = [{ userToken: [] }, { session: [] }]
-const TTL_MS = 2000
+const TOUCH_MS = 60_000
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export function cookieValue(request: Request, name: string): string | null {
@@ -37,41 +35,53 @@ export const unauthorizedUser = () =>
   new HeraldError('unauthorized', 'Sign in first: send "Authorization: Bearer <user token>", or the session cookie of the dashboard.', undefined, { 'www-authenticate': 'Bearer' })
 
 export function createUserAuth(sql: Sql) {
-  const cache = new Map<string, { session: Session | null; expires: number }>()
+  // Each request is authenticated once, however many hooks and handlers ask.
+  const byRequest = new WeakMap<Request, Promise<Session>>()
+  // Sessions are looked up in PostgreSQL on every request, never cached: a
+  // sign-out or a password reset ends them at once on every instance. Only
+  // the record of use is spared: once a minute per session is enough.
+  const touched = new Map<number, number>()
 
   async function lookup(token: string): Promise<Session | null> {
-    const hit = cache.get(token)
-    if (hit && hit.expires > Date.now()) return hit.session
     const session = await findSession(sql, token)
-    if (cache.size > 10_000) cache.clear()
-    cache.set(token, { session, expires: Date.now() + TTL_MS })
-    if (session) void touchSession(sql, session.tokenId).catch(() => {})
+    if (session && !((touched.get(session.tokenId) ?? 0) > Date.now() - TOUCH_MS)) {
+      if (touched.size > 10_000) touched.clear()
+      touched.set(session.tokenId, Date.now())
+      void touchSession(sql, session.tokenId).catch(() => {})
+    }
+    return session
+  }
+
+  async function verify(request: Request): Promise<Session> {
+    const token = bearer(request.headers.get('authorization'))
+    if (token) {
+      const session = isWellFormedSecret(token, USER_TOKEN_PREFIX) || isWellFormedSecret(token, SESSION_PREFIX) ? await lookup(token) : null
+      if (!session) throw unauthorizedUser()
+      return session
+    }
+    const cookie = cookieValue(request, SESSION_COOKIE)
+    const session = cookie && isWellFormedSecret(cookie, SESSION_PREFIX) ? await lookup(cookie) : null
+    if (!session) throw unauthorizedUser()
+    if (!SAFE.has(request.method) && !csrfMatches(session, request.headers.get('x-csrf-token'))) {
+      throw new HeraldError('csrf-failed', 'This change needs the X-CSRF-Token header of your session (GET /v1/me gives it).')
+    }
     return session
   }
 
   return {
     /** The session of this request, or 401; 403 for a cookie-authenticated change without the CSRF token. */
-    async authenticate(request: Request): Promise<Session> {
-      const token = bearer(request.headers.get('authorization'))
-      if (token) {
-        const session = isWellFormedSecret(token, USER_TOKEN_PREFIX) || isWellFormedSecret(token, SESSION_PREFIX) ? await lookup(token) : null
-        if (!session) throw unauthorizedUser()
-        return session
-      }
-      const cookie = cookieValue(request, SESSION_COOKIE)
-      const session = cookie && isWellFormedSecret(cookie, SESSION_PREFIX) ? await lookup(cookie) : null
-      if (!session) throw unauthorizedUser()
-      if (!SAFE.has(request.method) && !csrfMatches(session, request.headers.get('x-csrf-token'))) {
-        throw new HeraldError('csrf-failed', 'This change needs the X-CSRF-Token header of your session (GET /v1/me gives it).')
-      }
+    authenticate(request: Request): Promise<Session> {
+      let session = byRequest.get(request)
+      if (!session) byRequest.set(request, (session = verify(request)))
       return session
+    },
+    /** Whether a session is still live (a long-lived stream re-checks its own). */
+    async stillValid(token: string): Promise<boolean> {
+      return (await findSession(sql, token)) !== null
     },
     /** The token of the request, to revoke it (sign-out). */
     tokenOf(request: Request): string | null {
       return bearer(request.headers.get('authorization')) ?? cookieValue(request, SESSION_COOKIE)
-    },
-    forget(token: string) {
-      cache.delete(token)
     },
   }
 }

@@ -3,6 +3,9 @@
 // in the view (lambdas) and reads inherited properties (`{{constructor}}`), so
 // the walker below reads own properties only and never calls anything: a
 // template can never run code, whatever the event data holds (DECISIONS.md).
+// Nor can it run long: sections nest a few levels at most, and every render
+// has a budget of steps, time and output (a section inside a section over a
+// list grows as items^depth), so no template stalls the API or a pool thread.
 import Mustache from 'mustache'
 import type { Template } from './destinations/schema'
 import type { EventView } from '../workers/job'
@@ -11,6 +14,26 @@ import type { EventView } from '../workers/job'
 export type RenderMode = 'json' | 'text'
 
 type Token = [type: string, value: string, start: number, end: number, children?: Token[], closeIndex?: number]
+
+export const TEMPLATE_LIMITS = {
+  /** Sections (`{{#x}}` and `{{^x}}`) inside one another. */
+  sectionDepth: 4,
+  /** Characters (UTF-16 units) a render may produce. */
+  outputChars: 1_000_000,
+  /** Tokens a render may visit: a section over a list visits its tokens once per item. */
+  steps: 200_000,
+  /** Wall time of one render, checked every 1,024 steps. */
+  ms: 100,
+} as const
+
+/** A render that went over its budget: a 400 at preview time, a failed delivery (not retried) at send time. */
+export class TemplateLimitError extends Error {}
+
+interface Budget {
+  steps: number
+  chars: number
+  deadline: number
+}
 
 // Mustache's cache is a plain object that never forgets; templates change with
 // routers, so ours keeps only the most recently used ones.
@@ -32,14 +55,19 @@ function parse(template: string): Token[] {
   return tokens
 }
 
-/** null when the template parses, else why not (an unclosed tag or section). */
+const sectionDepth = (tokens: Token[]): number =>
+  tokens.reduce((deepest, [type, , , , children]) => Math.max(deepest, type === '#' || type === '^' ? 1 + sectionDepth(children ?? []) : 0), 0)
+
+/** null when the template parses and its sections nest at most TEMPLATE_LIMITS.sectionDepth deep, else why not. */
 export function validateTemplate(template: string): string | null {
+  let tokens: Token[]
   try {
-    parse(template)
-    return null
+    tokens = parse(template)
   } catch (err) {
     return err instanceof Error ? err.message : String(err)
   }
+  if (sectionDepth(tokens) > TEMPLATE_LIMITS.sectionDepth) return `sections nest more than ${TEMPLATE_LIMITS.sectionDepth} deep`
+  return null
 }
 
 /** The variables a template can read (DECISIONS.md "Routers"). */
@@ -97,41 +125,58 @@ function textOf(value: unknown, mode: RenderMode): string {
 // characters escaped, so a value can never close the string it sits in.
 const escapeJson = (s: string) => JSON.stringify(s).slice(1, -1)
 
-function renderTokens(tokens: Token[], stack: unknown[], mode: RenderMode): string {
+function spend(budget: Budget, chars: number) {
+  budget.chars += chars
+  if (budget.chars > TEMPLATE_LIMITS.outputChars) throw new TemplateLimitError(`the template renders more than ${TEMPLATE_LIMITS.outputChars.toLocaleString('en')} characters`)
+  if (--budget.steps < 0) throw new TemplateLimitError(`the template takes more than ${TEMPLATE_LIMITS.steps.toLocaleString('en')} steps to render (a section over a long list inside another?)`)
+  if ((budget.steps & 1023) === 0 && performance.now() > budget.deadline) throw new TemplateLimitError(`the template takes longer than ${TEMPLATE_LIMITS.ms} ms to render`)
+}
+
+function renderTokens(tokens: Token[], stack: unknown[], mode: RenderMode, budget: Budget): string {
   let out = ''
   for (const [type, value, , , children = []] of tokens) {
-    if (type === 'text') out += value
+    let piece = ''
+    if (type === 'text') piece = value
     else if (type === 'name' || type === '&') {
       // `{{{x}}}` and `{{& x}}` parse as '&' and are escaped like `{{x}}`:
       // in JSON mode, unescaped output would let event data break the JSON.
       const text = textOf(lookup(value, stack), mode)
-      out += mode === 'json' ? escapeJson(text) : text
-    } else if (type === '#') out += renderSection(children, lookup(value, stack), stack, mode)
+      piece = mode === 'json' ? escapeJson(text) : text
+    } else if (type === '#') out += renderSection(children, lookup(value, stack), stack, mode, budget)
     else if (type === '^') {
       const v = lookup(value, stack)
-      if (!v || (Array.isArray(v) && v.length === 0)) out += renderTokens(children, stack, mode)
+      if (!v || (Array.isArray(v) && v.length === 0)) out += renderTokens(children, stack, mode, budget)
     }
     // '>' partials render empty (there are none to include), '!' comments and
     // '=' delimiter changes produce nothing.
+    spend(budget, piece.length)
+    out += piece
   }
   return out
 }
 
-function renderSection(children: Token[], value: unknown, stack: unknown[], mode: RenderMode): string {
-  if (Array.isArray(value)) return value.map((item) => renderTokens(children, [...stack, item], mode)).join('')
+function renderSection(children: Token[], value: unknown, stack: unknown[], mode: RenderMode, budget: Budget): string {
+  if (Array.isArray(value)) {
+    let out = ''
+    for (const item of value) out += renderTokens(children, [...stack, item], mode, budget)
+    return out
+  }
   if (!value || typeof value === 'function') return ''
   if (typeof value === 'object' || typeof value === 'string' || typeof value === 'number') {
-    return renderTokens(children, [...stack, value], mode)
+    return renderTokens(children, [...stack, value], mode, budget)
   }
-  return renderTokens(children, stack, mode)
+  return renderTokens(children, stack, mode, budget)
 }
 
 /**
- * Renders a router template against an event. Throws only on a template that
- * does not parse, which the operator API refuses up front (validateTemplate).
+ * Renders a router template against an event. Throws on a template that does
+ * not parse, which the API refuses up front (validateTemplate), and with a
+ * TemplateLimitError when the render goes over TEMPLATE_LIMITS.
  */
 export function renderTemplate(template: string, event: EventView, mode: RenderMode): string {
-  return renderTokens(parse(template), [viewOf(event)], mode)
+  const tokens = parse(template)
+  if (sectionDepth(tokens) > TEMPLATE_LIMITS.sectionDepth) throw new TemplateLimitError(`the template's sections nest more than ${TEMPLATE_LIMITS.sectionDepth} deep`)
+  return renderTokens(tokens, [viewOf(event)], mode, { steps: TEMPLATE_LIMITS.steps, chars: 0, deadline: performance.now() + TEMPLATE_LIMITS.ms })
 }
 
 /** What a chat, e-mail or SMS destination shows: title, body and link. */

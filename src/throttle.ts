@@ -1,39 +1,66 @@
-// Sign-in throttling: failed attempts per account and per client address in
-// fixed windows, kept in PostgreSQL so that every API instance counts
-// together. An unknown address is throttled like a known one, so the answer
-// never tells which addresses have accounts.
+// Throttles on what an anonymous caller can make Herald do: sign in, and send
+// account e-mails (reset and sign-up links). Each attempt is counted first,
+// in one statement that adds to every counter it touches and returns them,
+// and judged after: so forty attempts at once are counted as forty, and the
+// eleventh is refused however they interleave. The counters are fixed
+// windows in PostgreSQL, shared by every API instance. An unknown address is
+// counted like a known one, so an answer never tells which addresses have
+// accounts.
 import type { Sql } from './db'
 
 const WINDOW_MS = 15 * 60_000
-// Ten wrong passwords per account per quarter hour stop a guesser and not a
-// person; an address (an office behind one NAT) gets ten times as many.
+// Ten sign-ins per account per quarter hour stop a guesser and not a person;
+// a client address (an office behind one NAT) gets ten times as many. Three
+// e-mails to one address per quarter hour is more than a person asks for and
+// too few to flood a mailbox.
 export const SIGNIN_LIMITS = { email: 10, ip: 100 } as const
+export const MAIL_LIMITS = { recipient: 3, ip: 20 } as const
 
-const keysOf = (email: string, ip: string) => [`email:${email.trim().toLowerCase()}`, `ip:${ip}`]
+export interface Counter {
+  key: string
+  limit: number
+}
 
-/** Seconds until another attempt is allowed, or 0 when it is allowed now. */
-export async function signinRetryAfter(sql: Sql, email: string, ip: string): Promise<number> {
-  const [emailKey, ipKey] = keysOf(email, ip)
-  const rows = await sql<{ key: string; failures: number; wait: number }[]>`
-    SELECT key, failures, extract(epoch FROM window_start + ${WINDOW_MS} * interval '1 ms' - now())::float8 AS wait
-    FROM signin_failures WHERE key IN (${emailKey!}, ${ipKey!}) AND window_start > now() - ${WINDOW_MS} * interval '1 ms'`
+const lower = (email: string) => email.trim().toLowerCase()
+export const signinCounters = (email: string, ip: string): Counter[] => [
+  { key: `signin:email:${lower(email)}`, limit: SIGNIN_LIMITS.email },
+  { key: `signin:ip:${ip}`, limit: SIGNIN_LIMITS.ip },
+]
+export const mailCounters = (email: string, ip: string): Counter[] => [
+  { key: `mail:to:${lower(email)}`, limit: MAIL_LIMITS.recipient },
+  { key: `mail:ip:${ip}`, limit: MAIL_LIMITS.ip },
+]
+
+/**
+ * Counts one attempt against every counter, atomically, and returns the
+ * seconds to wait when any of them is now over its limit (0: go on).
+ */
+export async function countAttempt(sql: Sql, counters: Counter[]): Promise<number> {
+  // Sorted, so two statements lock the same rows in the same order.
+  const keys = counters.map((c) => c.key).sort()
+  const rows = await sql<{ key: string; count: number; wait: number }[]>`
+    INSERT INTO signin_failures (key, failures, window_start)
+    SELECT k, 1, now() FROM unnest(${keys}::text[]) AS k ORDER BY k
+    ON CONFLICT (key) DO UPDATE SET
+      failures = CASE WHEN signin_failures.window_start <= now() - ${WINDOW_MS} * interval '1 ms' THEN 1 ELSE signin_failures.failures + 1 END,
+      window_start = CASE WHEN signin_failures.window_start <= now() - ${WINDOW_MS} * interval '1 ms' THEN now() ELSE signin_failures.window_start END
+    RETURNING key, failures AS count, extract(epoch FROM window_start + ${WINDOW_MS} * interval '1 ms' - now())::float8 AS wait`
   let wait = 0
   for (const r of rows) {
-    const limit = r.key === emailKey ? SIGNIN_LIMITS.email : SIGNIN_LIMITS.ip
-    if (r.failures >= limit) wait = Math.max(wait, Math.ceil(r.wait))
+    const limit = counters.find((c) => c.key === r.key)!.limit
+    if (r.count > limit) wait = Math.max(wait, Math.ceil(r.wait), 1)
   }
   return wait
 }
 
-/** Counts a failed attempt against the account and the address. */
-export const recordSigninFailure = (sql: Sql, email: string, ip: string) => sql`
-  INSERT INTO signin_failures (key, failures, window_start)
-  SELECT k, 1, now() FROM unnest(${keysOf(email, ip)}::text[]) AS k
-  ON CONFLICT (key) DO UPDATE SET
-    failures = CASE WHEN signin_failures.window_start <= now() - ${WINDOW_MS} * interval '1 ms' THEN 1 ELSE signin_failures.failures + 1 END,
-    window_start = CASE WHEN signin_failures.window_start <= now() - ${WINDOW_MS} * interval '1 ms' THEN now() ELSE signin_failures.window_start END`
-
-/** A successful sign-in clears its account's count (not its address's). */
-export const clearSigninFailures = (sql: Sql, email: string) => sql`DELETE FROM signin_failures WHERE key = ${keysOf(email, '')[0]!}`
+/**
+ * A successful sign-in: its account starts again from zero, and the attempt
+ * is taken back from its client address (which counts, in effect, failures).
+ */
+export async function forgiveSignin(sql: Sql, email: string, ip: string) {
+  const [account, address] = signinCounters(email, ip)
+  await sql`DELETE FROM signin_failures WHERE key = ${account!.key}`
+  await sql`UPDATE signin_failures SET failures = greatest(failures - 1, 0) WHERE key = ${address!.key}`
+}
 
 export const deleteExpiredSigninFailures = (sql: Sql) => sql`DELETE FROM signin_failures WHERE window_start < now() - ${WINDOW_MS} * interval '1 ms'`

@@ -63,6 +63,8 @@ export async function insertApiKey(sql: Tx, workspaceId: number, name: string) {
   return { id: row!.id, apiKey, prefix: keyPrefix(apiKey) }
 }
 
+export const workspaceNameTaken = async (sql: Tx, name: string) => (await findWorkspaceId(sql, name)) !== null
+
 export async function findWorkspaceId(sql: Tx, name: string): Promise<number | null> {
   const [row] = await sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${name}`
   return row?.id ?? null

@@ -5,6 +5,7 @@
 // invalid UTF-8, truncated or non-JSON text.
 import fc from 'fast-check'
 import { LIMITS } from '../src/event'
+import { MAX_JSON_DEPTH } from '../src/body'
 
 export const MAX_BODY = 262_144
 
@@ -174,7 +175,7 @@ const deep = fc.record({
   const expect =
     at === 'data' ? (shape !== 'arr' && depth <= L ? OK : BAD)
     : at === 'dataField' ? (depth + 1 <= L ? OK : BAD)
-    : at === 'unknown' ? OK
+    : at === 'unknown' ? (depth + 1 <= MAX_JSON_DEPTH ? OK : BAD) // dropped, unless the body nests too deep
     : at === 'tags' && shape === 'arr' && depth === 1 && inner.startsWith('"') ? OK // ["x"]: plain tags
     : BAD
   const body =

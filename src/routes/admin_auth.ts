@@ -1,21 +1,23 @@
-// The operator API is guarded by HERALD_ADMIN_TOKEN. The check runs when the
-// request arrives, before its body is parsed or validated, so an anonymous
-// caller learns nothing from a 400. Without a token the operator API does not
-// exist (404).
+// The operator API is guarded by HERALD_ADMIN_TOKEN. The guard belongs to the
+// route group of the operator API (routes/group.ts): it runs for the routes
+// the router matched there, whatever spelling of the host or path led to
+// them, before their body is read, so an anonymous caller learns nothing from
+// a 400. Without a token the operator API does not exist (404).
 import { Elysia } from 'elysia'
 import { secretsEqual } from '../keys'
 import { bearer } from '../auth'
 import { HeraldError } from '../problems'
+import { routeGroup } from './group'
 
-// Runs for every request, so it looks at the URL without allocating.
-const isAdminPath = (url: string) => url.startsWith('/admin/', url.indexOf('/', url.indexOf('//') + 2))
-
-export const adminAuth = (token: string | undefined) =>
-  new Elysia({ name: 'admin.auth' }).onRequest(({ request }) => {
-    if (!isAdminPath(request.url)) return
-    if (!token) throw new HeraldError('not-found', 'The operator API is off: set HERALD_ADMIN_TOKEN to enable it.')
+export function adminGuard(token: string | undefined) {
+  return (request: Request) => {
+    if (!token) throw new HeraldError('not-found', 'The operator API is off: this server was started without HERALD_ADMIN_TOKEN.')
     const given = bearer(request.headers.get('authorization'))
-    if (!given || !secretsEqual(given, token)) {
-      throw new HeraldError('unauthorized', 'The operator API needs "Authorization: Bearer $HERALD_ADMIN_TOKEN".', undefined, { 'www-authenticate': 'Bearer' })
-    }
-  })
+    if (!given) throw new HeraldError('unauthorized', 'The operator API needs "Authorization: Bearer <HERALD_ADMIN_TOKEN>".', undefined, { 'www-authenticate': 'Bearer' })
+    if (!secretsEqual(given, token)) throw new HeraldError('unauthorized', 'The admin token is wrong: it is not the HERALD_ADMIN_TOKEN this server was started with.', undefined, { 'www-authenticate': 'Bearer' })
+  }
+}
+
+/** The operator API: every route `use`d into this group is behind the admin token. */
+export const adminGroup = (token: string | undefined): Elysia<any, any, any, any, any, any, any> =>
+  routeGroup({ name: 'group.admin', guard: adminGuard(token), bodyLimit: 64 * 1024 })

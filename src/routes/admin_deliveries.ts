@@ -1,10 +1,11 @@
 // Operator API: a workspace's failed deliveries, and replaying one.
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import { HeraldError } from '../problems'
 import { findWorkspaceId } from '../workspaces'
 import { listFailedDeliveries, replayDelivery } from '../deliveries'
+import { Limit, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 
@@ -28,8 +29,8 @@ export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
   }
   return new Elysia({ name: 'route.admin.deliveries', prefix: '/admin/workspaces/:workspace/deliveries' })
     .get('', async ({ params, query }) => listFailedDeliveries(sql, await workspaceId(params.workspace), query.limit ?? 100), {
-      params: Type.Object({ workspace: Type.String() }),
-      query: Type.Object({ limit: Type.Optional(t.Numeric({ minimum: 1, maximum: 1000, description: 'Most deliveries returned, newest first.' })) }),
+      params: WorkspaceParams,
+      query: Type.Object({ limit: Type.Optional(Limit(1000, 100, 'Most deliveries returned, newest first.')) }),
       response: { 200: Type.Array(FailedDelivery) },
       detail: detail('List failed deliveries', 'Deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest first. Each attempt is visible in GET /events/{eventId}.'),
     })
@@ -43,7 +44,7 @@ export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
         return { id: params.id, status: 'pending' as const }
       },
       {
-        params: Type.Object({ workspace: Type.String(), id: Type.String({ format: 'uuid', description: 'Delivery id, from GET /events/{eventId} or the failed list.' }) }),
+        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from GET /events/{eventId} or the failed list.') }),
         response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }) },
         detail: detail('Replay a delivery', 'Schedules a failed (or succeeded) delivery again with a fresh retry schedule, under the same id, so receivers can still drop duplicates.'),
       },

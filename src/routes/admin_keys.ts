@@ -1,10 +1,11 @@
 // Operator API: create, list and revoke a workspace's API keys.
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { ApiKeyAuth } from '../auth'
 import { HeraldError } from '../problems'
 import { findWorkspaceId, insertApiKey, listApiKeys, revokeApiKey } from '../workspaces'
+import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
 
 export const ApiKeySchema = Type.Object({
   id: Type.Integer(),
@@ -15,7 +16,7 @@ export const ApiKeySchema = Type.Object({
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 })
 
-const Params = Type.Object({ workspace: Type.String() })
+const Params = WorkspaceParams
 const detail = (summary: string) => ({ summary, tags: ['Operator'], security: [{ adminToken: [] }] })
 
 export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
@@ -54,7 +55,7 @@ export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
         set.status = 204
       },
       {
-        params: Type.Object({ workspace: Type.String(), id: t.Numeric({ description: 'Key id, from the list.' }) }),
+        params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
         detail: { ...detail('Revoke an API key'), description: 'Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.' },
       },
     )

@@ -6,7 +6,8 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import { HeraldError } from '../problems'
 import { findWorkspaceId } from '../workspaces'
-import { addMember, listMembers, removeMember } from '../members'
+import { addMember, listMembers, removeMemberChecked } from '../members'
+import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
@@ -37,7 +38,7 @@ export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
         return added
       },
       {
-        params: Type.Object({ workspace: Type.String() }),
+        params: WorkspaceParams,
         // A pattern rather than format: 'email', which the OpenAPI plugin makes refuse a@b.c.
         body: Type.Object({
           email: Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$', maxLength: 254, description: 'The person\'s e-mail address; one user per address across workspaces.', examples: ['a@b.c'] }),
@@ -48,17 +49,19 @@ export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
       },
     )
     .get('', async ({ params }) => listMembers(sql, await workspaceId(params.workspace)), {
-      params: Type.Object({ workspace: Type.String() }),
+      params: WorkspaceParams,
       response: { 200: Type.Array(MemberSchema) },
       detail: detail('List members'),
     })
     .delete(
       '/:userId',
       async ({ params, set }) => {
-        if (!(await removeMember(sql, await workspaceId(params.workspace), params.userId))) throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        const result = await removeMemberChecked(sql, await workspaceId(params.workspace), 'operator', params.userId)
+        if (result === 'not-member') throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        if (result === 'last-owner') throw new HeraldError('conflict', 'This is the last owner of the workspace: make someone else owner first.')
         audienceChanged()
         set.status = 204
       },
-      { params: Type.Object({ workspace: Type.String(), userId: Type.String({ format: 'uuid' }) }), detail: detail('Remove a member') },
+      { params: Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', 'The member\'s user id.') }), detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.') },
     )
 }

@@ -14,6 +14,7 @@ import { validatePattern, PATTERN_MAX_LENGTH } from '../pattern'
 import { validateTemplate } from '../template'
 import { Destination, DESTINATION_TYPES, Template, EmailDestination, WebhookDestination, SlackDestination, DiscordDestination, TeamsDestination, TelegramDestination, SmsDestination } from '../destinations/schema'
 import { deleteRouter, getRouter, insertRouter, listRouters, updateRouter, type RouterPatch } from '../routers'
+import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const SCHEMAS: Record<Destination['type'], TAnySchema> = {
   webhook: WebhookDestination,
@@ -65,7 +66,7 @@ export const UpdateRouterBody = Type.Object(
     template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
     enabled: Type.Optional(Enabled),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -151,8 +152,8 @@ export function checkRouterFields(body: { name?: string; pattern?: string; desti
 
 // --- routes ----------------------------------------------------------------
 
-const Params = Type.Object({ workspace: Type.String({ description: 'Workspace name.' }) })
-const RouterParams = Type.Object({ workspace: Type.String({ description: 'Workspace name.' }), id: Type.String({ description: 'Router id, from the list.' }) })
+const Params = WorkspaceParams
+const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
 
 export interface RoutersPluginOptions {
   name: string // the Elysia plugin's name

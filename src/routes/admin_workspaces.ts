@@ -6,19 +6,29 @@ import { SLUG } from '../event'
 import { HeraldError, validationError } from '../problems'
 import { getWorkspace, insertWorkspace, listWorkspaces, updateWorkspaceLimits } from '../workspaces'
 import type { Config } from '../config'
+import { WorkspaceParam } from './input'
+
+// The largest values the columns hold exactly: a quota is a bigint read as a
+// JavaScript number, a burst an integer; a rate past a million a second is
+// no limit at all.
+const MAX_QUOTA = Number.MAX_SAFE_INTEGER
+const MAX_RATE = 1_000_000
+const MAX_BURST = 2 ** 31 - 1
 
 const RateLimit = Type.Object(
   {
-    perSecond: Type.Number({ exclusiveMinimum: 0, description: 'Token refill rate, events per second.', examples: [100] }),
-    burst: Type.Integer({ minimum: 1, description: 'Bucket size: the most events accepted at once.', examples: [200] }),
+    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: MAX_RATE, description: 'Token refill rate, events per second.', error: `rateLimit.perSecond must be a number above 0 and at most ${MAX_RATE}`, examples: [100] }),
+    burst: Type.Integer({ minimum: 1, maximum: MAX_BURST, description: 'Bucket size: the most events accepted at once.', error: `rateLimit.burst must be a whole number from 1 to ${MAX_BURST}`, examples: [200] }),
   },
   { additionalProperties: false },
 )
+const MonthlyQuota = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: MAX_QUOTA, description, error: `monthlyQuota must be a whole number from 0 to ${MAX_QUOTA}`, examples: [10000] })
 
 export const CreateWorkspaceBody = Type.Object(
   {
-    name: Type.String({ description: 'Workspace name: a slug (lowercased; letters, digits, "-" and "_"; at most 64).', examples: ['acme'] }),
-    monthlyQuota: Type.Optional(Type.Integer({ minimum: 0, description: 'Events accepted per calendar month (UTC).', examples: [10000] })),
+    name: Type.String({ maxLength: 64, description: 'Workspace name: a slug (lowercased; letters, digits, "-" and "_"; at most 64).', examples: ['acme'] }),
+    monthlyQuota: Type.Optional(MonthlyQuota('Events accepted per calendar month (UTC).')),
     rateLimit: Type.Optional(Type.Partial(RateLimit)),
   },
   { additionalProperties: false },
@@ -26,10 +36,10 @@ export const CreateWorkspaceBody = Type.Object(
 
 export const UpdateWorkspaceBody = Type.Object(
   {
-    monthlyQuota: Type.Optional(Type.Integer({ minimum: 0, description: 'New monthly quota; usage this month is kept.' })),
-    rateLimit: Type.Optional(Type.Partial(RateLimit)),
+    monthlyQuota: Type.Optional(MonthlyQuota('New monthly quota; usage this month is kept.')),
+    rateLimit: Type.Optional(Type.Partial(RateLimit, { minProperties: 1, error: 'rateLimit must name perSecond, burst or both' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming monthlyQuota, rateLimit or both' },
 )
 
 export const CreatedWorkspace = Type.Object({
@@ -58,6 +68,8 @@ export function workspaceName(raw: string): string {
 const notFound = (name: string) => new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
 const detail = (summary: string) => ({ summary, tags: ['Operator'], security: [{ adminToken: [] }] })
 
+const Params = Type.Object({ workspace: WorkspaceParam })
+
 export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
   new Elysia({ name: 'route.admin.workspaces', prefix: '/admin/workspaces' })
     .post(
@@ -82,7 +94,7 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
         if (!row) throw notFound(params.workspace)
         return row
       },
-      { params: Type.Object({ workspace: Type.String() }), response: { 200: WorkspaceSchema }, detail: detail('Read a workspace, its limits and usage') },
+      { params: Params, response: { 200: WorkspaceSchema }, detail: detail('Read a workspace, its limits and usage') },
     )
     .patch(
       '/:workspace',
@@ -91,5 +103,5 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
         if (!row) throw notFound(params.workspace)
         return row
       },
-      { params: Type.Object({ workspace: Type.String() }), body: UpdateWorkspaceBody, response: { 200: WorkspaceSchema }, detail: detail("Change a workspace's monthly quota and rate limit") },
+      { params: Params, body: UpdateWorkspaceBody, response: { 200: WorkspaceSchema }, detail: detail("Change a workspace's monthly quota and rate limit") },
     )

@@ -1,6 +1,11 @@
 // Accounts: sign-up, sign-in, sign-out, password reset, and who am I. The web
 // dashboard asks for a session cookie (`client: "web"`); an app asks for a
-// bearer token (`client: "app"`, the default).
+// bearer token (`client: "app"`, the default). Bodies are JSON only (415
+// otherwise), so a plain HTML form on another site cannot sign a visitor in.
+// No answer tells whether an address has an account: sign-in fails the same
+// way, a reset is always 202, and a sign-up (but the first account of a fresh
+// install, or one with an invitation) is confirmed by an e-mailed link, the
+// same 202 whether the address is new or known.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
@@ -9,14 +14,17 @@ import type { Logger } from '../log'
 import type { Mailer } from '../mailer'
 import { HeraldError } from '../problems'
 import { SLUG } from '../event'
-import { checkPassword, createPasswordReset, createSession, hashPassword, insertUser, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../accounts'
-import { clearSigninFailures, recordSigninFailure, signinRetryAfter } from '../throttle'
+import type { Tx } from '../db'
+import { checkPassword, countUsers, createPasswordReset, createSession, createSignupRequest, hashPassword, insertUser, normalizeEmail, passwordProblem, resetPassword, revokeSession, takeSignupRequest, userExists, PASSWORD_MAX, PASSWORD_MIN } from '../accounts'
+import { countAttempt, forgiveSignin, mailCounters, signinCounters } from '../throttle'
+import { routeGroup } from './group'
+import { Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../session'
 import { acceptInvitation, findInvitation } from '../invitations'
-import { createWorkspaceRow } from '../workspaces'
+import { createWorkspaceRow, workspaceNameTaken } from '../workspaces'
 import { listMyWorkspaces } from '../members'
 
-const Email = Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\.[^@\\s]+\\s*$', maxLength: 254, description: 'E-mail address.', examples: ['jane@example.com'] })
+const Email = Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\.[^@\\s]+\\s*$', maxLength: 254, description: 'E-mail address.', error: 'email must be an e-mail address', examples: ['jane@example.com'] })
 const Password = Type.String({ maxLength: PASSWORD_MAX, description: `At least ${PASSWORD_MIN} characters.` })
 const Client = Type.Optional(Type.Union([Type.Literal('web'), Type.Literal('app')], { default: 'app', description: 'web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.' }))
 const WorkspaceName = Type.String({ maxLength: 64, pattern: SLUG.source, description: 'Lower-case slug: letters, digits, "-" and "_".', examples: ['acme'] })
@@ -50,9 +58,21 @@ function workspaceNameFrom(email: string, attempt: number): string {
   return attempt === 0 ? base : `${base}-${crypto.randomUUID().slice(0, 4)}`
 }
 
+// Account bodies are an address, a password and a name or two.
+const AUTH_BODY_LIMIT = 4 * 1024
+
+export const SignupPending = Type.Object({
+  status: Type.Literal('confirmation-sent'),
+  email: Type.String(),
+  detail: Type.String(),
+})
+
 export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) => {
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   const limits = { monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA, rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST } }
+  const throttled = (wait: number, what: string) => new HeraldError('signin-throttled', `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
+  const mail = (to: string, subject: string, text: string) =>
+    mailer.send({ to, subject, text }).catch((err) => log.error({ err }, `could not send the e-mail "${subject}"`))
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
     const session = await createSession(sql, user.id, client)
@@ -63,41 +83,73 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
     return { userId: user.id, email: user.email, token: session.token }
   }
 
-  return new Elysia({ name: 'route.auth', prefix: '/v1' })
+  /** The user, their first workspace (named, or made from the address) and its owner membership; null when the address has an account. */
+  async function createAccount(tx: Tx, email: string, passwordHash: string, workspace: string | null) {
+    const user = await insertUser(tx, email, passwordHash)
+    if (!user) return null
+    for (let attempt = 0; ; attempt++) {
+      const name = attempt === 0 && workspace ? workspace : workspaceNameFrom(email, attempt)
+      const ws = await createWorkspaceRow(tx, name, limits)
+      if (ws) {
+        await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${ws.id}, ${user.id}, 'owner')`
+        return { user, email, workspace: name, role: 'owner' as const }
+      }
+      if (workspace) throw workspaceTaken(workspace)
+    }
+  }
+
+  const workspaceTaken = (name: string) => new HeraldError('conflict', `The workspace name ${JSON.stringify(name)} is taken; choose another.`)
+  const accountExists = () => new HeraldError('conflict', 'An account with this address exists: sign in, or reset its password.')
+
+  const publicRoutes = routeGroup({ name: 'route.auth', prefix: '/v1', bodyLimit: AUTH_BODY_LIMIT })
     .post(
       '/auth/signup',
-      async ({ body, request, set }) => {
+      async ({ body, request, set, server }) => {
         const email = normalizeEmail(body.email)
         const why = passwordProblem(body.password)
         if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
-        const invitation = body.invitation ? await findInvitation(sql, body.invitation) : null
-        if (body.invitation && !invitation) throw new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
-        if (!invitation && config.HERALD_SIGNUP !== 'open') throw new HeraldError('forbidden', 'Sign-up is by invitation only on this Herald.')
-        if (invitation && invitation.email.toLowerCase() !== email.toLowerCase()) {
-          throw new HeraldError('forbidden', `This invitation is for ${invitation.email}; sign up with that address.`)
+        const client = body.client ?? 'app'
+        if (body.invitation) {
+          // The link was e-mailed to this address: whoever holds it may learn
+          // that the address has an account, and needs no further proof.
+          const invitation = await findInvitation(sql, body.invitation)
+          if (!invitation) throw new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
+          if (invitation.email.toLowerCase() !== email.toLowerCase()) throw new HeraldError('forbidden', `This invitation is for ${invitation.email}; sign up with that address.`)
+          const passwordHash = await hashPassword(body.password)
+          const user = await sql.begin(async (tx) => {
+            const user = await insertUser(tx, email, passwordHash)
+            if (user && !(await acceptInvitation(tx, invitation, user.id))) throw new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
+            return user
+          })
+          if (!user) throw new HeraldError('conflict', 'An account with this address exists: sign in, then accept the invitation.')
+          log.info({ userId: user.id, workspace: invitation.workspace }, 'signed up by invitation')
+          set.status = 201
+          return { ...(await answer(request, set, { id: user.id, email }, client)), workspace: invitation.workspace, role: invitation.role }
         }
+        if (config.HERALD_SIGNUP !== 'open') throw new HeraldError('forbidden', 'Sign-up is by invitation only on this Herald.')
+        if (body.workspace && (await workspaceNameTaken(sql, body.workspace))) throw workspaceTaken(body.workspace)
         const passwordHash = await hashPassword(body.password)
-        const created = await sql.begin(async (tx) => {
-          const user = await insertUser(tx, email, passwordHash)
-          if (!user) return null
-          if (invitation) {
-            await acceptInvitation(tx, invitation, user.id)
-            return { user, workspace: invitation.workspace, role: invitation.role }
+        // The first account of a fresh install has nobody to hide from.
+        if ((await countUsers(sql)) === 0) {
+          const created = await sql.begin((tx) => createAccount(tx, email, passwordHash, body.workspace ?? null))
+          if (created) {
+            log.info({ userId: created.user.id, workspace: created.workspace }, 'signed up (the first account)')
+            set.status = 201
+            return { ...(await answer(request, set, { id: created.user.id, email }, client)), workspace: created.workspace, role: created.role }
           }
-          for (let attempt = 0; ; attempt++) {
-            const name = attempt === 0 && body.workspace ? body.workspace : workspaceNameFrom(email, attempt)
-            const ws = await createWorkspaceRow(tx, name, limits)
-            if (ws) {
-              await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${ws.id}, ${user.id}, 'owner')`
-              return { user, workspace: name, role: 'owner' as const }
-            }
-            if (body.workspace) throw new HeraldError('conflict', `The workspace name ${JSON.stringify(body.workspace)} is taken; choose another.`)
-          }
-        })
-        if (!created) throw new HeraldError('conflict', 'An account with this address exists: sign in, or reset its password.')
-        log.info({ userId: created.user.id, workspace: created.workspace }, 'signed up')
-        set.status = 201
-        return { ...(await answer(request, set, { id: created.user.id, email }, body.client ?? 'app')), workspace: created.workspace, role: created.role }
+        }
+        const wait = await countAttempt(sql, mailCounters(email, clientAddress(request, server, config.HERALD_TRUST_PROXY)))
+        if (wait > 0) throw throttled(wait, 'e-mails to this address')
+        if (await userExists(sql, email)) {
+          await mail(email, 'Someone tried to create a Herald account with your address',
+            `Someone (perhaps you) tried to create a Herald account with this address, which already has one. No account was created and nothing changed.\n\nTo sign in: ${publicUrl}/signin\nForgot your password? ${publicUrl}/reset\n\nIf it was not you, you can ignore this e-mail.\n`)
+        } else {
+          const token = await createSignupRequest(sql, email, passwordHash, body.workspace ?? null)
+          await mail(email, 'Finish creating your Herald account',
+            `Open this link to finish creating your Herald account (it works once, for 24 hours):\n${publicUrl}/signup/confirm/${token}\n\nIf you did not sign up for Herald, ignore this e-mail: no account is created without it.\n`)
+        }
+        set.status = 202
+        return { status: 'confirmation-sent' as const, email, detail: `We e-mailed a link to ${email}: open it to finish creating your account.` }
       },
       {
         body: Type.Object({
@@ -107,8 +159,30 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
           invitation: Type.Optional(Type.String({ maxLength: 200, description: 'The token of an invitation link: join that workspace instead of creating one.' })),
           client: Client,
         }, { additionalProperties: false }),
+        response: { 201: Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })]), 202: SignupPending },
+        detail: detail(
+          'Sign up',
+          'With an invitation: creates the account, joins that workspace and signs in (201). The first account of a fresh install is also created at once (201), as the owner of a new workspace. Otherwise: 202, and a link is e-mailed (logged when SMTP_URL is unset) that finishes the sign-up through POST /v1/auth/signup/confirm; an address that already has an account gets the same 202, and its owner an e-mail saying someone tried. E-mails are throttled per address (429).',
+        ),
+      },
+    )
+    .post(
+      '/auth/signup/confirm',
+      async ({ body, request, set }) => {
+        const created = await sql.begin(async (tx) => {
+          const pending = await takeSignupRequest(tx, body.token)
+          if (!pending) throw new HeraldError('validation-failed', 'The sign-up link is invalid, used or expired; sign up again.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
+          return (await createAccount(tx, pending.email, pending.passwordHash, pending.workspace)) ?? accountExists()
+        })
+        if (created instanceof HeraldError) throw created
+        log.info({ userId: created.user.id, workspace: created.workspace }, 'signed up')
+        set.status = 201
+        return { ...(await answer(request, set, { id: created.user.id, email: created.email }, body.client ?? 'app')), workspace: created.workspace, role: created.role }
+      },
+      {
+        body: Type.Object({ token: Token, client: Client }, { additionalProperties: false }),
         response: { 201: Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })]) },
-        detail: detail('Sign up', 'Creates the account and its first workspace (with the default channel "general"), of which the new user is the owner; or, with an invitation, joins that workspace. 409 when the address has an account.'),
+        detail: detail('Finish a sign-up with its e-mailed link', 'Creates the account and its first workspace (with the default channel "general"), of which the new user is the owner, and signs in.'),
       },
     )
     .post(
@@ -116,52 +190,36 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
       async ({ body, request, set, server }) => {
         const email = normalizeEmail(body.email)
         const ip = clientAddress(request, server, config.HERALD_TRUST_PROXY)
-        const wait = await signinRetryAfter(sql, email, ip)
-        if (wait > 0) throw new HeraldError('signin-throttled', `Too many failed sign-ins; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
+        const wait = await countAttempt(sql, signinCounters(email, ip))
+        if (wait > 0) throw throttled(wait, 'sign-in attempts')
         const user = await checkPassword(sql, email, body.password)
-        if (!user) {
-          await recordSigninFailure(sql, email, ip)
-          throw new HeraldError('invalid-credentials', 'The e-mail address or the password is wrong.')
-        }
-        await clearSigninFailures(sql, email)
+        if (!user) throw new HeraldError('invalid-credentials', 'The e-mail address or the password is wrong.')
+        await forgiveSignin(sql, email, ip)
         return answer(request, set, user, body.client ?? 'app')
       },
       {
         body: Type.Object({ email: Email, password: Password, client: Client }, { additionalProperties: false }),
         response: { 200: SessionAnswer },
-        detail: detail('Sign in', 'The same 401 for an unknown address and a wrong password. Failed attempts are limited per account and per client address (429 with Retry-After).'),
+        detail: detail('Sign in', 'The same 401 for an unknown address and a wrong password. Attempts are counted per account and per client address before the password is checked; past the limit, 429 with Retry-After.'),
       },
-    )
-    .post(
-      '/auth/signout',
-      async ({ request, set }) => {
-        const session = await users.authenticate(request)
-        await revokeSession(sql, session.tokenId)
-        const token = users.tokenOf(request)
-        if (token) users.forget(token)
-        set.headers['set-cookie'] = clearedSessionCookie(isHttps(request, config.HERALD_TRUST_PROXY))
-        set.status = 204
-      },
-      { detail: detail('Sign out', 'Revokes this session or token, here and (within seconds) on every instance.', true) },
     )
     .post(
       '/auth/password-reset',
-      async ({ body, set }) => {
-        const reset = await createPasswordReset(sql, normalizeEmail(body.email))
+      async ({ body, request, set, server }) => {
+        const email = normalizeEmail(body.email)
+        const wait = await countAttempt(sql, mailCounters(email, clientAddress(request, server, config.HERALD_TRUST_PROXY)))
+        if (wait > 0) throw throttled(wait, 'e-mails to this address')
+        const reset = await createPasswordReset(sql, email)
         if (reset) {
-          const link = `${publicUrl}/reset/${reset.token}`
-          await mailer.send({
-            to: reset.email,
-            subject: 'Reset your Herald password',
-            text: `Someone (hopefully you) asked to reset the password of your Herald account.\n\nChoose a new password here (the link works once, for an hour):\n${link}\n\nIf it was not you, ignore this e-mail; your password stays as it is.\n`,
-          }).catch((err) => log.error({ err }, 'could not send the password-reset e-mail'))
+          await mail(reset.email, 'Reset your Herald password',
+            `Someone (hopefully you) asked to reset the password of your Herald account.\n\nChoose a new password here (the link works once, for an hour, and only the newest link works):\n${publicUrl}/reset/${reset.token}\n\nIf it was not you, ignore this e-mail; your password stays as it is.\n`)
         }
         set.status = 202
         return {}
       },
       {
         body: Type.Object({ email: Email }, { additionalProperties: false }),
-        detail: detail('Ask for a password-reset link', 'Always 202, whether the address has an account or not. The link is e-mailed through SMTP_URL, or logged when SMTP_URL is unset.'),
+        detail: detail('Ask for a password-reset link', 'Always 202, whether the address has an account or not. The link is e-mailed through SMTP_URL, or logged when SMTP_URL is unset; it voids earlier links. E-mails are throttled per address and per client address (429 with Retry-After).'),
       },
     )
     .post(
@@ -175,9 +233,21 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
         set.status = 204
       },
       {
-        body: Type.Object({ token: Type.String({ maxLength: 200 }), password: Password }, { additionalProperties: false }),
-        detail: detail('Set a new password with a reset link', 'Signs the account out everywhere.'),
+        body: Type.Object({ token: Token, password: Password }, { additionalProperties: false }),
+        detail: detail('Set a new password with a reset link', 'Voids every other reset link of the account and signs it out everywhere, at once.'),
       },
+    )
+
+  const signedInRoutes = routeGroup({ name: 'route.auth.session', prefix: '/v1', guard: users.authenticate, bodyLimit: AUTH_BODY_LIMIT })
+    .post(
+      '/auth/signout',
+      async ({ request, set }) => {
+        const session = await users.authenticate(request)
+        await revokeSession(sql, session.tokenId)
+        set.headers['set-cookie'] = clearedSessionCookie(isHttps(request, config.HERALD_TRUST_PROXY))
+        set.status = 204
+      },
+      { detail: detail('Sign out', 'Revokes this session or token, at once on every instance.', true) },
     )
     .get(
       '/me',
@@ -195,4 +265,6 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
         detail: detail('Who am I', 'The signed-in person, the workspaces they belong to, and (for a web session) the CSRF token.', true),
       },
     )
+
+  return new Elysia({ name: 'route.auth.all' }).use(publicRoutes).use(signedInRoutes)
 }

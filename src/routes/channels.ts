@@ -1,6 +1,5 @@
 // A workspace's channels, for signed-in people: list (with whether I muted
 // each), create, rename, make default, delete; and mute/unmute for myself.
-import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { AccessCheck } from '../access'
@@ -11,10 +10,13 @@ import { HeraldError } from '../problems'
 import { LIMITS, SLUG } from '../event'
 import { createChannel, deleteChannel, listChannels, renameChannel, setDefaultChannel } from '../channels'
 import { setMuted } from '../members'
+import type { UserAuth } from '../session'
+import { routeGroup } from './group'
+import { ChannelParam, WorkspaceParam, WorkspaceParams } from './input'
 
-const Slug = Type.String({ maxLength: LIMITS.channel, pattern: SLUG.source, description: 'Lower-case slug, as events name it.', examples: ['signups'] })
-const Params = Type.Object({ workspace: Type.String() })
-const ChannelParams = Type.Object({ workspace: Type.String(), channel: Type.String() })
+const Slug = Type.String({ maxLength: LIMITS.channel, pattern: SLUG.source, description: 'Lower-case slug, as events name it.', error: `slug must be a channel slug: 1 to ${LIMITS.channel} lower-case letters, digits, "-" and "_", starting with a letter or digit`, examples: ['signups'] })
+const Params = WorkspaceParams
+const ChannelParams = Type.Object({ workspace: WorkspaceParam, channel: ChannelParam })
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Channels'], security: userSecurity })
 
 export const ChannelSchema = Type.Object({
@@ -24,9 +26,8 @@ export const ChannelSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-export const channelsRoute = (sql: Sql, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth) =>
-  new Elysia({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels' })
-    .onTransform({ as: 'local' }, check.signedIn)
+export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth) =>
+  routeGroup({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels', guard: users.authenticate })
     .get(
       '',
       async ({ request, params }) => {
@@ -73,7 +74,7 @@ export const channelsRoute = (sql: Sql, check: AccessCheck, changed: (c: Change)
         body: Type.Object({
           slug: Type.Optional({ ...Slug, description: 'A new slug: its past events and mutes move with it; events must use the new one.' }),
           default: Type.Optional(Type.Literal(true, { description: 'Make it the default channel.' })),
-        }, { additionalProperties: false }),
+        }, { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming slug, default or both' }),
         response: { 200: Type.Object({ slug: Type.String() }) },
         detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.'),
       },

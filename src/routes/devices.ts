@@ -1,12 +1,13 @@
 // The device API a mobile app calls, as a signed-in user: register (or
 // refresh) its push token, list the user's devices, delete one. Muting a
 // channel is in routes/channels.ts.
-import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import { userSecurity, type UserAuth } from '../session'
 import { HeraldError } from '../problems'
 import { deleteDevice, listDevices, upsertDevice } from '../devices'
+import { routeGroup } from './group'
+import { Uuid } from './input'
 
 const security = userSecurity
 
@@ -29,10 +30,9 @@ export const DeviceSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' })
 
 export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void) =>
-  new Elysia({ name: 'route.devices', prefix: '/v1' })
+  routeGroup({ name: 'route.devices', prefix: '/v1', guard: auth.authenticate })
     .post(
       '/devices',
       async ({ request, body, set }) => {
@@ -61,5 +61,5 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
         audienceChanged()
         set.status = 204
       },
-      { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
+      { params: Type.Object({ id: Uuid('id', 'Device id, from the list.') }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
     )

@@ -9,10 +9,10 @@ import type { ApiKeyAuth } from '../auth'
 import { EventBody, normalizeEvent } from '../event'
 import type { Batcher, Outcome, RateState } from '../ingest'
 import { HeraldError, problemResponse, validationError } from '../problems'
+import { isJsonType, parseJson, readBody } from '../body'
+import { uuidv7Time } from './input'
 
 export const MAX_BODY_BYTES = 262_144
-const JSON_TYPE = /^application\/json\s*(;|$)/i
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 export const SubmitResultSchema = Type.Object({
   workspace: Type.String({ description: 'Name of the workspace the event was sent to.', examples: ['acme'] }),
@@ -24,54 +24,11 @@ export const SubmitResultSchema = Type.Object({
 
 export const unauthorized = () =>
   new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
-const tooLarge = () => new HeraldError('payload-too-large', `The body is larger than ${MAX_BODY_BYTES} bytes (256 KiB).`)
-// A client that hangs up mid-body makes the read reject: that is bad input
-// (a 400, logged at debug), not a 500 logged as an error.
-const cutShort = (): never => {
-  throw new HeraldError('malformed-json', 'The body ended before it was complete: the connection closed while it was being sent.')
-}
 
-/** Reads at most `limit` bytes; a larger body is refused without being buffered. */
-export async function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
-  const length = req.headers.get('content-length')
-  if (length !== null) {
-    if (Number(length) > limit) throw tooLarge()
-    const buf = new Uint8Array(await req.arrayBuffer().catch(cutShort))
-    if (buf.byteLength > limit) throw tooLarge()
-    return buf
-  }
-  if (!req.body) return new Uint8Array(0)
-  const reader = req.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read().catch(cutShort)
-    if (done) break
-    total += value.byteLength
-    if (total > limit) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge()
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks)
-}
-
+/** POST /event's body: a Content-Type other than JSON is a 400 here (DECISIONS.md), not the 415 of other routes. */
 export function parseJsonBody(bytes: Uint8Array, contentType: string | null): unknown {
-  if (!contentType || !JSON_TYPE.test(contentType)) {
-    throw new HeraldError('invalid-content-type', 'Content-Type must be application/json.')
-  }
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    throw new HeraldError('malformed-json', 'The body is not valid UTF-8.')
-  }
-  try {
-    return JSON.parse(text)
-  } catch (err) {
-    throw new HeraldError('malformed-json', `The body is not valid JSON: ${(err as Error).message}`)
-  }
+  if (!isJsonType(contentType)) throw new HeraldError('invalid-content-type', 'Content-Type must be application/json.')
+  return parseJson(bytes)
 }
 
 export const rateHeaders = (r: RateState): Record<string, string> => ({
@@ -107,8 +64,6 @@ function idempotency(req: Request, raw: Uint8Array) {
   return { key, hash: createHash('sha256').update(raw).digest('hex') }
 }
 
-/** The Unix-ms timestamp inside a UUIDv7. */
-export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16))
 
 export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) =>
   new Elysia({ name: 'route.event' }).post(
@@ -116,7 +71,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) =>
     async ({ request }) => {
       const principal = await auth.verify(request.headers.get('authorization'))
       if (!principal) throw unauthorized()
-      const raw = await readBody(request)
+      const raw = await readBody(request, MAX_BODY_BYTES)
       const body = parseJsonBody(raw, request.headers.get('content-type'))
       const { event, changes } = normalizeEvent(body)
       const idem = idempotency(request, raw)

@@ -1,13 +1,12 @@
 // GET /events/{eventId}: an event as stored, read with the workspace's API key.
-import { Elysia } from 'elysia'
 import { Type, type Static } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { ApiKeyAuth } from '../auth'
 import { HeraldError } from '../problems'
-import { unauthorized, uuidv7Time } from './event'
+import { unauthorized } from './event'
+import { routeGroup } from './group'
+import { plausibleUuidv7, UuidV7, uuidv7Time } from './input'
 import { listEventDeliveries } from '../deliveries'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
 
 export const StoredEvent = Type.Object({
   eventId: Type.String({ format: 'uuid' }),
@@ -52,7 +51,7 @@ export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
 
 /** The event as stored, or null. The id carries the creation time, which picks the partition. */
 export async function findEvent(sql: Sql, workspaceId: number, eventId: string): Promise<Static<typeof StoredEvent> | null> {
-  if (!UUID.test(eventId)) return null
+  if (!plausibleUuidv7(eventId)) return null // its time is past any partition (and any date PostgreSQL takes)
   const [row] = await sql<Static<typeof StoredEvent>[]>`
     SELECT e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data, iso_time(e.created_at) AS "createdAt"
     FROM events e JOIN workspaces w ON w.id = e.workspace_id
@@ -61,7 +60,13 @@ export async function findEvent(sql: Sql, workspaceId: number, eventId: string):
 }
 
 export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
-  new Elysia({ name: 'route.event.read' }).get(
+  routeGroup({
+    name: 'route.event.read',
+    // 401 before the id is looked at: an anonymous caller learns nothing from a 400.
+    guard: async (request) => {
+      if (!(await auth.verify(request.headers.get('authorization')))) throw unauthorized()
+    },
+  }).get(
     '/events/:eventId',
     async ({ params, request }) => {
       const principal = await auth.verify(request.headers.get('authorization'))
@@ -71,7 +76,7 @@ export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
       return { ...event, deliveries: await listEventDeliveries(sql, principal.workspaceId, event.eventId) }
     },
     {
-      params: Type.Object({ eventId: Type.String({ description: 'The eventId returned by POST /event.' }) }),
+      params: Type.Object({ eventId: UuidV7('eventId', 'The eventId returned by POST /event.') }),
       response: { 200: EventWithDeliveries },
       detail: { summary: 'Read an event as stored (after truncation), with its deliveries and their attempts', tags: ['Events'], security: [{ apiKey: [] }] },
     },

@@ -2,10 +2,9 @@
 // events newest first with filters and a cursor, the same as a live stream of
 // Server-Sent Events, and one event with its delivery log. Replaying a
 // delivery is for owners and admins.
-import { Elysia, t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
-import type { AccessCheck } from '../access'
+import { findAccess, type AccessCheck } from '../access'
 import type { EventBus } from '../bus'
 import type { EventView } from '../../workers/job'
 import { userSecurity } from '../session'
@@ -13,19 +12,21 @@ import { HeraldError } from '../problems'
 import { FEED_PAGE_MAX, matchesFilter, readFeed, type FeedFilter } from '../feed'
 import { findEvent, StoredEvent, EventWithDeliveries } from './event_read'
 import { listEventDeliveries, replayDelivery } from '../deliveries'
+import type { UserAuth } from '../session'
+import { routeGroup } from './group'
+import { Limit, plausibleUuidv7, Text, Uuid, UuidV7, WorkspaceParam } from './input'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Feed'], security: userSecurity })
 // A comment line this often keeps proxies (and Bun's idle timeout) from
 // closing a quiet stream.
 const HEARTBEAT_MS = 8_000
 
 const FilterQuery = {
-  workspace: Type.String({ description: 'Workspace name.' }),
-  channel: Type.Optional(Type.String({ maxLength: 64, description: 'Only this channel.' })),
-  tag: Type.Optional(Type.String({ maxLength: 50, description: 'Only events with this tag.' })),
-  event: Type.Optional(Type.String({ maxLength: 129, description: 'Only this event key, or keys starting with a prefix given as "user.*".' })),
-  q: Type.Optional(Type.String({ maxLength: 200, description: 'Words that must each begin a word of the title or the message.' })),
+  workspace: WorkspaceParam,
+  channel: Type.Optional(Text('channel', 64, 'Only this channel.')),
+  tag: Type.Optional(Text('tag', 50, 'Only events with this tag.')),
+  event: Type.Optional(Text('event', 129, 'Only this event key, or keys starting with a prefix given as "user.*".')),
+  q: Type.Optional(Text('q', 200, 'Words that must each begin a word of the title or the message.')),
 }
 
 const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string }): FeedFilter => ({
@@ -35,23 +36,22 @@ const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: strin
   ...(q.q?.trim() ? { q: q.q } : {}),
 })
 
-export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) =>
-  new Elysia({ name: 'route.feed', prefix: '/v1' })
-    .onTransform({ as: 'local' }, check.signedIn)
+export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) =>
+  routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
     .get(
       '/feed',
       async ({ request, query }) => {
         const { access } = await check(request, query.workspace)
-        if (query.before !== undefined && !UUID.test(query.before)) {
-          throw new HeraldError('validation-failed', 'before must be the nextCursor of an earlier page.', [{ pointer: '/before', detail: 'not a cursor' }])
+        if (query.before !== undefined && !plausibleUuidv7(query.before)) {
+          throw new HeraldError('validation-failed', 'before must be the nextCursor of an earlier page.', [{ pointer: '/before', detail: 'before must be the nextCursor of an earlier page' }])
         }
         return readFeed(sql, access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
       },
       {
         query: Type.Object({
           ...FilterQuery,
-          before: Type.Optional(Type.String({ description: 'The nextCursor of the previous page.' })),
-          limit: Type.Optional(t.Numeric({ minimum: 1, maximum: FEED_PAGE_MAX, default: 50, description: `Events per page, at most ${FEED_PAGE_MAX}.` })),
+          before: Type.Optional(UuidV7('before', 'The nextCursor of the previous page.')),
+          limit: Type.Optional(Limit(FEED_PAGE_MAX, 50, `Events per page, at most ${FEED_PAGE_MAX}.`)),
         }),
         response: { 200: Type.Object({ events: Type.Array(StoredEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }) },
         detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters; every member may read it.'),
@@ -60,7 +60,8 @@ export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeSched
     .get(
       '/feed/stream',
       async ({ request, query, server }) => {
-        const { access } = await check(request, query.workspace)
+        const { session, access } = await check(request, query.workspace)
+        const token = users.tokenOf(request)!
         const filter = filterOf(query)
         server?.timeout(request, 0)
         const encoder = new TextEncoder()
@@ -77,7 +78,20 @@ export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeSched
             const unwatch = bus.watch(access.workspaceId, (view: EventView) => {
               if (matchesFilter(view, filter)) send(`id: ${view.eventId}\nevent: event\ndata: ${JSON.stringify(view)}\n\n`)
             })
-            const beat = setInterval(() => send(': keep-alive\n\n'), HEARTBEAT_MS)
+            // Each beat checks the stream still may run: a session signed out
+            // or ended by a password reset, or a member removed, stops it.
+            const beat = setInterval(async () => {
+              const allowed = (await users.stillValid(token).catch(() => true)) && (await findAccess(sql, session.userId, access.workspace).catch(() => access)) !== null
+              if (!allowed) {
+                send('event: ended\ndata: {"reason":"signed out or no longer a member"}\n\n')
+                stop()
+                try {
+                  controller.close()
+                } catch {}
+                return
+              }
+              send(': keep-alive\n\n')
+            }, HEARTBEAT_MS)
             stop = () => {
               clearInterval(beat)
               unwatch()
@@ -108,7 +122,7 @@ export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeSched
         return { ...event, deliveries: await listEventDeliveries(sql, access.workspaceId, event.eventId) }
       },
       {
-        params: Type.Object({ workspace: Type.String(), eventId: Type.String() }),
+        params: Type.Object({ workspace: WorkspaceParam, eventId: UuidV7('eventId', 'The event\'s id.') }),
         response: { 200: EventWithDeliveries },
         detail: detail('An event with its delivery log', 'Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.'),
       },
@@ -117,7 +131,7 @@ export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeSched
       '/workspaces/:workspace/deliveries/:id/replay',
       async ({ request, params, set }) => {
         const { access } = await check(request, params.workspace, 'manage')
-        if (!UUID.test(params.id) || !(await replayDelivery(sql, access.workspaceId, params.id))) {
+        if (!(await replayDelivery(sql, access.workspaceId, params.id))) {
           throw new HeraldError('not-found', 'There is no finished delivery with this id in this workspace.')
         }
         wakeScheduler()
@@ -125,7 +139,7 @@ export const feedRoute = (sql: Sql, check: AccessCheck, bus: EventBus, wakeSched
         return {}
       },
       {
-        params: Type.Object({ workspace: Type.String(), id: Type.String() }),
+        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
         detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule.'),
       },
     )

@@ -1,6 +1,5 @@
 // A workspace's API keys, for signed-in people: owners and admins create
 // (seen once) and revoke; members see the list by prefix.
-import { Elysia, t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { ApiKeyAuth } from '../auth'
@@ -9,13 +8,15 @@ import { userSecurity } from '../session'
 import { HeraldError } from '../problems'
 import { insertApiKey, listApiKeys, revokeApiKey } from '../workspaces'
 import { ApiKeySchema } from './admin_keys'
+import type { UserAuth } from '../session'
+import { routeGroup } from './group'
+import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
 
-const Params = Type.Object({ workspace: Type.String() })
+const Params = WorkspaceParams
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['API keys'], security: userSecurity })
 
-export const keysRoute = (sql: Sql, auth: ApiKeyAuth, check: AccessCheck) =>
-  new Elysia({ name: 'route.keys', prefix: '/v1/workspaces/:workspace/keys' })
-    .onTransform({ as: 'local' }, check.signedIn)
+export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: AccessCheck) =>
+  routeGroup({ name: 'route.keys', prefix: '/v1/workspaces/:workspace/keys', guard: users.authenticate })
     .get('', async ({ request, params }) => listApiKeys(sql, (await check(request, params.workspace)).access.workspaceId), {
       params: Params,
       response: { 200: Type.Array(ApiKeySchema) },
@@ -45,7 +46,7 @@ export const keysRoute = (sql: Sql, auth: ApiKeyAuth, check: AccessCheck) =>
         set.status = 204
       },
       {
-        params: Type.Object({ workspace: Type.String(), id: t.Numeric() }),
+        params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
         detail: detail('Revoke an API key', 'At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance.'),
       },
     )

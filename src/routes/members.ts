@@ -3,6 +3,8 @@
 // unmake owners; a workspace always keeps one owner.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { routeGroup } from './group'
+import { Token, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 import type { Sql } from '../db'
 import type { Config } from '../config'
 import type { Logger } from '../log'
@@ -12,13 +14,23 @@ import type { UserAuth } from '../session'
 import type { Change } from '../bus'
 import { userSecurity } from '../session'
 import { HeraldError } from '../problems'
-import { countOwners, listMembers, removeMember, setRole, type Role } from '../members'
+import { changeRole, listMembers, removeMemberChecked, type MembershipProblem, type Role } from '../members'
 import { acceptInvitation, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../invitations'
 import { MemberSchema } from './admin_members'
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')])
-const Params = Type.Object({ workspace: Type.String() })
-const MemberParams = Type.Object({ workspace: Type.String(), userId: Type.String({ format: 'uuid' }) })
+const Params = WorkspaceParams
+const MemberParams = Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', "The member's user id.") })
+const InvitationParams = Type.Object({ token: Token })
+
+const membershipProblem = (p: MembershipProblem) =>
+  ({
+    'not-member': new HeraldError('not-found', 'This person is not a member of this workspace.'),
+    'actor-gone': new HeraldError('not-found', 'You are no longer a member of this workspace.'),
+    'actor-role': new HeraldError('forbidden', 'Only owners and admins change or remove members; you can remove yourself (leave).'),
+    'owner-only': new HeraldError('forbidden', 'Only owners make, change or remove an owner.'),
+    'last-owner': new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.'),
+  })[p]
 const detail = (summary: string, description?: string, tag = 'Members') => ({ summary, description, tags: [tag], security: userSecurity })
 
 export const InvitationSchema = Type.Object({
@@ -47,11 +59,22 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
     if (role === 'owner' && mine !== 'owner') throw new HeraldError('forbidden', `Only owners can ${what} an owner.`)
   }
 
-  return new Elysia({ name: 'route.members', prefix: '/v1' })
-    // Everything here needs a signed-in person, but reading an invitation by its link.
-    .onTransform({ as: 'local' }, async ({ request, path }) => {
-      if (!(request.method === 'GET' && path.startsWith('/v1/invitations/'))) await check.signedIn({ request })
-    })
+  // Reading an invitation by its link needs nobody signed in; the rest does.
+  const byLink = routeGroup({ name: 'route.invitations.link', prefix: '/v1' }).get(
+    '/invitations/:token',
+    async ({ params }) => {
+      const inv = await findInvitation(sql, params.token)
+      if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+      return { workspace: inv.workspace, email: inv.email, role: inv.role }
+    },
+    {
+      params: InvitationParams,
+      response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }) },
+      detail: { summary: 'Read an invitation by its link', tags: ['Invitations'] },
+    },
+  )
+
+  const signedIn = routeGroup({ name: 'route.members', prefix: '/v1', guard: users.authenticate })
     .get(
       '/workspaces/:workspace/members',
       async ({ request, params }) => listMembers(sql, (await check(request, params.workspace)).access.workspaceId),
@@ -60,16 +83,10 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
     .patch(
       '/workspaces/:workspace/members/:userId',
       async ({ request, params, body }) => {
-        const { access } = await check(request, params.workspace, 'manage')
-        const current = (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)
-        if (!current) throw new HeraldError('not-found', 'This person is not a member of this workspace.')
-        ownerOnly(body.role, access.role, 'make')
-        ownerOnly(current.role, access.role, 'change')
-        if (current.role === 'owner' && body.role !== 'owner' && (await countOwners(sql, access.workspaceId)) <= 1) {
-          throw new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.')
-        }
-        await setRole(sql, access.workspaceId, params.userId, body.role)
-        return { ...current, role: body.role }
+        const { session, access } = await check(request, params.workspace, 'manage')
+        const result = await changeRole(sql, access.workspaceId, { userId: session.userId }, params.userId, body.role)
+        if (typeof result === 'string') throw membershipProblem(result)
+        return (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)!
       },
       {
         params: MemberParams,
@@ -82,13 +99,8 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
       '/workspaces/:workspace/members/:userId',
       async ({ request, params, set }) => {
         const { session, access } = await check(request, params.workspace)
-        const leaving = params.userId === session.userId
-        if (!leaving && access.role === 'member') throw new HeraldError('forbidden', 'Only owners and admins remove members; you can remove yourself (leave).')
-        const current = (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)
-        if (!current) throw new HeraldError('not-found', 'This person is not a member of this workspace.')
-        if (!leaving) ownerOnly(current.role, access.role, 'remove')
-        if (current.role === 'owner' && (await countOwners(sql, access.workspaceId)) <= 1) throw new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.')
-        await removeMember(sql, access.workspaceId, params.userId)
+        const result = await removeMemberChecked(sql, access.workspaceId, { userId: session.userId }, params.userId)
+        if (typeof result === 'string') throw membershipProblem(result)
         changed({ kind: 'audience' })
         set.status = 204
       },
@@ -133,20 +145,7 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         if (!(await revokeInvitation(sql, access.workspaceId, params.id))) throw new HeraldError('not-found', 'There is no pending invitation with this id.')
         set.status = 204
       },
-      { params: Type.Object({ workspace: Type.String(), id: Type.String({ format: 'uuid' }) }), detail: detail('Revoke an invitation', undefined, 'Invitations') },
-    )
-    .get(
-      '/invitations/:token',
-      async ({ params }) => {
-        const inv = await findInvitation(sql, params.token)
-        if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
-        return { workspace: inv.workspace, email: inv.email, role: inv.role }
-      },
-      {
-        params: Type.Object({ token: Type.String() }),
-        response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }) },
-        detail: { summary: 'Read an invitation by its link', tags: ['Invitations'] },
-      },
+      { params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Invitation id, from the list.') }), detail: detail('Revoke an invitation', undefined, 'Invitations') },
     )
     .post(
       '/invitations/:token/accept',
@@ -155,14 +154,16 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         const inv = await findInvitation(sql, params.token)
         if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
         if (inv.email.toLowerCase() !== session.email.toLowerCase()) throw new HeraldError('forbidden', `This invitation is for ${inv.email}; you are signed in as ${session.email}.`)
-        await sql.begin((tx) => acceptInvitation(tx, inv, session.userId))
+        if (!(await sql.begin((tx) => acceptInvitation(tx, inv, session.userId)))) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
         changed({ kind: 'audience' })
         return { workspace: inv.workspace, role: inv.role }
       },
       {
-        params: Type.Object({ token: Type.String() }),
+        params: InvitationParams,
         response: { 200: Type.Object({ workspace: Type.String(), role: RoleSchema }) },
         detail: detail('Accept an invitation', 'Signed in with the invited address.', 'Invitations'),
       },
     )
+
+  return new Elysia({ name: 'route.members.all' }).use(byLink).use(signedIn)
 }

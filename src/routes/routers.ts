@@ -1,7 +1,6 @@
 // A workspace's routers, for signed-in people: the same routes as the
 // operator API (owners and admins change, members read), plus a test send
 // and a template preview for the dashboard's router form.
-import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { uuidv7 } from 'uuidv7'
 import type { Sql } from '../db'
@@ -16,8 +15,14 @@ import { loadRouter } from '../routers'
 import { deliver } from '../destinations'
 import { previewPayload } from '../destinations/preview'
 import { DESTINATION_TYPES, type Destination, type Template } from '../destinations/schema'
+import { TemplateLimitError } from '../template'
+import type { UserAuth } from '../session'
+import { routeGroup } from './group'
+import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
-const RouterParams = Type.Object({ workspace: Type.String(), id: Type.String() })
+const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
+// Templates (16 KiB of body, 1 KiB of title), a destination and a sample event's data.
+export const ROUTER_BODY_LIMIT = 64 * 1024
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Routers'], security: userSecurity })
 
 // Stand-ins for the fields a half-filled form may lack: a preview renders
@@ -52,9 +57,8 @@ export function sampleEvent(workspace: string, channel: string, over: Partial<Ev
 /** For a test send: an event key the pattern matches (`user.*` → `user.test`). */
 const keyFor = (pattern: string) => (pattern === '*' ? 'herald.test' : pattern.replaceAll('*', 'test'))
 
-export const userRoutersRoute = (sql: Sql, box: SecretBox, config: Config, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
-  new Elysia({ name: 'route.routers' })
-    .onTransform({ as: 'local' }, check.signedIn)
+export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, config: Config, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
+  routeGroup({ name: 'route.routers', guard: users.authenticate, bodyLimit: ROUTER_BODY_LIMIT })
     .use(
       routersPlugin(sql, box, {
         name: 'route.routers.crud',
@@ -77,10 +81,15 @@ export const userRoutersRoute = (sql: Sql, box: SecretBox, config: Config, check
         }
         const destination = { ...PREVIEW_DEFAULTS[type], ...body.destination } as Destination
         const event = sampleEvent(access.workspace, access.defaultChannel, (body.sample ?? {}) as Partial<EventView>)
-        return { event, ...previewPayload(destination, (body.template ?? undefined) as Template | undefined, event, config.SMTP_FROM) }
+        try {
+          return { event, ...previewPayload(destination, (body.template ?? undefined) as Template | undefined, event, config.SMTP_FROM) }
+        } catch (err) {
+          if (err instanceof TemplateLimitError) throw validationError([{ pointer: '/template', detail: `template: ${err.message}` }])
+          throw err
+        }
       },
       {
-        params: Type.Object({ workspace: Type.String() }),
+        params: WorkspaceParams,
         body: Type.Object({
           destination: Type.Object({ type: Type.String({ description: `One of ${DESTINATION_TYPES.join(', ')}.` }) }, { additionalProperties: true }),
           template: Type.Optional(Type.Union([Type.Object({ title: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }, { additionalProperties: false }), Type.Null()])),

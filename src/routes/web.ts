@@ -118,6 +118,7 @@ export const webRoute = (log: Logger) => {
     .get('/', shell, hide)
     .get('/signin', shell, hide)
     .get('/signup', shell, hide)
+    .get('/signup/confirm/:token', shell, hide)
     .get('/reset', shell, hide)
     .get('/reset/:token', shell, hide)
     .get('/invite/:token', shell, hide)

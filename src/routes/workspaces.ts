@@ -1,6 +1,5 @@
 // A signed-in person's workspaces: list, create, read (limits and this
 // month's usage), and the daily usage of the last 30 days.
-import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../db'
 import type { Config } from '../config'
@@ -12,8 +11,10 @@ import { SLUG } from '../event'
 import { MyWorkspace } from './auth'
 import { createWorkspaceRow, getWorkspace } from '../workspaces'
 import { listMyWorkspaces } from '../members'
+import { routeGroup } from './group'
+import { WorkspaceParams } from './input'
 
-const Params = Type.Object({ workspace: Type.String({ description: 'Workspace name.' }) })
+const Params = WorkspaceParams
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Workspaces'], security: userSecurity })
 
 export const WorkspaceDetail = Type.Object({
@@ -46,8 +47,7 @@ const resetsAt = () => {
 }
 
 export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check: AccessCheck) =>
-  new Elysia({ name: 'route.workspaces', prefix: '/v1/workspaces' })
-    .onTransform({ as: 'local' }, check.signedIn)
+  routeGroup({ name: 'route.workspaces', prefix: '/v1/workspaces', guard: users.authenticate })
     .get('', async ({ request }) => listMyWorkspaces(sql, (await users.authenticate(request)).userId), {
       response: { 200: Type.Array(MyWorkspace) },
       detail: detail('My workspaces, with my role in each'),

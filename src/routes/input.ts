@@ -1,0 +1,47 @@
+// The path parameters and query values the routes share, as TypeBox schemas:
+// every one says what it accepts, with lengths and ranges, and refuses what
+// PostgreSQL cannot take (U+0000, an unpaired surrogate, a number past
+// bigint, a timestamp past the year 9999) with a 400 at the edge instead of a
+// 500 from the driver. `error` is the detail the 400 shows.
+import { t } from 'elysia'
+import { Type } from '@sinclair/typebox'
+
+// Any text but U+0000 and unpaired surrogates (the pattern is compiled
+// without the u flag, so it sees UTF-16 units).
+const STORABLE = '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$'
+const SLUG = '^[a-z0-9][a-z0-9_-]{0,63}$'
+const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+const UUIDV7 = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$'
+
+/** Free text of at most `maxLength` characters. */
+export const Text = (name: string, maxLength: number, description: string) =>
+  Type.String({ maxLength, pattern: STORABLE, description, error: `${name} must be text of at most ${maxLength} characters, without U+0000 or unpaired surrogates` })
+
+export const WorkspaceParam = Type.String({
+  pattern: SLUG,
+  description: 'Workspace name.',
+  error: 'workspace must be a workspace name: 1 to 64 lower-case letters, digits, "-" and "_", starting with a letter or digit',
+})
+export const ChannelParam = Type.String({
+  pattern: SLUG,
+  description: 'Channel slug.',
+  error: 'channel must be a channel slug: 1 to 64 lower-case letters, digits, "-" and "_", starting with a letter or digit',
+})
+export const Uuid = (name: string, description: string) => Type.String({ pattern: UUID, description, error: `${name} must be a UUID` })
+export const UuidV7 = (name: string, description: string) => Type.String({ pattern: UUIDV7, description, error: `${name} must be a UUIDv7, as Herald issues them` })
+export const KeyIdParam = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Key id, from the list.', error: 'id must be the id of an API key: a whole number from 1' })
+/** The secret of an e-mailed link (invitation, reset, sign-up). */
+export const Token = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The token from the link.', error: 'token must be the token of a link: letters, digits, "-" and "_"' })
+export const Limit = (max: number, def: number, description: string) =>
+  t.Integer({ minimum: 1, maximum: max, default: def, description, error: `limit must be a whole number from 1 to ${max}` })
+
+export const WorkspaceParams = Type.Object({ workspace: WorkspaceParam })
+
+/** The Unix-ms timestamp inside a UUIDv7. */
+export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16))
+
+// A UUIDv7's 48-bit timestamp reaches the year 10889; PostgreSQL's timestamps
+// end with 294276, but nothing Herald issued is from the future.
+const LATEST_MS = Date.UTC(9999, 11, 31)
+/** Whether a UUIDv7 could be one Herald issued: its time is a real date, not past the year 9999. */
+export const plausibleUuidv7 = (id: string) => uuidv7Time(id).getTime() <= LATEST_MS
