@@ -63,12 +63,16 @@ function describe(e: ValueError, where: string): string {
   return `${field}: ${e.message}`
 }
 
+const decodePointer = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~')
+
 function validationProblem(error: ValidationError): HeraldError {
   const where = WHERE[error.type as keyof typeof WHERE] ?? 'the request'
   const seen = new Map<string, FieldError>()
   for (const e of (error.all ?? []) as ValueError[]) {
     const detail = describe(e, where)
-    if (!seen.has(detail) && seen.size < 20) seen.set(detail, { pointer: error.type === 'body' ? e.path : '', detail })
+    if (seen.has(detail) || seen.size >= 20) continue
+    const parameter = e.path.split('/')[1]
+    seen.set(detail, error.type === 'body' ? { pointer: e.path, detail } : parameter && (error.type === 'params' || error.type === 'query') ? { parameter: decodePointer(parameter), detail } : { detail })
   }
   const errors = [...seen.values()]
   return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
@@ -121,7 +125,7 @@ export function createApp(deps: AppDeps) {
     .onRequest(requestStarted)
     .mapResponse({ as: 'global' }, responseMapped)
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
-    .use(docsRoute(() => app.handle))
+    .use(docsRoute(() => app.handle, () => app.routes))
     .use(healthRoute(sql, state))
     .use(eventRoute(auth, batcher))
     .use(eventReadRoute(sql, auth))

@@ -25,8 +25,10 @@ export const problems = {
 } as const
 
 export type ProblemCode = keyof typeof problems
+/** One thing wrong: a JSON pointer into the body, or the name of a path or query parameter. */
 export interface FieldError {
-  pointer: string
+  pointer?: string
+  parameter?: string
   detail: string
 }
 

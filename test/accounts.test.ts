@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
 import { backends, startTestHerald, type TestHerald } from './harness'
-import { PASSWORD, bearerCall, browser, newEmail, signUp } from './users'
+import { PASSWORD, bearerCall, browser, newEmail, signUp, signUpLink } from './users'
 import { startSmtp } from './smtp'
-import { expectProblem } from './support'
+import { expectProblem, waitFor } from './support'
 import { SIGNIN_LIMITS } from '../src/throttle'
 import { createMailer } from '../src/mailer'
 import { loadConfig } from '../src/config'
@@ -21,6 +21,7 @@ for (const backend of backends) {
     beforeAll(async () => {
       smtp = await startSmtp()
       h = await startTestHerald(backend, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, HERALD_PUBLIC_URL: 'https://herald.example.com', SMTP_FROM: 'Herald <noreply@herald.example.com>' })
+      h.mails = smtp.mails
     }, 30_000)
     afterAll(async () => {
       await h?.close()
@@ -127,10 +128,40 @@ for (const backend of backends) {
         await expectProblem(await post('/v1/auth/signup', { email: newEmail(), password: PASSWORD, workspace: 'Not A Slug' }), 400, 'validation-failed')
       })
 
-      test('an address with an account, and a taken workspace name, are 409', async () => {
+      test('an address with an account gets the same 202 as a new one, and its owner an e-mail; a taken workspace name is 409', async () => {
         const p = await signUp(h)
-        await expectProblem(await post('/v1/auth/signup', { email: p.email.toUpperCase(), password: PASSWORD }), 409, 'conflict')
+        const fresh = newEmail()
+        const known = await post('/v1/auth/signup', { email: p.email.toUpperCase(), password: PASSWORD })
+        const unknown = await post('/v1/auth/signup', { email: fresh, password: PASSWORD })
+        expect([known.status, unknown.status]).toEqual([202, 202])
+        const [a, b] = [(await known.json()) as Record<string, string>, (await unknown.json()) as Record<string, string>]
+        expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort())
+        expect(a.detail!.replace(p.email.toUpperCase(), 'X')).toBe(b.detail!.replace(fresh, 'X'))
+        await waitFor(() => smtp.mails.some((m) => m.to.includes(p.email.toUpperCase()) || m.to.includes(p.email)))
+        const told = smtp.mails.findLast((m) => m.to.some((t) => t.toLowerCase() === p.email.toLowerCase()))!
+        expect(told.headers.subject).toContain('Someone tried to create a Herald account')
+        expect(told.body).not.toContain('/signup/confirm/')
+        expect(told.body).toContain('https://herald.example.com/reset')
+        // Nothing changed: the old password still works, and there is one account.
+        expect((await post('/v1/auth/signin', { email: p.email, password: PASSWORD })).status).toBe(200)
         await expectProblem(await post('/v1/auth/signup', { email: newEmail(), password: PASSWORD, workspace: p.workspace }), 409, 'conflict')
+      })
+
+      test('a sign-up link creates the account once; a used, forged or malformed one is 400', async () => {
+        const email = newEmail()
+        expect((await post('/v1/auth/signup', { email, password: PASSWORD, workspace: `ws-${Date.now().toString(36)}` })).status).toBe(202)
+        // No account until the link is opened.
+        expect((await post('/v1/auth/signin', { email, password: PASSWORD })).status).toBe(401)
+        const token = await signUpLink(h, email)
+        const link = smtp.mails.findLast((m) => m.to.includes(email))!
+        expect(link.body).toContain(`https://herald.example.com/signup/confirm/${token}`)
+        const [one, two] = await Promise.all([post('/v1/auth/signup/confirm', { token }), post('/v1/auth/signup/confirm', { token })])
+        expect([one.status, two.status].sort()).toEqual([201, 400])
+        expect((await post('/v1/auth/signin', { email, password: PASSWORD })).status).toBe(200)
+        await expectProblem(await post('/v1/auth/signup/confirm', { token }), 400, 'validation-failed')
+        await expectProblem(await post('/v1/auth/signup/confirm', { token: 'x'.repeat(43) }), 400, 'validation-failed')
+        await expectProblem(await post('/v1/auth/signup/confirm', { token: 'a b\u0000' }), 400, 'validation-failed')
+        await expectProblem(await post('/v1/auth/signup/confirm', {}), 400, 'validation-failed')
       })
 
       test('a wrong password and an unknown address get the same answer', async () => {

@@ -182,10 +182,18 @@ describe.each(backends)('router operator API on %s', (backend) => {
         }
       })
 
-      test.each(['01900000-0000-7000-8000-000000000000', 'not-a-uuid', '1'])('an unknown router id %p is 404 on GET, PATCH and DELETE', async (id) => {
+      test('an unknown router id is 404 on GET, PATCH and DELETE', async () => {
         const { name: ws } = await h.workspace()
         for (const [method, body] of [['GET', undefined], ['PATCH', { enabled: false }], ['PATCH', { destination: DESTINATIONS.slack }], ['DELETE', undefined]] as const) {
-          await expectProblem(await call(via, method, `${routers(ws)}/${id}`, body), 404, 'not-found')
+          await expectProblem(await call(via, method, `${routers(ws)}/01900000-0000-7000-8000-000000000000`, body), 404, 'not-found')
+        }
+      })
+
+      test.each(['not-a-uuid', '1', '%00', '01900000-0000-7000-8000-00000000000g'])('a router id that is no UUID (%p) is 400 naming the parameter on GET, PATCH and DELETE', async (id) => {
+        const { name: ws } = await h.workspace()
+        for (const [method, body] of [['GET', undefined], ['PATCH', { enabled: false }], ['DELETE', undefined]] as const) {
+          const p = await expectProblem(await call(via, method, `${routers(ws)}/${id}`, body), 400, 'validation-failed')
+          expect(p.errors).toEqual([{ parameter: 'id', detail: 'id must be a UUID' }])
         }
       })
 

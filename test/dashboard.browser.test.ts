@@ -93,6 +93,7 @@ for (const backend of backends) {
       smtp = await startSmtp()
       // One attempt per delivery, so that a refused one fails at once and can be replayed.
       herald = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', SMTP_URL: `smtp://127.0.0.1:${smtp.port}` })
+      herald.mails = smtp.mails
       // launch() gives the browser a fresh, temporary user-data dir of its own.
       browser = await chromium.launch({
         executablePath: CHROMIUM,

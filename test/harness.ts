@@ -6,6 +6,7 @@ import postgres from 'postgres'
 import { loadConfig, type Config } from '../src/config'
 import { createLogger } from '../src/log'
 import { startHerald, type Herald } from '../src/server'
+import { startSmtp, type Mail } from './smtp'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const PG_URL = process.env.DATABASE_URL
@@ -86,12 +87,20 @@ export interface TestHerald extends Herald {
   workspace(body?: { name?: string; monthlyQuota?: number; rateLimit?: { perSecond: number; burst: number } }): Promise<{ name: string; apiKey: string }>
   /** POST /event with the given key and body over the real socket. */
   post(apiKey: string, body: unknown, headers?: Record<string, string>): Promise<Response>
+  /** The e-mails this Herald sent, when the test did not set SMTP_URL itself (a test that does can point this at its own receiver). */
+  mails?: Mail[]
   close(): Promise<void>
 }
+
+// One SMTP receiver per test process takes the e-mails of every Herald that a
+// test did not give an SMTP_URL of its own (sign-up links, resets).
+let sharedSmtp: ReturnType<typeof startSmtp> | undefined
+const mailbox = () => (sharedSmtp ??= startSmtp())
 
 let seq = 0
 export async function startTestHerald(backend: Backend, env: Record<string, string> = {}): Promise<TestHerald> {
   const db = backend === 'postgres' ? await createTestDatabase() : undefined
+  const smtp = env.SMTP_URL === undefined ? await mailbox() : undefined
   const config: Config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -100,6 +109,7 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
     HERALD_DEMO_WORKSPACE: 'false',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(db ? { DATABASE_URL: db.url } : {}),
+    ...(smtp ? { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } : {}),
     ...env,
   })
   const herald = await startHerald(config, createLogger(config.LOG_LEVEL))
@@ -113,6 +123,7 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
     ...herald,
     backend,
     databaseUrl: db?.url,
+    mails: smtp?.mails,
     admin,
     async workspace(body = {}) {
       const name = body.name ?? `ws-${process.pid}-${++seq}`

@@ -183,7 +183,7 @@ describe('/metrics on the API: access, and every request counted once', () => {
     const requests: [string, RequestInit, string, number][] = [
       ['/healthz', {}, '/healthz', 200],
       ['/no/such/thing', {}, 'unmatched', 404],
-      ['/admin/workspaces', {}, 'unmatched', 401], // refused by the operator API's guard, before routing
+      ['/admin/workspaces', {}, '/admin/workspaces', 401], // refused by the operator API's guard, once routed
       ['/event', { method: 'POST', body: '{}' }, '/event', 401],
       ['/event', { method: 'POST', headers: { authorization: `Bearer ${ws.apiKey}`, 'content-type': 'application/json' }, body: '{"message":' }, '/event', 400],
       ['/admin/workspaces', { method: 'POST', headers: admin, body: '{"name":42}' }, '/admin/workspaces', 400],

@@ -75,6 +75,7 @@ describe.each(backends)('API keys on %s', (backend) => {
   beforeAll(async () => {
     smtp = await startSmtp()
     h = await startTestHerald(backend, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` })
+    h.mails = smtp.mails
   }, 30_000)
   afterAll(async () => {
     await h?.close()

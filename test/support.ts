@@ -57,7 +57,7 @@ export interface Problem {
   title: string
   status: number
   detail: string
-  errors?: { pointer: string; detail: string }[]
+  errors?: { pointer?: string; parameter?: string; detail: string }[]
 }
 
 /** Asserts an RFC 9457 problem response with this status and returns its body. */
@@ -80,7 +80,7 @@ export async function expectProblem(res: Response, status: number, type?: string
 export async function expectFieldError(res: Response, pointer: string) {
   const body = await expectProblem(res, 400)
   expect(Array.isArray(body.errors)).toBe(true)
-  const entry = body.errors!.find((e) => e.pointer === pointer || e.pointer.startsWith(pointer + '/'))
+  const entry = body.errors!.find((e) => e.pointer === pointer || e.pointer?.startsWith(pointer + '/'))
   expect({ pointers: body.errors!.map((e) => e.pointer), wanted: pointer, found: !!entry }).toMatchObject({ found: true })
   expect(typeof entry!.detail).toBe('string')
   // "detail: a human sentence naming the field and the rule"
@@ -197,4 +197,13 @@ export async function countEvents(h: TestHerald, workspace: string): Promise<num
   const [row] = await h.db.sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM events e JOIN workspaces w ON w.id = e.workspace_id WHERE w.name = ${workspace}`
   return row!.n
+}
+
+/** Polls until the condition holds (or fails after the timeout). */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'the condition'): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(10)
+  }
 }

@@ -33,7 +33,28 @@ export async function signUp(h: TestHerald, over: { email?: string; workspace?: 
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password: PASSWORD, ...(over.workspace ? { workspace: over.workspace } : {}), ...(over.invitation ? { invitation: over.invitation } : {}) }),
   })
+  if (res.status === 202) return confirmSignUp(h, email)
   if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`)
+  const body = (await res.json()) as { userId: string; token: string; workspace: string }
+  return { email, userId: body.userId, token: body.token, workspace: body.workspace, call: bearerCall(h, body.token) }
+}
+
+/** The token of the newest sign-up link e-mailed to an address. */
+export async function signUpLink(h: TestHerald, email: string): Promise<string> {
+  if (!h.mails) throw new Error('this Herald has an SMTP_URL of its own: set h.mails to its receiver')
+  for (let i = 0; i < 200; i++) {
+    const mail = h.mails.findLast((m) => m.to.includes(email) && /\/signup\/confirm\//.test(m.body))
+    if (mail) return /\/signup\/confirm\/([A-Za-z0-9_-]+)/.exec(mail.body)![1]!
+    await Bun.sleep(10)
+  }
+  throw new Error(`no sign-up link was e-mailed to ${email}`)
+}
+
+/** Finishes a sign-up that answered 202 through its e-mailed link. */
+async function confirmSignUp(h: TestHerald, email: string): Promise<Person> {
+  const token = await signUpLink(h, email)
+  const res = await fetch(h.url + '/v1/auth/signup/confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) })
+  if (res.status !== 201) throw new Error(`sign-up confirmation failed: ${res.status} ${await res.text()}`)
   const body = (await res.json()) as { userId: string; token: string; workspace: string }
   return { email, userId: body.userId, token: body.token, workspace: body.workspace, call: bearerCall(h, body.token) }
 }
@@ -65,7 +86,10 @@ export function browser(h: TestHerald) {
     },
     /** Signs in (or up) with client "web" and keeps the cookie and the CSRF token. */
     async session(path: '/v1/auth/signin' | '/v1/auth/signup', body: Record<string, unknown>) {
-      const res = await call('POST', path, { ...body, client: 'web' }, { csrf: false })
+      let res = await call('POST', path, { ...body, client: 'web' }, { csrf: false })
+      if (res.status === 202 && path === '/v1/auth/signup') {
+        res = await call('POST', '/v1/auth/signup/confirm', { token: await signUpLink(h, String(body.email)), client: 'web' }, { csrf: false })
+      }
       if (res.ok) csrf = ((await res.clone().json()) as { csrf: string }).csrf
       return res
     },

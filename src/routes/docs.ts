@@ -50,10 +50,36 @@ td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:t
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${esc(spec.openapi)}).</p>${ops.join('\n')}</body></html>`
 }
 
-/** `handle` is the composed app's, so /docs reads /openapi.json without a network hop. */
-export const docsRoute = (handle: () => (r: Request) => Promise<Response>) => {
+interface RouteInfo {
+  method: string
+  path: string
+  hooks?: { body?: unknown }
+}
+
+/**
+ * Our routes read their bodies in a parse hook of their route group (streamed,
+ * within a limit: src/routes/group.ts), and the generator lists no media type
+ * for a body read by a function. They are all JSON: say so, with the schema.
+ */
+export function describeJsonBodies(spec: Json, routes: RouteInfo[]): Json {
+  for (const route of routes) {
+    if (!route.hooks?.body) continue
+    const path = route.path.replace(/:(\w+)/g, '{$1}')
+    const op = spec.paths?.[path]?.[route.method.toLowerCase()]
+    if (op?.requestBody && !Object.keys(op.requestBody.content ?? {}).length) {
+      op.requestBody.content = { 'application/json': { schema: route.hooks.body } }
+    }
+  }
+  return spec
+}
+
+/** `handle` and `routes` are the composed app's, so /docs reads /openapi.json without a network hop. */
+export const docsRoute = (handle: () => (r: Request) => Promise<Response>, routes: () => RouteInfo[]) => {
   let html: string | undefined
   return new Elysia({ name: 'route.docs' })
+    .onAfterHandle({ as: 'local' }, ({ response }) => {
+      if (response && typeof response === 'object' && 'openapi' in response) describeJsonBodies(response, routes())
+    })
     .use(
       openapi({
         path: '/docs',

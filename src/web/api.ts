@@ -3,7 +3,8 @@
 // that carries the problem's detail and its field errors.
 
 export interface FieldError {
-  pointer: string
+  pointer?: string
+  parameter?: string
   detail: string
 }
 

@@ -4,7 +4,7 @@ import { html, render } from './html'
 import { home, navigate, route, setLayout, start } from './router'
 import { mayBeSignedIn, session } from './session'
 import { renderHeader, welcomePage, wireHeader } from './layout'
-import { invitePage, resetConfirmPage, resetRequestPage, signinPage, signupPage } from './page_auth'
+import { invitePage, resetConfirmPage, resetRequestPage, signinPage, signupConfirmPage, signupPage } from './page_auth'
 import { feedPage } from './page_feed'
 import { eventPage } from './page_event'
 import { channelsPage } from './page_channels'
@@ -20,6 +20,7 @@ route('/', 'public', (ctx) => {
 })
 route('/signin', 'guest', signinPage)
 route('/signup', 'guest', signupPage)
+route('/signup/confirm/:token', 'public', signupConfirmPage)
 route('/reset', 'public', resetRequestPage)
 route('/reset/:token', 'public', resetConfirmPage)
 route('/invite/:token', 'public', invitePage)

@@ -73,14 +73,48 @@ export function signupPage(ctx: PageContext) {
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
     const workspace = String(data.get('workspace') ?? '').trim()
-    const created = await api<{ workspace: string }>('POST', '/v1/auth/signup', {
+    const created = await api<{ workspace: string } | { status: 'confirmation-sent'; detail: string }>('POST', '/v1/auth/signup', {
       email: data.get('email'),
       password: data.get('password'),
       ...(workspace ? { workspace } : {}),
       client: 'web',
     })
+    if ('status' in created) {
+      render(
+        ctx.root,
+        card(
+          'Check your e-mail',
+          html`<p role="status">${created.detail}</p>
+          <p class="hint">The link works once, for 24 hours. No e-mail? Look in the spam folder; on a Herald without SMTP_URL, the operator finds the link in the server log.</p>
+          <p><a href="/signin">Back to sign in</a></p>`,
+        ),
+      )
+      return
+    }
     announce(`Welcome to Herald. Your workspace is ${created.workspace}.`)
     await signedIn(safeNext(ctx.query.get('next')) ?? path('w', created.workspace, 'feed'))
+  })
+}
+
+/** The page the e-mailed sign-up link opens: one click creates the account. */
+export function signupConfirmPage(ctx: PageContext) {
+  ctx.title('Finish creating your account')
+  render(
+    ctx.root,
+    card(
+      'Finish creating your account',
+      html`<form class="stack" novalidate>
+        <p class="form-error" role="alert"></p>
+        <p>Your address is confirmed once you create the account.</p>
+        <button type="submit">Create my account</button>
+      </form>
+      <p>The link expired? <a href="/signup">Sign up again</a>.</p>`,
+    ),
+  )
+  onSubmit(ctx.root.querySelector('form')!, async () => {
+    const created = await api<{ workspace: string }>('POST', '/v1/auth/signup/confirm', { token: ctx.params.token, client: 'web' })
+    announce(`Welcome to Herald. Your workspace is ${created.workspace}.`)
+    await signedIn(path('w', created.workspace, 'feed'))
   })
 }
 

@@ -59,9 +59,21 @@ export function home(): string {
   return session.me ? '/' : '/signin' // "/" offers to create a first workspace
 }
 
-/** A `next` parameter is followed only when it is a path of this site. */
+/**
+ * A `next` parameter is followed only when it is a path of this site: it is
+ * resolved as the browser would resolve it (tabs and newlines dropped,
+ * backslashes read as slashes, so `/%09/evil.com` is `//evil.com`), and kept
+ * only when the result is on this origin.
+ */
 export function safeNext(next: string | null): string | null {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : null
+  if (!next || !next.startsWith('/')) return null
+  let url: URL
+  try {
+    url = new URL(next, location.origin)
+  } catch {
+    return null
+  }
+  return url.origin === location.origin ? url.pathname + url.search + url.hash : null
 }
 
 export function toSignIn() {

@@ -36,7 +36,7 @@ export function showError(form: HTMLFormElement, err: unknown) {
   const fields = fieldsOf(form)
   let first: HTMLElement | undefined
   for (const fe of e.errors) {
-    const el = fields.find((f) => pointerOf(f) === fe.pointer) ?? fields.find((f) => fe.pointer.startsWith(pointerOf(f) + '/'))
+    const el = fields.find((f) => pointerOf(f) === fe.pointer) ?? fields.find((f) => fe.pointer?.startsWith(pointerOf(f) + '/'))
     if (!el) continue
     const id = `${el.id || (el.id = `f-${Math.random().toString(36).slice(2, 8)}`)}-error`
     if (document.getElementById(id)) continue
