@@ -58,7 +58,7 @@ export function requestStarted({ request }: { request: Request }) {
 
 /**
  * Counts and times a request under its route pattern. A request answered
- * before routing (an unknown path, a refusal of the operator API's guard) has
+ * before routing (an unknown path, a malformed request line) has
  * no pattern: it counts as "unmatched".
  */
 export function requestFinished(request: Request, route: string | undefined, status: number) {

@@ -13,6 +13,7 @@ export const problems = {
   'invalid-content-type': { status: 400, title: 'Invalid Content-Type' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'bad-request': { status: 400, title: 'Bad Request' },
   'validation-failed': { status: 400, title: 'Validation Failed' },
   'rate-limited': { status: 429, title: 'Rate Limit Exceeded' },
   'quota-exceeded': { status: 429, title: 'Monthly Quota Exceeded' },

@@ -2,6 +2,7 @@
 // the bus (JetStream or in-process), the outbox relay, and then the API
 // (ingest batcher and HTTP server), the delivery worker, or both; stops them
 // in reverse on SIGTERM.
+import { HeraldError, problemResponse } from './problems'
 import type { Config } from './config'
 import type { Logger } from './log'
 import { openDatabase, type Database } from './db'
@@ -153,6 +154,11 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     mailer,
     wakeScheduler: () => pipeline.fanout?.wake(),
   })
+  // With no Host (or an empty one) Bun's request.url is the bare path, which
+  // the router would read from its 8th character: `/xxxxxx/admin/x` routed as
+  // `/admin/x`, a path no proxy in front saw. HTTP/1.1 requires a Host.
+  const hasHost = (req: Request) => req.url.charCodeAt(0) !== 47 /* "/" */
+  const noHost = () => problemResponse(new HeraldError('bad-request', 'The request has no Host header: HTTP/1.1 requires one.'))
   const server = Bun.serve({
     port: config.PORT,
     hostname: config.HOST,
@@ -170,7 +176,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // (test/faults/slow_clients.test.ts). Bun's default, stated so that a
     // change of default cannot lift it.
     idleTimeout: 10,
-    fetch: (req) => app.handle(req),
+    fetch: (req) => (hasHost(req) ? app.handle(req) : noHost()),
   })
   log.info({ port: server.port, embedded: db.embedded, bus: pipeline.bus.kind, delivers: !!pipeline.fanout }, 'Herald is listening')
 
