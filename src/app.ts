@@ -111,12 +111,17 @@ export function createApp(deps: AppDeps) {
   })
     .onError({ as: 'global' }, ({ code, error, request, route }) => {
       const problem = toProblem(code, error)
-      // Answered before routing (an unknown path, the operator API's guard):
-      // no response mapping follows, so the request is counted here.
+      // Answered before routing (an unknown path): no response mapping
+      // follows, so the request is counted here.
       if (!route) requestFinished(request, undefined, problem.status)
       const requestId = request.headers.get('x-request-id') ?? crypto.randomUUID()
       if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
+      // A refusal that left the body unread (a 401 from the headers alone, a
+      // 413 part-way) keeps the connection: Bun discards the rest of the body
+      // as it arrives, for at most the idle timeout, and holds none of it.
+      // Closing at once instead would make the kernel reset the connection,
+      // and a client still sending could lose this answer.
       return problemResponse(problem, { 'x-request-id': requestId })
     })
     // Every request is counted and timed once, under its route pattern
