@@ -6,6 +6,7 @@ import { uuidv7 } from 'uuidv7'
 import type { Sql, Tx } from './db'
 import { generateSecret, hashSecret, keyPrefix } from './keys'
 import { USER_TOKEN_PREFIX } from './members'
+import { HeraldError } from './problems'
 
 export const SESSION_PREFIX = 'hrls_'
 // A web session lasts a month from its last use; an app token until revoked
@@ -35,7 +36,32 @@ export function passwordProblem(password: string): string | null {
   return null
 }
 
-export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' })
+// argon2id is made to be slow: about 100 ms of a core, and 64 MiB, per hash.
+// Hashes run one at a time, so that a flood of sign-ins takes one core and
+// leaves the rest of Herald (and POST /event) the other; a few hundred
+// waiting is a 503 to retry rather than a queue that grows without end.
+const HASHES_AT_ONCE = 1
+const HASHES_WAITING_MAX = 200
+let hashing = 0
+const waiting: (() => void)[] = []
+
+async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing >= HASHES_AT_ONCE) {
+    if (waiting.length >= HASHES_WAITING_MAX) throw new HeraldError('unavailable', 'Too many sign-ins and sign-ups are being checked at the moment. Retry in a second.', undefined, { 'retry-after': '1' })
+    await new Promise<void>((resolve) => waiting.push(resolve))
+  } else hashing++
+  try {
+    return await work()
+  } finally {
+    // The next in line takes this place over; `hashing` stays as it is.
+    const next = waiting.shift()
+    if (next) next()
+    else hashing--
+  }
+}
+
+export const hashPassword = (password: string) => oneAtATime(() => Bun.password.hash(password, { algorithm: 'argon2id' }))
+const verifyPassword = (password: string, hash: string) => oneAtATime(() => Bun.password.verify(password, hash))
 
 // Verifying against this when the address is unknown makes a wrong address
 // take as long as a wrong password.
@@ -54,7 +80,7 @@ export async function insertUser(tx: Tx, email: string, passwordHash: string): P
 export async function checkPassword(sql: Sql, email: string, password: string): Promise<{ id: string; email: string } | null> {
   const [user] = await sql<{ id: string; email: string; hash: string | null }[]>`
     SELECT id, email, password_hash AS hash FROM users WHERE lower(email) = lower(${email})`
-  const ok = await Bun.password.verify(password, user?.hash ?? (await decoyHash()))
+  const ok = await verifyPassword(password, user?.hash ?? (await decoyHash()))
   return ok && user?.hash ? { id: user.id, email: user.email } : null
 }
 

@@ -57,14 +57,22 @@ export async function findUserByToken(sql: Sql, token: string): Promise<{ userId
   return row ?? null
 }
 
-/** Mutes or unmutes a channel for a member; false when the user is not a member. */
+/**
+ * Mutes or unmutes a channel for a member; false when the user is not a
+ * member. The membership is locked (KEY SHARE) while the mute is written, so
+ * the member leaving at that moment waits, or is seen gone: never a mute
+ * whose membership has just been deleted.
+ */
 export async function setMuted(sql: Sql, workspace: string, userId: string, channel: string, muted: boolean): Promise<boolean> {
-  const [m] = await sql<{ id: number }[]>`
-    SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id WHERE w.name = ${workspace} AND m.user_id = ${userId}`
-  if (!m) return false
-  if (muted) await sql`INSERT INTO channel_mutes (workspace_id, user_id, channel) VALUES (${m.id}, ${userId}, ${channel}) ON CONFLICT DO NOTHING`
-  else await sql`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
-  return true
+  return sql.begin(async (tx) => {
+    const [m] = await tx<{ id: number }[]>`
+      SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id WHERE w.name = ${workspace} AND m.user_id = ${userId}
+      FOR KEY SHARE OF m`
+    if (!m) return false
+    if (muted) await tx`INSERT INTO channel_mutes (workspace_id, user_id, channel) VALUES (${m.id}, ${userId}, ${channel}) ON CONFLICT DO NOTHING`
+    else await tx`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
+    return true
+  })
 }
 
 /** The workspaces a person belongs to, with their role. */

@@ -9,6 +9,8 @@ export const problems = {
   forbidden: { status: 403, title: 'Forbidden' },
   'csrf-failed': { status: 403, title: 'CSRF Check Failed' },
   'signin-throttled': { status: 429, title: 'Too Many Sign-in Attempts' },
+  'mail-throttled': { status: 429, title: 'Too Many E-mails' },
+  'too-many-streams': { status: 429, title: 'Too Many Live Streams' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'invalid-content-type': { status: 400, title: 'Invalid Content-Type' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },

@@ -1,5 +1,5 @@
-// Throttles on what an anonymous caller can make Herald do: sign in, and send
-// account e-mails (reset and sign-up links). Each attempt is counted first,
+// Throttles on what a caller can make Herald do: sign in, and send e-mails
+// (reset and sign-up links to anyone; invitations, for a signed-in person). Each attempt is counted first,
 // in one statement that adds to every counter it touches and returns them,
 // and judged after: so forty attempts at once are counted as forty, and the
 // eleventh is refused however they interleave. The counters are fixed
@@ -15,6 +15,8 @@ const WINDOW_MS = 15 * 60_000
 // too few to flood a mailbox.
 export const SIGNIN_LIMITS = { email: 10, ip: 100 } as const
 export const MAIL_LIMITS = { recipient: 3, ip: 20 } as const
+// A signed-in person invites a team at a time, not hundreds of strangers.
+export const INVITE_LIMITS = { recipient: MAIL_LIMITS.recipient, inviter: 50 } as const
 
 export interface Counter {
   key: string
@@ -29,6 +31,12 @@ export const signinCounters = (email: string, ip: string): Counter[] => [
 export const mailCounters = (email: string, ip: string): Counter[] => [
   { key: `mail:to:${lower(email)}`, limit: MAIL_LIMITS.recipient },
   { key: `mail:ip:${ip}`, limit: MAIL_LIMITS.ip },
+]
+
+/** An invitation is an e-mail too: counted per recipient (with resets and sign-ups) and per inviter. */
+export const invitationCounters = (email: string, userId: string): Counter[] => [
+  { key: `mail:to:${lower(email)}`, limit: INVITE_LIMITS.recipient },
+  { key: `mail:by:${userId}`, limit: INVITE_LIMITS.inviter },
 ]
 
 /**

@@ -5,12 +5,13 @@
 // bench/feed.ts measures that).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, describePg, startPipelineHerald, startTestHerald, type TestHerald } from './harness'
-import { signUp, type Person } from './users'
-import { expectProblem } from './support'
+import { bearerCall, signUp, type Person } from './users'
+import { expectProblem, waitFor } from './support'
 import { eventually, startReceiver, type Receiver } from './receiver'
 import postgres from 'postgres'
 import type { Sql } from '../src/db'
 import { readFeed, searchQuery } from '../src/feed'
+import { STREAMS_PER_PERSON } from '../src/routes/feed'
 
 type FeedEvent = { eventId: string; channel: string; event: string | null; title: string | null; message: string; tags: string[] }
 type Page = { events: FeedEvent[]; nextCursor: string | null }
@@ -109,6 +110,28 @@ for (const backend of backends) {
       expect(data).toMatchObject({ eventId, channel: 'live', message: 'streamed', tags: ['x'], workspace: owner.workspace })
       expect(text).not.toContain('not for this stream')
       await reader.cancel()
+    })
+
+    test(`a person has at most ${STREAMS_PER_PERSON} live streams open; closing one frees its place`, async () => {
+      const url = `${h.url}/v1/feed/stream?workspace=${owner.workspace}`
+      const controllers = Array.from({ length: STREAMS_PER_PERSON }, () => new AbortController())
+      const streams = await Promise.all(controllers.map((c) => fetch(url, { headers: { authorization: `Bearer ${owner.token}` }, signal: c.signal })))
+      expect(streams.map((r) => r.status)).toEqual(Array(STREAMS_PER_PERSON).fill(200))
+      const over = await owner.call('GET', `/v1/feed/stream?workspace=${owner.workspace}`)
+      await expectProblem(over, 429, 'too-many-streams')
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
+      // Someone else is not held back by it.
+      const added = await h.admin('POST', `/admin/workspaces/${owner.workspace}/members`, { email: `streams-${Date.now()}@example.com` })
+      const other = await bearerCall(h, ((await added.json()) as { userToken: string }).userToken)('GET', `/v1/feed/stream?workspace=${owner.workspace}`)
+      expect(other.status).toBe(200)
+      await other.body!.cancel()
+      controllers[0]!.abort()
+      await waitFor(async () => {
+        const again = await fetch(url, { headers: { authorization: `Bearer ${owner.token}` } })
+        if (again.status === 200) await again.body!.cancel()
+        return again.status === 200
+      }, 5000, 'a place for a new stream')
+      for (const c of controllers) c.abort()
     })
 
     test('searchQuery keeps letters and digits only, as prefixes', () => {

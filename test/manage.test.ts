@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks'
 import { backends, startTestHerald, type TestHerald } from './harness'
 import { newEmail, signUp, type Person } from './users'
 import { expectProblem } from './support'
+import { INVITE_LIMITS } from '../src/throttle'
 import { startReceiver, type Receiver } from './receiver'
 
 for (const backend of backends) {
@@ -121,6 +122,23 @@ for (const backend of backends) {
         const list = (await (await owner.call('GET', `/v1/workspaces/${ws()}/invitations`)).json()) as { id: string; status: string }[]
         expect(list.find((i) => i.id === inv.id)!.status).toBe('accepted')
         await expectProblem(await member.call('GET', `/v1/workspaces/${ws()}/invitations`), 403, 'forbidden')
+      })
+
+      test(`invitations are e-mails: ${INVITE_LIMITS.recipient} per address and ${INVITE_LIMITS.inviter} per inviter a quarter hour, then 429`, async () => {
+        const inviter = await join('admin')
+        const email = newEmail('flooded')
+        const same = await Promise.all(Array.from({ length: INVITE_LIMITS.recipient + 3 }, () => inviter.call('POST', `/v1/workspaces/${ws()}/invitations`, { email })))
+        expect(same.filter((r) => r.status === 201)).toHaveLength(INVITE_LIMITS.recipient)
+        const refused = same.find((r) => r.status === 429)!
+        await expectProblem(refused, 429, 'mail-throttled')
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+        const many = []
+        for (let i = 0; i < INVITE_LIMITS.inviter; i++) many.push((await inviter.call('POST', `/v1/workspaces/${ws()}/invitations`, { email: newEmail('many') })).status)
+        // The burst above counted against this inviter too.
+        expect(many.filter((s) => s === 201)).toHaveLength(INVITE_LIMITS.inviter - INVITE_LIMITS.recipient - 3)
+        expect(many.at(-1)).toBe(429)
+        // Another person of the workspace still invites.
+        expect((await owner.call('POST', `/v1/workspaces/${ws()}/invitations`, { email: newEmail('other') })).status).toBe(201)
       })
 
       test('a revoked invitation no longer works', async () => {

@@ -2,6 +2,7 @@
 // characters, dots included; `*` alone matches every event, even one without
 // a key; every other pattern needs a key. Everything else is literal.
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { compilePattern, validatePattern } from '../src/pattern'
 
 describe('compilePattern', () => {
@@ -54,5 +55,32 @@ describe('validatePattern', () => {
 
   test('the length limit is stated', () => {
     expect(validatePattern('x'.repeat(201))).toContain('200')
+  })
+})
+
+describe('matching is linear in the key, whatever the pattern', () => {
+  // As a regular expression, each of these backtracks through every way of
+  // placing its stars: 5 s for six stars on a 128-character key.
+  test.each([
+    ['a*a*a*a*a*a*b', 'a'.repeat(128)],
+    [Array(60).fill('a').join('*') + '*b', 'a'.repeat(128)],
+    ['*' + 'ab*'.repeat(60) + 'c', 'ab'.repeat(64)],
+  ])('%s', (pattern, key) => {
+    expect(validatePattern(pattern)).toBeNull()
+    const t0 = performance.now()
+    for (let i = 0; i < 100; i++) expect(compilePattern(pattern)(key)).toBe(false)
+    expect(performance.now() - t0).toBeLessThan(1000) // a hundred matches; the regex took seconds for one
+  })
+
+  test('agrees with the glob as a regular expression on generated patterns and keys', () => {
+    const alphabet = fc.constantFrom('a', 'b', '.', '*')
+    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
+    fc.assert(
+      fc.property(fc.string({ unit: alphabet, minLength: 1, maxLength: 8 }), fc.string({ unit: fc.constantFrom('a', 'b', '.'), maxLength: 10 }), (pattern, key) => {
+        const re = new RegExp(`^${pattern.split('*').map(escape).join('[^]*')}$`)
+        expect(compilePattern(pattern)(key)).toBe(pattern === '*' || re.test(key))
+      }),
+      { numRuns: 20_000 },
+    )
   })
 })

@@ -7,7 +7,7 @@ import type { Sql } from '../db'
 import { HeraldError } from '../problems'
 import { findWorkspaceId } from '../workspaces'
 import { addMember, listMembers, removeMemberChecked } from '../members'
-import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { EmailAddress, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
@@ -39,9 +39,8 @@ export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
       },
       {
         params: WorkspaceParams,
-        // A pattern rather than format: 'email', which the OpenAPI plugin makes refuse a@b.c.
         body: Type.Object({
-          email: Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$', maxLength: 254, description: 'The person\'s e-mail address; one user per address across workspaces.', examples: ['a@b.c'] }),
+          email: EmailAddress('The person\'s e-mail address; one user per address across workspaces.'),
           role: Type.Optional(Role),
         }, { additionalProperties: false }),
         response: { 201: Type.Object({ userId: Type.String({ format: 'uuid' }), userToken: Type.String({ description: 'Bearer token of this user on the device API; shown once.' }) }) },

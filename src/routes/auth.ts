@@ -18,13 +18,13 @@ import type { Tx } from '../db'
 import { checkPassword, countUsers, createPasswordReset, createSession, createSignupRequest, hashPassword, insertUser, normalizeEmail, passwordProblem, resetPassword, revokeSession, takeSignupRequest, userExists, PASSWORD_MAX, PASSWORD_MIN } from '../accounts'
 import { countAttempt, forgiveSignin, mailCounters, signinCounters } from '../throttle'
 import { routeGroup } from './group'
-import { Token } from './input'
+import { EmailAddress, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../session'
 import { acceptInvitation, findInvitation } from '../invitations'
 import { createWorkspaceRow, workspaceNameTaken } from '../workspaces'
 import { listMyWorkspaces } from '../members'
 
-const Email = Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\.[^@\\s]+\\s*$', maxLength: 254, description: 'E-mail address.', error: 'email must be an e-mail address', examples: ['jane@example.com'] })
+const Email = EmailAddress()
 const Password = Type.String({ maxLength: PASSWORD_MAX, description: `At least ${PASSWORD_MIN} characters.` })
 const Client = Type.Optional(Type.Union([Type.Literal('web'), Type.Literal('app')], { default: 'app', description: 'web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.' }))
 const WorkspaceName = Type.String({ maxLength: 64, pattern: SLUG.source, description: 'Lower-case slug: letters, digits, "-" and "_".', examples: ['acme'] })
@@ -70,7 +70,8 @@ export const SignupPending = Type.Object({
 export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) => {
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   const limits = { monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA, rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST } }
-  const throttled = (wait: number, what: string) => new HeraldError('signin-throttled', `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
+  const throttled = (wait: number, code: 'signin-throttled' | 'mail-throttled', what: string) =>
+    new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
   const mail = (to: string, subject: string, text: string) =>
     mailer.send({ to, subject, text }).catch((err) => log.error({ err }, `could not send the e-mail "${subject}"`))
 
@@ -139,7 +140,7 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
           }
         }
         const wait = await countAttempt(sql, mailCounters(email, clientAddress(request, server, config.HERALD_TRUST_PROXY)))
-        if (wait > 0) throw throttled(wait, 'e-mails to this address')
+        if (wait > 0) throw throttled(wait, 'mail-throttled', 'e-mails to this address or from this client')
         if (await userExists(sql, email)) {
           await mail(email, 'Someone tried to create a Herald account with your address',
             `Someone (perhaps you) tried to create a Herald account with this address, which already has one. No account was created and nothing changed.\n\nTo sign in: ${publicUrl}/signin\nForgot your password? ${publicUrl}/reset\n\nIf it was not you, you can ignore this e-mail.\n`)
@@ -191,7 +192,7 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
         const email = normalizeEmail(body.email)
         const ip = clientAddress(request, server, config.HERALD_TRUST_PROXY)
         const wait = await countAttempt(sql, signinCounters(email, ip))
-        if (wait > 0) throw throttled(wait, 'sign-in attempts')
+        if (wait > 0) throw throttled(wait, 'signin-throttled', 'sign-in attempts')
         const user = await checkPassword(sql, email, body.password)
         if (!user) throw new HeraldError('invalid-credentials', 'The e-mail address or the password is wrong.')
         await forgiveSignin(sql, email, ip)
@@ -208,7 +209,7 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
       async ({ body, request, set, server }) => {
         const email = normalizeEmail(body.email)
         const wait = await countAttempt(sql, mailCounters(email, clientAddress(request, server, config.HERALD_TRUST_PROXY)))
-        if (wait > 0) throw throttled(wait, 'e-mails to this address')
+        if (wait > 0) throw throttled(wait, 'mail-throttled', 'e-mails to this address or from this client')
         const reset = await createPasswordReset(sql, email)
         if (reset) {
           await mail(reset.email, 'Reset your Herald password',

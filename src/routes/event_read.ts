@@ -5,7 +5,7 @@ import type { ApiKeyAuth } from '../auth'
 import { HeraldError } from '../problems'
 import { unauthorized } from './event'
 import { routeGroup } from './group'
-import { plausibleUuidv7, UuidV7, uuidv7Time } from './input'
+import { checkUuidv7Time, plausibleUuidv7, UuidV7, uuidv7Time } from './input'
 import { listEventDeliveries } from '../deliveries'
 
 export const StoredEvent = Type.Object({
@@ -71,6 +71,7 @@ export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
     async ({ params, request }) => {
       const principal = await auth.verify(request.headers.get('authorization'))
       if (!principal) throw unauthorized()
+      checkUuidv7Time('eventId', params.eventId)
       const event = await findEvent(sql, principal.workspaceId, params.eventId)
       if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
       return { ...event, deliveries: await listEventDeliveries(sql, principal.workspaceId, event.eventId) }

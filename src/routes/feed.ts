@@ -14,12 +14,16 @@ import { findEvent, StoredEvent, EventWithDeliveries } from './event_read'
 import { listEventDeliveries, replayDelivery } from '../deliveries'
 import type { UserAuth } from '../session'
 import { routeGroup } from './group'
-import { Limit, plausibleUuidv7, Text, Uuid, UuidV7, WorkspaceParam } from './input'
+import { checkUuidv7Time, Limit, Text, Uuid, UuidV7, WorkspaceParam } from './input'
 
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Feed'], security: userSecurity })
 // A comment line this often keeps proxies (and Bun's idle timeout) from
 // closing a quiet stream.
 const HEARTBEAT_MS = 8_000
+// Each stream re-checks its session every beat: one person's thousand tabs
+// (or a script) would make a thousand queries every few seconds. A dashboard
+// and a phone or two need far fewer.
+export const STREAMS_PER_PERSON = 10
 
 const FilterQuery = {
   workspace: WorkspaceParam,
@@ -36,15 +40,15 @@ const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: strin
   ...(q.q?.trim() ? { q: q.q } : {}),
 })
 
-export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) =>
-  routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
+export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) => {
+  // Open streams per person, on this instance.
+  const open = new Map<string, number>()
+  return routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
     .get(
       '/feed',
       async ({ request, query }) => {
         const { access } = await check(request, query.workspace)
-        if (query.before !== undefined && !plausibleUuidv7(query.before)) {
-          throw new HeraldError('validation-failed', 'before must be the nextCursor of an earlier page.', [{ pointer: '/before', detail: 'before must be the nextCursor of an earlier page' }])
-        }
+        checkUuidv7Time('before', query.before)
         return readFeed(sql, access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
       },
       {
@@ -61,6 +65,10 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       '/feed/stream',
       async ({ request, query, server }) => {
         const { session, access } = await check(request, query.workspace)
+        if ((open.get(session.userId) ?? 0) >= STREAMS_PER_PERSON) {
+          throw new HeraldError('too-many-streams', `You have ${STREAMS_PER_PERSON} live streams open; close one first.`, undefined, { 'retry-after': '10' })
+        }
+        open.set(session.userId, (open.get(session.userId) ?? 0) + 1)
         const token = users.tokenOf(request)!
         const filter = filterOf(query)
         server?.timeout(request, 0)
@@ -92,9 +100,15 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
               }
               send(': keep-alive\n\n')
             }, HEARTBEAT_MS)
+            let stopped = false
             stop = () => {
+              if (stopped) return
+              stopped = true
               clearInterval(beat)
               unwatch()
+              const left = (open.get(session.userId) ?? 1) - 1
+              if (left > 0) open.set(session.userId, left)
+              else open.delete(session.userId)
             }
             request.signal.addEventListener('abort', () => {
               stop()
@@ -110,13 +124,14 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       },
       {
         query: Type.Object(FilterQuery),
-        detail: detail('Follow the feed live (Server-Sent Events)', 'Each new event that passes the filters as an SSE `event` message whose data is the event; a comment every few seconds keeps the connection open. Best effort: after a reconnect, read the feed to fill any gap.'),
+        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`),
       },
     )
     .get(
       '/workspaces/:workspace/events/:eventId',
       async ({ request, params }) => {
         const { access } = await check(request, params.workspace)
+        checkUuidv7Time('eventId', params.eventId)
         const event = await findEvent(sql, access.workspaceId, params.eventId)
         if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
         return { ...event, deliveries: await listEventDeliveries(sql, access.workspaceId, event.eventId) }
@@ -143,3 +158,4 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
         detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule.'),
       },
     )
+}

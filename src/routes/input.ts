@@ -5,6 +5,7 @@
 // 500 from the driver. `error` is the detail the 400 shows.
 import { t } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { HeraldError } from '../problems'
 
 // Any text but U+0000 and unpaired surrogates (the pattern is compiled
 // without the u flag, so it sees UTF-16 units).
@@ -29,13 +30,24 @@ export const ChannelParam = Type.String({
 })
 export const Uuid = (name: string, description: string) => Type.String({ pattern: UUID, description, error: `${name} must be a UUID` })
 export const UuidV7 = (name: string, description: string) => Type.String({ pattern: UUIDV7, description, error: `${name} must be a UUIDv7, as Herald issues them` })
-export const KeyIdParam = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Key id, from the list.', error: 'id must be the id of an API key: a whole number from 1' })
+// Elysia checks the numbers it coerces from the path or the query one by one,
+// without saying which parameter failed: 'x-parameter' names it for the 400.
+export const KeyIdParam = t.Integer({ 'x-parameter': 'id', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Key id, from the list.', error: 'id must be the id of an API key: a whole number from 1' })
 /** The secret of an e-mailed link (invitation, reset, sign-up). */
 export const Token = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The token from the link.', error: 'token must be the token of a link: letters, digits, "-" and "_"' })
 export const Limit = (max: number, def: number, description: string) =>
-  t.Integer({ minimum: 1, maximum: max, default: def, description, error: `limit must be a whole number from 1 to ${max}` })
+  t.Integer({ 'x-parameter': 'limit', minimum: 1, maximum: max, default: def, description, error: `limit must be a whole number from 1 to ${max}` })
 
 export const WorkspaceParams = Type.Object({ workspace: WorkspaceParam })
+
+// The address syntax browsers check in <input type="email"> (WHATWG HTML),
+// with a dot in the domain: what an SMTP server takes, so an address that
+// passes here is not one the mailer then fails on. Spaces around it are
+// trimmed by the routes.
+const EMAIL = "^\\s*[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+\\s*$"
+/** An e-mail address that Herald may send mail to. */
+export const EmailAddress = (description = 'E-mail address.') =>
+  Type.String({ pattern: EMAIL, maxLength: 254, description, error: 'email must be an e-mail address, such as jane@example.com', examples: ['jane@example.com'] })
 
 /** The Unix-ms timestamp inside a UUIDv7. */
 export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16))
@@ -45,3 +57,10 @@ export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.
 const LATEST_MS = Date.UTC(9999, 11, 31)
 /** Whether a UUIDv7 could be one Herald issued: its time is a real date, not past the year 9999. */
 export const plausibleUuidv7 = (id: string) => uuidv7Time(id).getTime() <= LATEST_MS
+
+/** A 400 naming the parameter unless the UUIDv7 could be one Herald issued (a pattern cannot compare times). */
+export function checkUuidv7Time(parameter: string, id: string | undefined) {
+  if (id === undefined || plausibleUuidv7(id)) return
+  const detail = `${parameter} must be a UUIDv7 that Herald issued: its time is past the year 9999`
+  throw new HeraldError('validation-failed', detail, [{ parameter, detail }])
+}

@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { routeGroup } from './group'
-import { Token, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { EmailAddress, Token, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 import type { Sql } from '../db'
 import type { Config } from '../config'
 import type { Logger } from '../log'
@@ -15,6 +15,7 @@ import type { Change } from '../bus'
 import { userSecurity } from '../session'
 import { HeraldError } from '../problems'
 import { changeRole, listMembers, removeMemberChecked, type MembershipProblem, type Role } from '../members'
+import { countAttempt, invitationCounters } from '../throttle'
 import { acceptInvitation, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../invitations'
 import { MemberSchema } from './admin_members'
 
@@ -118,6 +119,8 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         const role = body.role ?? 'member'
         ownerOnly(role, access.role, 'invite')
         const email = body.email.trim()
+        const wait = await countAttempt(sql, invitationCounters(email, session.userId))
+        if (wait > 0) throw new HeraldError('mail-throttled', `Too many invitations from you, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
         const inv = await createInvitation(sql, access.workspaceId, email, role, session.userId)
         const link = `${publicUrl}/invite/${inv.token}`
         await mailer.send({
@@ -131,11 +134,11 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
       {
         params: Params,
         body: Type.Object({
-          email: Type.String({ pattern: '^\\s*[^@\\s]+@[^@\\s]+\\.[^@\\s]+\\s*$', maxLength: 254 }),
+          email: EmailAddress('The address the invitation is e-mailed to.'),
           role: Type.Optional(RoleSchema),
         }, { additionalProperties: false }),
         response: { 201: Type.Object({ id: Type.String(), email: Type.String(), role: RoleSchema, expiresAt: Type.String(), link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be.' }) }) },
-        detail: detail('Invite someone by e-mail', 'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address.', 'Invitations'),
+        detail: detail('Invite someone by e-mail', 'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. E-mails are throttled per recipient and per inviter (429 with Retry-After).', 'Invitations'),
       },
     )
     .delete(
