@@ -1,6 +1,7 @@
 // Composes the route plugins and renders every error as problem+json.
 import { Elysia, ParseError, ValidationError } from 'elysia'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
+import type { TSchema } from '@sinclair/typebox'
 import type { Sql } from './db'
 import { isConnectionError } from './db'
 import type { Config } from './config'
@@ -65,14 +66,41 @@ function describe(e: ValueError, where: string): string {
 
 const decodePointer = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~')
 
+/**
+ * The path or query parameter an error is about. Elysia checks a number it
+ * coerced from the query or the path on its own, so its error has no path:
+ * then the parameter is the one whose schema it is.
+ */
+function parameterOf(error: ValidationError, e: ValueError): string | undefined {
+  const named = e.path.split('/')[1]
+  if (named) return decodePointer(named)
+  const schema = (error.validator as { schema?: TSchema }).schema ?? (error.validator as TSchema)
+  const own = (e.schema as { error?: unknown }).error
+  for (const [name, property] of Object.entries((schema?.properties ?? {}) as Record<string, TSchema>)) {
+    if (property === e.schema || (own !== undefined && property.error === own)) return name
+  }
+  return undefined
+}
+
+/** The errors of a failed validation; none when Elysia cannot list them (it makes each value text, which can throw). */
+function allErrors(error: ValidationError): ValueError[] {
+  try {
+    return (error.all ?? []) as ValueError[]
+  } catch {
+    return []
+  }
+}
+
 function validationProblem(error: ValidationError): HeraldError {
   const where = WHERE[error.type as keyof typeof WHERE] ?? 'the request'
   const seen = new Map<string, FieldError>()
-  for (const e of (error.all ?? []) as ValueError[]) {
+  for (const e of allErrors(error)) {
     const detail = describe(e, where)
     if (seen.has(detail) || seen.size >= 20) continue
-    const parameter = e.path.split('/')[1]
-    seen.set(detail, error.type === 'body' ? { pointer: e.path, detail } : parameter && (error.type === 'params' || error.type === 'query') ? { parameter: decodePointer(parameter), detail } : { detail })
+    // A number coerced from the path or the query is checked alone, as a
+    // "property", by a schema that names its parameter (src/routes/input.ts).
+    const parameter = error.type === 'property' ? (error.validator as { 'x-parameter'?: string })['x-parameter'] : error.type === 'params' || error.type === 'query' ? parameterOf(error, e) : undefined
+    seen.set(detail, error.type === 'body' ? { pointer: e.path, detail } : parameter ? { parameter, detail } : { detail })
   }
   const errors = [...seen.values()]
   return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)

@@ -31,7 +31,12 @@ export async function readBody(req: Request, limit: number): Promise<Uint8Array>
   const length = req.headers.get('content-length')
   if (length !== null) {
     if (Number(length) > limit) throw tooLarge(limit)
-    const buf = new Uint8Array(await req.arrayBuffer().catch(cutShort))
+    let buf: Uint8Array
+    try {
+      buf = await req.bytes()
+    } catch {
+      return cutShort()
+    }
     if (buf.byteLength > limit) throw tooLarge(limit)
     return buf
   }
@@ -82,7 +87,8 @@ export function parseJson(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown
   } catch {
     throw new HeraldError('malformed-json', 'The body is not valid UTF-8.')
   }
-  if (jsonDepth(text, maxDepth) > maxDepth) throw validationError([{ pointer: '', detail: `the body nests arrays and objects deeper than ${maxDepth} levels` }])
+  // Each level takes two characters at least: a shorter text cannot be too deep.
+  if (text.length > 2 * maxDepth && jsonDepth(text, maxDepth) > maxDepth) throw validationError([{ pointer: '', detail: `the body nests arrays and objects deeper than ${maxDepth} levels` }])
   try {
     return JSON.parse(text)
   } catch (err) {
@@ -96,7 +102,12 @@ export const storable = (s: string) => !s.includes('\0') && s.isWellFormed()
 export const STRING_RULE = 'must not contain U+0000 or unpaired surrogates'
 const escapePointer = (k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1')
 
-/** Every string (keys too) PostgreSQL could not store, as field errors; at most 10. */
+// A key that replaces how JavaScript turns an object into text: Elysia puts
+// a refused value into its error message as text, and an object whose own
+// `toString` is not a function cannot be made text at all (a TypeError).
+const RESERVED_KEYS = new Set(['toString', 'valueOf'])
+
+/** Every string (keys too) PostgreSQL could not store, and every reserved key, as field errors; at most 10. */
 export function unstorableStrings(value: unknown, pointer = '', errors: FieldError[] = []): FieldError[] {
   if (errors.length >= 10) return errors
   if (typeof value === 'string') {
@@ -107,6 +118,7 @@ export function unstorableStrings(value: unknown, pointer = '', errors: FieldErr
     for (const [k, v] of Object.entries(value)) {
       const p = `${pointer}/${escapePointer(k)}`
       if (!storable(k)) errors.push({ pointer: p, detail: `a key in ${pointer.slice(1).replaceAll('/', '.') || 'the body'} ${STRING_RULE}` })
+      else if (RESERVED_KEYS.has(k)) errors.push({ pointer: p, detail: `${pointer.slice(1).replaceAll('/', '.') || 'the body'} must not have a key named ${k}` })
       unstorableStrings(v, p, errors)
     }
   }

@@ -12,6 +12,13 @@ export type Tx = postgres.TransactionSql<{ bigint: number }> | Sql
 export interface Database {
   sql: Sql
   embedded: boolean
+  /**
+   * A client of one connection, for work that must keep to one connection
+   * (an ingest lane pipelines its batches on its own), closed with the
+   * database unless ended before. Embedded, it is the single connection
+   * PGlite has.
+   */
+  connection(): Sql
   close(): Promise<void>
 }
 
@@ -19,7 +26,9 @@ const baseOptions = {
   // int8 ids and counters stay far below 2^53; numbers are easier to use than strings.
   types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
   onnotice: () => {},
-  connection: { application_name: 'herald' },
+  // JIT compiling Herald's short statements costs far more than it saves:
+  // it fired on the ingest statement in some runs and halved its rate.
+  connection: { application_name: 'herald', jit: 'off' },
   // Fail a query fast when PostgreSQL is unreachable instead of queueing forever.
   connect_timeout: 5,
   // Pause before a closed connection reconnects, in seconds. postgres.js's
@@ -31,8 +40,23 @@ const baseOptions = {
 
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   if (config.DATABASE_URL) {
-    const sql = postgres(config.DATABASE_URL, { ...baseOptions, max: config.DATABASE_POOL_MAX }) as unknown as Sql
-    return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) }
+    const url = config.DATABASE_URL
+    const sql = postgres(url, { ...baseOptions, max: config.DATABASE_POOL_MAX }) as unknown as Sql
+    const own = new Set<Sql>()
+    return {
+      sql,
+      embedded: false,
+      connection() {
+        const conn = postgres(url, { ...baseOptions, max: 1 }) as unknown as Sql
+        own.add(conn)
+        const end = conn.end.bind(conn)
+        conn.end = (o) => (own.delete(conn), end(o))
+        return conn
+      },
+      close: async () => {
+        await Promise.all([sql, ...own].map((s) => s.end({ timeout: 5 })))
+      },
+    }
   }
   return openEmbedded(config.HERALD_DATA_DIR, log)
 }
@@ -52,6 +76,7 @@ export async function openEmbedded(dataDir: string, log: Logger): Promise<Databa
   return {
     sql,
     embedded: true,
+    connection: () => sql,
     async close() {
       await sql.end({ timeout: 5 })
       await server.stop()

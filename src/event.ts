@@ -56,21 +56,40 @@ const codePoints = (s: string) => {
 }
 
 
-function checkData(value: unknown, pointer: string, depth: number, errors: FieldError[]): void {
+// Where a value sits in the body, as a chain of keys: its JSON pointer is
+// spelled out only for an error, not for every key of every valid event.
+interface Path {
+  parent: Path | null
+  key: string
+}
+const pointerOf = (p: Path | null): string => (p ? `${pointerOf(p.parent)}/${p.key.replaceAll('~', '~0').replaceAll('/', '~1')}` : '')
+
+function checkData(value: unknown, path: Path, depth: number, errors: FieldError[]): void {
   if (errors.length >= 10) return
   if (typeof value === 'string') {
-    if (!storable(value)) errors.push({ pointer, detail: `${pointer.slice(1)} ${STRING_RULE}` })
+    if (!storable(value)) {
+      const pointer = pointerOf(path)
+      errors.push({ pointer, detail: `${pointer.slice(1)} ${STRING_RULE}` })
+    }
   } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) errors.push({ pointer, detail: `${pointer.slice(1)} is a number out of range` })
+    if (!Number.isFinite(value)) {
+      const pointer = pointerOf(path)
+      errors.push({ pointer, detail: `${pointer.slice(1)} is a number out of range` })
+    }
   } else if (value !== null && typeof value === 'object') {
     if (depth > LIMITS.dataDepth) {
-      errors.push({ pointer, detail: `data is nested deeper than ${LIMITS.dataDepth} levels` })
+      errors.push({ pointer: pointerOf(path), detail: `data is nested deeper than ${LIMITS.dataDepth} levels` })
       return
     }
-    for (const [k, v] of Object.entries(value)) {
-      const p = `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`
-      if (!storable(k)) errors.push({ pointer: p, detail: `a key in ${pointer.slice(1)} ${STRING_RULE}` })
-      checkData(v, p, depth + 1, errors)
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) checkData(value[i], { parent: path, key: String(i) }, depth + 1, errors)
+      return
+    }
+    // JSON.parse makes own properties only; for...in spares the pairs Object.entries would allocate.
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue
+      if (!storable(k)) errors.push({ pointer: pointerOf({ parent: path, key: k }), detail: `a key in ${pointerOf(path).slice(1)} ${STRING_RULE}` })
+      checkData((value as Record<string, unknown>)[k], { parent: path, key: k }, depth + 1, errors)
     }
   }
 }
@@ -146,7 +165,7 @@ export function normalizeEvent(body: unknown): { event: NormalizedEvent; changes
   }
 
   const data = b.data ?? null
-  if (data !== null) checkData(data, '/data', 1, errors)
+  if (data !== null) checkData(data, { parent: null, key: 'data' }, 1, errors)
 
   for (const key of Object.keys(b)) {
     if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped`)

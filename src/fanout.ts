@@ -23,6 +23,8 @@ import { findDevice } from './devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { deliveryAttempted } from './metrics'
+import { signedProviderToken } from './push/apns'
+import { sharedAccessToken } from './push/fcm'
 
 // Who is pushed for a channel is cached this long; the API announces every
 // change of members, devices and mutes, so this only bounds a lost announcement.
@@ -69,6 +71,24 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
     apns: push.apns,
     fcm: push.fcm,
+  }
+  // The APNs provider token and the FCM access token are had here, once for
+  // the process, and go to the pool's threads with each task: one token of
+  // each, however many threads push. A key that cannot sign, or a token
+  // endpoint that fails, is reported by each push (the threads try too).
+  async function withTokens(c: SendConfig, providers: Set<string>): Promise<SendConfig> {
+    let apns = c.apns
+    let fcm = c.fcm
+    if (apns && providers.has('apns')) {
+      try {
+        apns = { ...apns, shared: signedProviderToken(apns) }
+      } catch {}
+    }
+    if (fcm && providers.has('fcm')) {
+      const shared = await sharedAccessToken(fcm)
+      if (shared) fcm = { ...fcm, shared }
+    }
+    return apns === c.apns && fcm === c.fcm ? c : { ...c, apns, fcm }
   }
   const routers = routerCache(sql, secrets, opts.routerCacheMs)
   const devices = pushTargetCache(sql, AUDIENCE_TTL_MS)
@@ -164,10 +184,11 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     await reserve(part.units)
     let sent: Sent[]
     try {
+      const providers = new Set(Object.values(part.devices).flatMap((list) => list.map((d) => d.provider)))
       sent = await pool.send({
         events: part.events.map((e) => e.view),
         match: { workspace: part.events.map((e) => e.workspaceId), routers: part.routers, devices: part.devices, skip },
-        config: sendConfig,
+        config: await withTokens(sendConfig, providers),
       })
     } finally {
       release(part.units)
@@ -264,8 +285,9 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     }
     if (!planned.length) return
     busy += planned.length
-    const task = pool
-      .send({ events: views, planned, config: sendConfig })
+    const providers = new Set(planned.flatMap((p) => (p.device ? [p.device.provider] : [])))
+    const task = withTokens(sendConfig, providers)
+      .then((config) => pool.send({ events: views, planned, config }))
       .then((sent) => {
         for (const s of sent) recorder.add(outcome(s))
         if (sent.some((s) => s.result.unregistered)) devices.clear()

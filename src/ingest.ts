@@ -1,10 +1,11 @@
-// The write path of POST /event. Accepted events wait a few milliseconds in a
-// micro-batch; each batch is one transaction that applies every workspace's
-// monthly quota and token bucket (under row locks, so the limits hold across
-// API instances), then inserts the events and their outbox rows. A request is
-// answered only after its batch has committed.
+// The write path of POST /event. Accepted events gather while the previous
+// batch commits; each batch is one statement, so one round trip and one
+// commit, that applies every workspace's monthly quota and token bucket
+// (under row locks, so the limits hold across API instances) and inserts the
+// events that fit with their outbox row. A request is answered only after its
+// batch has committed.
 import type { Sql, Tx } from './db'
-import { connectionLost, isConnectionError, reserve, settledOrLost } from './db'
+import { connectionLost, isConnectionError } from './db'
 import type { NormalizedEvent } from './event'
 import type { Principal } from './auth'
 import { HeraldError } from './problems'
@@ -72,90 +73,9 @@ const rateState = (tokens: number, rate: number, burst: number): RateState => ({
   reset: Math.max(0, Math.ceil((burst - tokens) / rate)),
 })
 
-/**
- * A PostgreSQL array literal of `tags`. Converting a JSON array to text[]
- * inside json_to_recordset costs several times more than array_in on this.
- */
+/** A PostgreSQL array literal of `tags`: each event's tags travel as one text of an unnest array. */
 export const textArray = (tags: string[]) =>
   `{${tags.map((t) => `"${t.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
-
-/**
- * Sends the two statements of a batch on `tx`, a connection inside a
- * transaction, without waiting in between (they are pipelined), and resolves
- * to the outcome of each event. The first inserts the events, without any
- * lock, so concurrent batches of this and other instances overlap there. The
- * second locks the batch's workspace rows, in id order so that no two batches
- * deadlock, spends quota and tokens, writes one outbox row listing the events
- * that fit, and deletes the others again. The row locks are thus held for one
- * short statement and the commit only. If the first statement fails, the
- * second fails too and the transaction rolls back.
- */
-export function sendEventBatch(tx: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Written> {
-  const ord = new Map<number, number>()
-  const cols = { id: [] as string[], ws: [] as number[], ord: [] as number[], at: [] as string[], channel: [] as string[] }
-  const rows = items.map((s) => {
-    const ws = s.principal.workspaceId
-    const n = ord.get(ws) ?? 0
-    ord.set(ws, n + 1)
-    cols.id.push(s.id), cols.ws.push(ws), cols.ord.push(n), cols.at.push(s.createdAt.toISOString()), cols.channel.push(s.channel)
-    const e = s.event
-    return { id: s.id, ws, channel: s.channel, created_at: cols.at[cols.at.length - 1], event: e.event, title: e.title, message: e.message, link: e.link, tags: textArray(e.tags), data: e.data }
-  })
-  const inserted = tx`
-    INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
-    SELECT id, ws, channel, created_at, event, title, message, link, tags::text[], data
-    FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS e(
-      id uuid, ws bigint, channel text, created_at timestamptz, event text, title text, message text, link text, tags text, data json)`.execute()
-  const channels = newChannels.length
-    ? tx`, ch AS (
-        INSERT INTO channels (workspace_id, slug)
-        SELECT DISTINCT c.ws, c.slug FROM unnest(${newChannels.map((c) => c.ws)}::bigint[], ${newChannels.map((c) => c.channel)}::text[]) AS c(ws, slug)
-        WHERE EXISTS (SELECT 1 FROM verdict v WHERE v.ok AND v.ws = c.ws AND v.channel = c.slug)
-        ON CONFLICT DO NOTHING)`
-    : tx``
-  const granted = tx<Grant[]>`
-    WITH ev AS MATERIALIZED (
-      SELECT * FROM unnest(${cols.id}::uuid[], ${cols.ws}::bigint[], ${cols.ord}::int[], ${cols.at}::timestamptz[], ${cols.channel}::text[])
-        AS e(id, ws, ord, created_at, channel)
-    ), req AS (
-      SELECT ws AS id, count(*) AS n FROM ev GROUP BY ws
-    ), locked AS MATERIALIZED (
-      SELECT w.* FROM workspaces w WHERE w.id IN (SELECT id FROM req) ORDER BY w.id FOR NO KEY UPDATE
-    ), cur AS MATERIALIZED (
-      SELECT l.id, r.n, l.monthly_quota AS quota, l.rate_per_second AS rate, l.rate_burst AS burst,
-        CASE WHEN l.quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE l.quota_used END AS used,
-        LEAST(l.rate_burst::float8, l.tokens + GREATEST(0, extract(epoch FROM now() - l.tokens_at)::float8) * l.rate_per_second) AS tokens
-      FROM locked l JOIN req r ON r.id = l.id
-    ), g AS MATERIALIZED (
-      SELECT *, GREATEST(0, LEAST(n, quota - used, floor(tokens)::bigint)) AS granted FROM cur
-    ), upd AS (
-      UPDATE workspaces w SET quota_used = g.used + g.granted,
-        quota_period = date_trunc('month', now() AT TIME ZONE 'UTC')::date,
-        tokens = g.tokens - g.granted, tokens_at = now()
-      FROM g WHERE w.id = g.id
-    ), daily AS (
-      -- Under the workspace row locks taken above, so batches of one
-      -- workspace on several instances add up here one after the other.
-      INSERT INTO usage_daily (workspace_id, day, events)
-      SELECT id, (now() AT TIME ZONE 'UTC')::date, granted FROM g WHERE granted > 0
-      ON CONFLICT (workspace_id, day) DO UPDATE SET events = usage_daily.events + excluded.events
-    ), verdict AS MATERIALIZED (
-      SELECT ev.*, g.id IS NOT NULL AND ev.ord < g.granted AS ok FROM ev LEFT JOIN g ON g.id = ev.ws
-    ), ob AS (
-      INSERT INTO outbox (event_ids, workspace_ids)
-      SELECT array_agg(id ORDER BY id), array_agg(ws ORDER BY id) FROM verdict WHERE ok HAVING count(*) > 0
-      RETURNING id
-    ), refused AS (
-      -- Usually empty. ANY(ARRAY(...)) keeps this an index look-up per row.
-      DELETE FROM events WHERE workspace_id = ANY(ARRAY(SELECT ws FROM verdict WHERE NOT ok))
-        AND id = ANY(ARRAY(SELECT id FROM verdict WHERE NOT ok))
-        AND created_at = ANY(ARRAY(SELECT created_at FROM verdict WHERE NOT ok))
-    )${channels}
-    SELECT (SELECT id FROM ob) AS outbox_id, id, used, granted, quota, tokens, rate, burst,
-      extract(epoch FROM date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month' - (now() AT TIME ZONE 'UTC'))::float8 AS quota_reset_s
-    FROM g`.execute()
-  return Promise.all([inserted, granted]).then(([, grants]) => ({ outcomes: outcomes(items, grants), outboxId: grants[0]?.outbox_id ?? null }))
-}
 
 /** What a batch wrote: an outcome per submission, and the outbox row of the accepted ones. */
 export interface Written {
@@ -163,29 +83,93 @@ export interface Written {
   outboxId: number | null
 }
 
-/** Writes a batch in a transaction of its own: BEGIN, both statements and COMMIT in one round trip. */
-export async function writeEventBatch(sql: Sql, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Written> {
-  const conn = await reserve(sql)
-  let lost = false
-  try {
-    const begin = conn`BEGIN`.execute()
-    const written = sendEventBatch(conn, items, newChannels)
-    const commit = conn`COMMIT`.execute()
-    const [b, w, c] = await settledOrLost([begin, written, commit] as const)
-    for (const r of [b, w, c]) if (r.status === 'rejected') throw r.reason
-    // COMMIT in a failed transaction answers ROLLBACK; a statement has thrown then.
-    if ((c as PromiseFulfilledResult<{ command: string }>).value.command !== 'COMMIT') throw new Error('batch transaction rolled back')
-    return (w as PromiseFulfilledResult<Written>).value
-  } catch (err) {
-    lost = connectionLost(err)
-    throw err
-  } finally {
-    // postgres.js 3.4.9 puts a released connection back in the pool even when
-    // its socket is gone, and the next query on it throws from a timer, which
-    // kills the process (porsager/postgres#1208). Left unreleased, the pool
-    // reconnects it like any other closed connection.
-    if (!lost) conn.release()
+/** Outbox rows the relay has published, deleted by the next batch's statement (see src/relay.ts). */
+export interface RelayedRows {
+  take(): number[]
+  /** The batch that took them failed: they go back, for the next batch or the relay's own delete. */
+  giveBack(ids: number[]): void
+}
+
+/**
+ * Writes a batch in one statement, one round trip and one commit, with no
+ * BEGIN or COMMIT of its own when `sql` is not a transaction: it locks the
+ * batch's workspace rows in id order (so no two batches, on any instance,
+ * deadlock) and spends quota and tokens under the lock; inserts only the
+ * events that fit (none is written and then deleted); adds them to
+ * usage_daily; writes one outbox row listing them; creates the channels they
+ * name for the first time; and deletes the outbox rows the relay has
+ * published meanwhile. Every table access is an index look-up or an insert,
+ * so the plan is as good on a full partition as on an empty one
+ * (test/ingest.plans.test.ts).
+ */
+export async function writeEventBatch(sql: Tx, items: Submission[], newChannels: { ws: number; channel: string }[], relayed: number[] = []): Promise<Written> {
+  const ord = new Map<number, number>()
+  const n = items.length
+  const cols = {
+    id: new Array<string>(n), ws: new Array<number>(n), ord: new Array<number>(n), at: new Array<string>(n), channel: new Array<string>(n),
+    event: new Array<string | null>(n), title: new Array<string | null>(n), message: new Array<string>(n), link: new Array<string | null>(n),
+    tags: new Array<string>(n), data: new Array<string | null>(n),
   }
+  items.forEach((s, i) => {
+    const ws = s.principal.workspaceId
+    const k = ord.get(ws) ?? 0
+    ord.set(ws, k + 1)
+    const e = s.event
+    cols.id[i] = s.id, cols.ws[i] = ws, cols.ord[i] = k, cols.at[i] = s.createdAt.toISOString(), cols.channel[i] = s.channel
+    cols.event[i] = e.event, cols.title[i] = e.title, cols.message[i] = e.message, cols.link[i] = e.link
+    cols.tags[i] = textArray(e.tags), cols.data[i] = e.data === null ? null : JSON.stringify(e.data)
+  })
+  const ids = [...ord.keys()].sort((a, b) => a - b)
+  const channels = newChannels.length
+    ? sql`, ch AS (
+        INSERT INTO channels (workspace_id, slug)
+        SELECT DISTINCT c.ws, c.slug FROM unnest(${newChannels.map((c) => c.ws)}::bigint[], ${newChannels.map((c) => c.channel)}::text[]) AS c(ws, slug)
+        WHERE EXISTS (SELECT 1 FROM ins WHERE ins.workspace_id = c.ws AND ins.channel = c.slug)
+        ON CONFLICT DO NOTHING)`
+    : sql``
+  const done = relayed.length ? sql`, done AS (DELETE FROM outbox WHERE id = ANY(${relayed}::bigint[]))` : sql``
+  const grants = await sql<Grant[]>`
+    WITH req AS (
+      SELECT ws AS id, count(*)::int AS n FROM unnest(${cols.ws}::bigint[]) AS ws GROUP BY ws
+    ), locked AS MATERIALIZED (
+      SELECT w.id, w.monthly_quota, w.quota_used, w.quota_period, w.tokens, w.tokens_at, w.rate_per_second, w.rate_burst
+      FROM workspaces w WHERE w.id = ANY(${ids}::bigint[]) ORDER BY w.id FOR NO KEY UPDATE
+    ), cur AS MATERIALIZED (
+      SELECT l.id, r.n, l.monthly_quota AS quota, l.rate_per_second AS rate, l.rate_burst AS burst,
+        CASE WHEN l.quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE l.quota_used END AS used,
+        LEAST(l.rate_burst::float8, l.tokens + GREATEST(0, extract(epoch FROM now() - l.tokens_at)::float8) * l.rate_per_second) AS tokens
+      FROM locked l JOIN req r ON r.id = l.id
+    ), g AS MATERIALIZED (
+      SELECT *, GREATEST(0, LEAST(n, quota - used, floor(tokens)::bigint))::int AS granted FROM cur
+    ), upd AS (
+      UPDATE workspaces w SET quota_used = g.used + g.granted,
+        quota_period = date_trunc('month', now() AT TIME ZONE 'UTC')::date,
+        tokens = g.tokens - g.granted, tokens_at = now()
+      FROM g WHERE w.id = ANY(${ids}::bigint[]) AND w.id = g.id
+    ), daily AS (
+      -- Under the workspace row locks taken above, so batches of one
+      -- workspace on several instances add up here one after the other.
+      INSERT INTO usage_daily (workspace_id, day, events)
+      SELECT id, (now() AT TIME ZONE 'UTC')::date, granted FROM g WHERE granted > 0
+      ON CONFLICT (workspace_id, day) DO UPDATE SET events = usage_daily.events + excluded.events
+    ), ins AS (
+      -- The first "granted" events of each workspace, in the order they came.
+      INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
+      SELECT e.id, e.ws, e.channel, e.at, e.event, e.title, e.message, e.link, e.tags::text[], e.data::json
+      FROM unnest(${cols.id}::uuid[], ${cols.ws}::bigint[], ${cols.ord}::int[], ${cols.at}::timestamptz[], ${cols.channel}::text[],
+        ${cols.event}::text[], ${cols.title}::text[], ${cols.message}::text[], ${cols.link}::text[], ${cols.tags}::text[], ${cols.data}::text[])
+        AS e(id, ws, ord, at, channel, event, title, message, link, tags, data)
+      JOIN g ON g.id = e.ws WHERE e.ord < g.granted
+      RETURNING id, workspace_id, channel
+    ), ob AS (
+      INSERT INTO outbox (event_ids, workspace_ids)
+      SELECT array_agg(id ORDER BY id), array_agg(workspace_id ORDER BY id) FROM ins HAVING count(*) > 0
+      RETURNING id
+    )${channels}${done}
+    SELECT (SELECT id FROM ob) AS outbox_id, id, used, granted, quota, tokens, rate, burst,
+      extract(epoch FROM date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month' - (now() AT TIME ZONE 'UTC'))::float8 AS quota_reset_s
+    FROM g`
+  return { outcomes: outcomes(items, grants), outboxId: grants[0]?.outbox_id ?? null }
 }
 
 /** A committed event as the bus carries it: as GET /events/{id} shows it, without reading it back. */
@@ -219,22 +203,49 @@ function outcomes(items: Submission[], grants: Grant[]): Outcome[] {
 export interface BatcherOptions {
   maxEvents: number
   windowMs: number
-  concurrency: number
   /** Called after a batch with accepted events commits, with its outbox row and those events: the relay publishes them at once. */
   onCommit?: (outboxId: number, events: BusEvent[]) => void
+  /** The outbox rows the relay has published: each batch deletes them, in its own statement. */
+  relayed?: RelayedRows
+  /** Lanes, each on a connection of its own (default 1). */
+  lanes?: number
+  /** Batches a lane may have in flight at once on its connection (1: one after the other). */
+  pipeline?: number
+  /** A batch not settled after this long gives up its connection and answers 503 (default 10 s). */
+  timeoutMs?: number
 }
 
-export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
-  // One lane per concurrent batch. A workspace always goes to the same lane, so
-  // two batches in flight never lock the same workspace row and never wait on
-  // each other; each lane commits one batch at a time and gathers the next
-  // meanwhile.
+/** Thrown into the batches of a lane whose connection is given up. */
+const laneLost = (why: string) => Object.assign(new Error(`the batch's database connection was given up: ${why}`), { code: 'CONNECTION_DESTROYED' })
+
+export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: BatcherOptions) {
+  // Lanes of batches, each on a connection of its own (from `connect`). A
+  // workspace always goes to the same lane, so two lanes never lock the same
+  // workspace row and never wait on each other. A lane has at most
+  // `pipeline` batches in flight on its connection: while one commits, the
+  // next is already sent, once it holds as many events as the one ahead (so
+  // that batches stay full), and PostgreSQL runs it as soon as the first has
+  // committed, rather than after a round trip. One connection runs one
+  // statement at a time, so the second never waits on the first one's locks.
+  //
+  // When the connection is lost, postgres.js 3.4.9 may never settle the
+  // statements it still held (porsager/postgres#1186), nor the first one on a
+  // connection that the server closes while it starts up (#1214). So a lane
+  // settles its batches itself: a batch that fails for a lost connection, or
+  // is not settled within `timeoutMs`, gives the connection up. Every batch
+  // still in flight on it answers 503, and the lane goes on with a new one.
   interface Lane {
+    conn: Sql
     queue: Item[]
     timer: ReturnType<typeof setTimeout> | null
-    busy: boolean
+    inflight: number
+    last: number // events in the batch sent last
+    lost: Promise<never> // rejects when `conn` is given up
+    giveUp: (err: Error) => void
   }
-  const lanes: Lane[] = Array.from({ length: opts.concurrency }, () => ({ queue: [], timer: null, busy: false }))
+  const pipeline = opts.pipeline ?? 1
+  const timeoutMs = opts.timeoutMs ?? 10_000
+  const lanes: Lane[] = Array.from({ length: opts.lanes ?? 1 }, () => withConnection({ queue: [], timer: null, inflight: 0, last: 0 } as unknown as Lane, connect()))
   const laneOf = (it: Item) => lanes[it.principal.workspaceId % lanes.length]!
   const idle = new Set<() => void>()
   // Channels this process has seen committed, so that their rows are not
@@ -242,12 +253,16 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
   // in the dashboard is created again by its next event.
   const knownChannels = new Set<string>()
   setInterval(() => knownChannels.clear(), 60_000).unref()
-  const pending = () => lanes.some((l) => l.busy || l.queue.length)
+  const pending = () => lanes.some((l) => l.inflight > 0 || l.queue.length)
+  // Whether the lane sends its queue now: at once when idle (or after the
+  // window), alongside a batch in flight only once enough has gathered.
+  const ready = (lane: Lane) =>
+    lane.inflight === 0 || (lane.inflight < pipeline && lane.queue.length >= lane.last)
 
   function enqueue(it: Item) {
     const lane = laneOf(it)
     lane.queue.push(it)
-    if (lane.busy) return
+    if (lane.inflight > 0) return ready(lane) ? flush(lane) : undefined
     if (lane.queue.length >= opts.maxEvents || opts.windowMs === 0) return flush(lane)
     lane.timer ??= setTimeout(() => flush(lane), opts.windowMs)
   }
@@ -255,20 +270,56 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
   function flush(lane: Lane) {
     if (lane.timer) clearTimeout(lane.timer)
     lane.timer = null
-    if (!lane.queue.length || lane.busy) return
+    if (!lane.queue.length || !ready(lane)) return
     const items = lane.queue.splice(0, opts.maxEvents)
-    lane.busy = true
-    run(items)
-      .catch((err) => fail(items, err))
+    lane.last = items.length
+    lane.inflight++
+    run(lane, items)
+      .catch((err) => fail(lane, items, err))
       .finally(() => {
-        lane.busy = false
+        lane.inflight--
         // Whatever arrived while this batch committed has waited long enough.
         if (lane.queue.length) flush(lane)
         else if (!pending()) for (const f of idle) f()
       })
   }
 
-  async function run(items: Item[]) {
+  /** Sets the lane's connection, and how a batch on it learns that it was given up. */
+  function withConnection(lane: Lane, conn: Sql): Lane {
+    lane.conn = conn
+    lane.lost = new Promise<never>((_, reject) => {
+      lane.giveUp = reject
+    })
+    lane.lost.catch(() => {}) // only batches in flight need to hear of it
+    return lane
+  }
+
+  /** Gives up the lane's connection (once per connection) and continues on a new one. */
+  function renew(lane: Lane, conn: Sql, err: Error) {
+    if (lane.conn !== conn) return
+    lane.giveUp(err)
+    withConnection(lane, connect())
+    if (conn !== lane.conn) conn.end({ timeout: 0 }).catch(() => {})
+  }
+
+  /** A batch's own promise, or its connection's loss or timeout, whichever comes first. */
+  function settled<T>(lane: Lane, batch: Promise<T>): Promise<T> {
+    const conn = lane.conn
+    const timer = setTimeout(() => renew(lane, conn, laneLost(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    return Promise.race([batch, lane.lost]).then(
+      (v) => {
+        clearTimeout(timer)
+        return v
+      },
+      (err) => {
+        clearTimeout(timer)
+        if (connectionLost(err)) renew(lane, conn, err)
+        throw err
+      },
+    )
+  }
+
+  async function run(lane: Lane, items: Item[]) {
     // A second use of one idempotency key waits for the next batch, where it
     // finds the first one's committed answer.
     const seen = new Set<string>()
@@ -282,17 +333,21 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
       }
     }
     const fresh = newChannels(now)
-    if (!now.some((i) => i.idempotency)) {
+    const relayed = opts.relayed?.take() ?? []
+    try {
+      if (now.some((i) => i.idempotency)) return await settled(lane, runIdempotent(now, fresh, relayed))
       const startedAt = performance.now()
-      const { outcomes: res, outboxId } = await writeEventBatch(sql, now, fresh)
+      const { outcomes: res, outboxId } = await settled(lane, writeEventBatch(lane.conn, now, fresh, relayed))
       batchCommitted(startedAt, res)
       remember(now, res, outboxId)
-      return now.forEach((it, i) => it.resolve(res[i]!))
+      now.forEach((it, i) => it.resolve(res[i]!))
+    } catch (err) {
+      if (relayed.length) opts.relayed!.giveBack(relayed)
+      throw err
     }
-    await runIdempotent(now, fresh)
   }
 
-  async function runIdempotent(items: Item[], fresh: { ws: number; channel: string }[]) {
+  async function runIdempotent(items: Item[], fresh: { ws: number; channel: string }[], relayed: number[]) {
     const claims = items.filter((i) => i.idempotency)
     let losers: Item[] = []
     let writes: Item[] = []
@@ -305,12 +360,13 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
       )
       losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
       writes = items.filter((i) => !losers.includes(i))
-      const written = writes.length ? await sendEventBatch(tx, writes, fresh) : { outcomes: [], outboxId: null }
+      const written = writes.length ? await writeEventBatch(tx, writes, fresh, relayed) : { outcomes: [], outboxId: null }
       res = written.outcomes
       outboxId = written.outboxId
       await settleIdempotencyKeys(tx, writes, res)
     })
     if (writes.length) batchCommitted(startedAt, res)
+    else if (relayed.length) opts.relayed!.giveBack(relayed) // no statement ran to delete them
     remember(writes, res, outboxId)
     writes.forEach((it, i) => it.resolve(res[i]!))
     if (losers.length) await replay(losers)
@@ -345,7 +401,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     if (accepted.length && outboxId !== null) opts.onCommit?.(outboxId, accepted)
   }
 
-  async function fail(items: Item[], err: unknown) {
+  async function fail(lane: Lane, items: Item[], err: unknown) {
     if (isConnectionError(err)) {
       batchFailed('unavailable')
       log.warn({ err, events: items.length }, 'batch not written: database unavailable')
@@ -356,7 +412,7 @@ export function createBatcher(sql: Sql, log: Logger, opts: BatcherOptions) {
     if (items.length > 1) {
       // One bad row must not sink its neighbours: write each on its own.
       log.warn({ err, events: items.length }, 'batch failed; retrying its events one by one')
-      for (const it of items) await run([it]).catch((e) => fail([it], e))
+      for (const it of items) await run(lane, [it]).catch((e) => fail(lane, [it], e))
       return
     }
     log.error({ err, eventId: items[0]?.id }, 'event could not be written')

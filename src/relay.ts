@@ -2,7 +2,9 @@
 // outbox rows once the bus has them. Two paths:
 // - The API process hands each batch it has just committed straight to the
 //   relay (handoff), with the events it still holds in memory: publish, then
-//   delete the row. Nothing is read back from PostgreSQL.
+//   delete the row. Nothing is read back from PostgreSQL. The delete rides
+//   on the next batch's statement (src/ingest.ts), so that it costs no
+//   commit of its own; with no batch coming, the relay deletes it itself.
 // - A scan takes the rows that path did not finish within GRACE_MS: the bus
 //   was down, or the process that wrote them died. Several processes may scan
 //   at once: rows are leased with FOR UPDATE SKIP LOCKED. Their events are
@@ -13,6 +15,7 @@
 import type { Sql } from './db'
 import type { Logger } from './log'
 import type { BusEvent, EventBus } from './bus'
+import type { RelayedRows } from './ingest'
 
 export interface RelayOptions {
   intervalMs: number // how often to look for rows committed by other processes
@@ -83,7 +86,7 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
   // ---------------------------------------------------------------- handoff
 
   const handoffs = new Set<Promise<void>>()
-  const deletions = batchedDeleter(sql, log)
+  const deletions = relayedRows(sql, log)
 
   /** Publishes a batch this process has just committed, then deletes its outbox row. */
   function handoff(outboxId: number, events: BusEvent[]) {
@@ -140,6 +143,8 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
 
   return {
     handoff,
+    /** Published rows for the next batch to delete. */
+    relayed: deletions as RelayedRows,
     async stop() {
       stopped = true
       wake?.()
@@ -151,10 +156,26 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
 }
 export type Relay = ReturnType<typeof createRelay>
 
-/** Deletes relayed outbox rows a batch at a time: whatever was published while the previous delete ran. */
-function batchedDeleter(sql: Sql, log: Logger) {
+// A published row waits this long for a batch to delete it: under load, the
+// next batch comes within a few milliseconds; with no traffic, the relay
+// deletes it itself rather than leave it to the scan.
+const DELETE_FALLBACK_MS = 100
+
+/**
+ * Outbox rows whose events are published, until they are deleted: taken by
+ * the next batch (RelayedRows), or deleted here, a batch at a time, when no
+ * batch took them within DELETE_FALLBACK_MS.
+ */
+function relayedRows(sql: Sql, log: Logger) {
   let ids: number[] = []
+  let timer: ReturnType<typeof setTimeout> | null = null
   let writing: Promise<void> | null = null
+  const arm = () => {
+    timer ??= setTimeout(() => {
+      timer = null
+      void flush()
+    }, DELETE_FALLBACK_MS)
+  }
   async function write() {
     while (ids.length) {
       const batch = ids
@@ -168,8 +189,21 @@ function batchedDeleter(sql: Sql, log: Logger) {
   return {
     add(id: number) {
       ids.push(id)
-      void flush()
+      arm()
     },
-    flush,
+    take(): number[] {
+      const taken = ids
+      ids = []
+      return taken
+    },
+    giveBack(back: number[]) {
+      ids.push(...back)
+      arm()
+    },
+    async flush() {
+      if (timer) clearTimeout(timer)
+      timer = null
+      await flush()
+    },
   }
 }

@@ -9,7 +9,7 @@ import { openDatabase, type Database } from './db'
 import { migrate } from './migrate'
 import { dropExpiredPartitions, ensurePartitions } from './partitions'
 import { createApiKeyAuth } from './auth'
-import { createBatcher, deleteExpiredIdempotencyKeys } from './ingest'
+import { createBatcher, deleteExpiredIdempotencyKeys, type RelayedRows } from './ingest'
 import { createApp } from './app'
 import { SERVER_MAX_BODY_BYTES } from './body'
 import { createSecretBox, loadSecretKey } from './secrets'
@@ -47,6 +47,7 @@ interface Pipeline {
   bus: EventBus
   fanout: Fanout | null
   handoff(outboxId: number, events: BusEvent[]): void
+  relayed: RelayedRows
   stop(): Promise<void>
 }
 
@@ -68,6 +69,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     bus,
     fanout,
     handoff: relay.handoff,
+    relayed: relay.relayed,
     async stop() {
       unwatch()
       await relay.stop()
@@ -143,8 +145,9 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
 
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
-  const batcher = createBatcher(db.sql, log, {
-    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, concurrency: config.BATCH_CONCURRENCY, onCommit: pipeline.handoff,
+  const batcher = createBatcher(db.sql, db.connection, log, {
+    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff, relayed: pipeline.relayed,
+    lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE,
   })
   const mailer = createMailer(config, log)
   const app = createApp({

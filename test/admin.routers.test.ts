@@ -364,7 +364,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
       const config = loadConfig({ HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' })
       const log = createLogger('silent')
       const auth = createApiKeyAuth(h.db.sql, 0)
-      const batcher = createBatcher(h.db.sql, log, { maxEvents: 10, windowMs: 0, concurrency: 1 })
+      const batcher = createBatcher(h.db.sql, () => h.db.sql, log, { maxEvents: 10, windowMs: 0 })
       const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changed: (c) => c.kind === 'routers' && calls.push(c.workspaceId), bus: createInProcessBus(), mailer: createMailer(config, log) })
       const call = (method: string, path: string, body?: unknown) =>
         app.handle(new Request('http://localhost' + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))

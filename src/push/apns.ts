@@ -6,9 +6,10 @@
 // well under Bun, and APNs needs little more than one POST per push, so this
 // replaces apns2.
 //
-// State per thread, reused across tasks: one provider JWT per key and one
-// HTTP/2 session per origin. Apple asks for both: a new connection per push
-// or a new token per push gets a provider throttled or blocked.
+// One provider JWT per process, signed by the main thread and handed to every
+// pool thread with its tasks, and one HTTP/2 session per origin and thread,
+// reused across tasks. Apple asks for both: a new connection per push, or new
+// tokens more often than every 20 minutes, gets a provider throttled.
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2'
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import type { EventView } from '../../workers/job'
@@ -49,27 +50,40 @@ export function apnsOrigin(environment: 'sandbox' | 'production', config: Pick<A
 
 const tokens = new Map<string, { jwt: string; at: number }>()
 const keys = new Map<string, KeyObject>()
+// Shared tokens APNs refused on this thread; the thread signs its own instead.
+const refused = new Set<string>()
 
-/** The provider JWT for this key: reused for `jwtTtlMs`, then signed anew. */
-export function providerToken(config: ApnsConfig, now: number = Date.now()): string {
+/** The provider JWT for this key and when it was signed: reused for `jwtTtlMs`, then signed anew. */
+export function signedProviderToken(config: ApnsConfig, now: number = Date.now()): { jwt: string; at: number } {
   const id = `${config.teamId}/${config.keyId}`
   const hit = tokens.get(id)
-  if (hit && now - hit.at < (config.jwtTtlMs ?? JWT_TTL_MS)) return hit.jwt
+  if (hit && now - hit.at < (config.jwtTtlMs ?? JWT_TTL_MS)) return hit
   let key = keys.get(config.keyPem)
   if (!key) keys.set(config.keyPem, (key = createPrivateKey(config.keyPem)))
   const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
   const unsigned = `${part({ alg: 'ES256', kid: config.keyId })}.${part({ iss: config.teamId, iat: Math.floor(now / 1000) })}`
   // JWS wants the raw r||s signature (IEEE P1363), not node's default DER.
   const signature = sign('sha256', Buffer.from(unsigned), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')
-  const jwt = `${unsigned}.${signature}`
-  tokens.set(id, { jwt, at: now })
-  return jwt
+  const token = { jwt: `${unsigned}.${signature}`, at: now }
+  tokens.set(id, token)
+  return token
+}
+
+/** The token a push uses: the process's shared one while it is fresh and not refused, else this thread's own. */
+export function providerToken(config: ApnsConfig, now: number = Date.now()): string {
+  const shared = config.shared
+  if (shared && !refused.has(shared.jwt) && now - shared.at < (config.jwtTtlMs ?? JWT_TTL_MS)) return shared.jwt
+  return signedProviderToken(config, now).jwt
 }
 
 /** Forgets `jwt` if it is still the current token; concurrent rejections of one token renew it once. */
 function dropProviderToken(config: ApnsConfig, jwt: string): void {
   const id = `${config.teamId}/${config.keyId}`
   if (tokens.get(id)?.jwt === jwt) tokens.delete(id)
+  if (config.shared?.jwt === jwt) {
+    if (refused.size > 100) refused.clear()
+    refused.add(jwt)
+  }
 }
 
 // ---------------------------------------------------------------- payload

@@ -13,8 +13,10 @@
 //   sends the token request to tokenUrl instead.
 // The assertion is still signed by the library with the account's key.
 //
-// State per thread: one client per service account and token URL, so its
-// access token is reused until shortly before it expires.
+// One access token per process: the main thread's client gets it and hands
+// it to every pool thread with its tasks (a thread falls back to a client of
+// its own when FCM refuses it). Each client reuses its token until shortly
+// before it expires.
 import { JWT } from 'google-auth-library'
 import type { EventView } from '../../workers/job'
 import type { FcmConfig, PushJob, PushResult } from '../../workers/push_job'
@@ -139,6 +141,23 @@ async function post(url: string, accessToken: string, body: string, timeoutMs: n
   })
 }
 
+// A shared token this close to its expiry is not handed on: a thread gets its own.
+const TOKEN_MARGIN_MS = 60_000
+// Shared tokens FCM refused on this thread.
+const refused = new Set<string>()
+
+/** The access token of this process, for the pool's threads; null when it cannot be had (each push then reports why). */
+export async function sharedAccessToken(config: FcmConfig): Promise<{ token: string; expiresAt: number } | null> {
+  try {
+    const client = authClient(config)
+    const { token } = await client.getAccessToken()
+    const expiresAt = client.credentials.expiry_date ?? 0
+    return token && expiresAt - Date.now() > TOKEN_MARGIN_MS ? { token, expiresAt } : null
+  } catch {
+    return null
+  }
+}
+
 /** Sends one push to one FCM device; never throws. */
 export async function sendFcm(job: PushJob): Promise<PushResult> {
   const started = performance.now()
@@ -151,12 +170,16 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
   const client = authClient(config)
   for (let attempt = 1; ; attempt++) {
     let accessToken: string
-    try {
-      const { token } = await client.getAccessToken()
-      if (!token) throw new Error('the token endpoint returned no access_token')
-      accessToken = token
-    } catch (err) {
-      return tokenFailure(err, elapsed())
+    const shared = config.shared
+    if (shared && !refused.has(shared.token) && shared.expiresAt - Date.now() > TOKEN_MARGIN_MS) accessToken = shared.token
+    else {
+      try {
+        const { token } = await client.getAccessToken()
+        if (!token) throw new Error('the token endpoint returned no access_token')
+        accessToken = token
+      } catch (err) {
+        return tokenFailure(err, elapsed())
+      }
     }
     let res: Response
     let text: string
@@ -173,7 +196,10 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
     // try once more, now. THIRD_PARTY_AUTH_ERROR is the app's APNs
     // credentials in Firebase, which a new token does not fix.
     if (attempt === 1 && res.status === 401 && result.reason !== 'THIRD_PARTY_AUTH_ERROR') {
-      expire(client, accessToken)
+      if (accessToken === shared?.token) {
+        if (refused.size > 100) refused.clear()
+        refused.add(accessToken)
+      } else expire(client, accessToken)
       continue
     }
     return result

@@ -41,7 +41,9 @@ function respond(o: Outcome): Response {
   switch (o.kind) {
     case 'accepted':
     case 'replayed':
-      return new Response(JSON.stringify(o.body), { headers: { 'content-type': 'application/json', ...rateHeaders(o.rate) } })
+      return new Response(JSON.stringify(o.body), {
+        headers: { 'content-type': 'application/json', 'ratelimit-limit': String(o.rate.limit), 'ratelimit-remaining': String(o.rate.remaining), 'ratelimit-reset': String(o.rate.reset) },
+      })
     case 'limited': {
       const err = o.reason === 'quota'
         ? new HeraldError('quota-exceeded', 'The monthly event quota of this workspace is used up; it resets at 00:00 UTC on the first day of next month.')
@@ -65,22 +67,28 @@ function idempotency(req: Request, raw: Uint8Array) {
 }
 
 
-export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) =>
-  new Elysia({ name: 'route.event' }).post(
+/** POST /event's handler: the answer to `request`, once its batch has committed. */
+export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (request: Request): Promise<Response> => {
+  const verified = auth.verify(request.headers.get('authorization'))
+  const principal = verified instanceof Promise ? await verified : verified // a cached key needs no await
+  if (!principal) throw unauthorized()
+  const raw = await readBody(request, MAX_BODY_BYTES)
+  const body = parseJsonBody(raw, request.headers.get('content-type'))
+  const { event, changes } = normalizeEvent(body)
+  const idem = idempotency(request, raw)
+  const id = uuidv7()
+  return batcher
+    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem })
+    .then(respond)
+}
+
+export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
+  const submit = submitEvent(auth, batcher)
+  return new Elysia({ name: 'route.event' }).post(
     '/event',
-    async ({ request }) => {
-      const principal = await auth.verify(request.headers.get('authorization'))
-      if (!principal) throw unauthorized()
-      const raw = await readBody(request, MAX_BODY_BYTES)
-      const body = parseJsonBody(raw, request.headers.get('content-type'))
-      const { event, changes } = normalizeEvent(body)
-      const idem = idempotency(request, raw)
-      const id = uuidv7()
-      const outcome = await batcher.submit({
-        principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem,
-      })
-      return respond(outcome)
-    },
+    // Not an async function: Elysia composes an async handler with more
+    // machinery per request (1 µs of POST /event's 13, bench/ingest.ts).
+    ({ request }) => submit(request),
     {
       parse: 'none',
       detail: {
@@ -105,3 +113,4 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) =>
       },
     },
   )
+}

@@ -1,0 +1,145 @@
+// The reference for POST /event: the smallest server that keeps the write
+// path's guarantees, so that every run of bench/ingest.ts shows how far
+// Herald is from what this machine can do. It writes Herald's own tables
+// (migrated by Herald, with every index of `events`) and keeps what Herald
+// promises of a 200:
+// - the event is committed (synchronous_commit as the server has it) before
+//   the answer;
+// - the monthly quota and the token bucket of the workspace are spent under
+//   its row lock, in id order, so they hold across processes;
+// - remainingQuota is exact per event; refused events are never written;
+// - usage_daily and one outbox row per batch are written with the events.
+// It leaves out everything else: validation beyond `message`, truncation,
+// idempotency, channels, the relay, metrics and logs. Events wait while the
+// previous batch commits, then go together as one statement: no BEGIN or
+// COMMIT round trip.
+//
+//   PORT=0 DATABASE_URL=… KEYS_FILE=… bun bench/prototype_server.ts
+import postgres from 'postgres'
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { uuidv7 } from 'uuidv7'
+
+const MAX_BATCH = 1000
+const LANES = Number(process.env.PROTOTYPE_LANES ?? 1)
+const types = { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } }
+const sql = postgres(process.env.DATABASE_URL!, { max: LANES, types, onnotice: () => {}, connection: { jit: 'off' } })
+
+interface Workspace {
+  id: number
+  name: string
+  channel: string
+}
+// Bearer header → workspace, for the keys of the run, read once.
+const byHeader = new Map<string, Workspace>()
+for (const key of readFileSync(process.env.KEYS_FILE!, 'utf8').split('\n').filter(Boolean)) {
+  const [w] = await sql<Workspace[]>`SELECT w.id, w.name, w.default_channel AS channel FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+    WHERE k.hash = ${createHash('sha256').update(key).digest()}`
+  if (w) byHeader.set(`Bearer ${key}`, w)
+}
+
+interface Pending {
+  ws: Workspace
+  id: string
+  at: string
+  channel: string
+  body: { message: string; event?: string; channel?: string; title?: string; link?: string; tags?: string[]; data?: unknown }
+  done(r: Response): void
+}
+
+interface Lane {
+  queue: Pending[]
+  writing: number // batches in flight on the lane's connection
+}
+// A workspace always goes to the same lane: two lanes never wait on one row.
+const lanes: Lane[] = Array.from({ length: LANES }, () => ({ queue: [], writing: 0 }))
+
+const arrayLiteral = (tags: string[] | undefined) => `{${(tags ?? []).map((t) => `"${t.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
+
+const PIPELINE = Number(process.env.PROTOTYPE_PIPELINE ?? 1)
+const MIN_PIPELINED = Number(process.env.PROTOTYPE_MIN ?? 1)
+async function write(lane: Lane) {
+  lane.writing++
+  while (lane.queue.length) {
+    const batch = lane.queue.splice(0, MAX_BATCH)
+    const ord = new Map<number, number>()
+    const cols = { id: [] as string[], ws: [] as number[], ord: [] as number[], at: [] as string[], channel: [] as string[], event: [] as (string | null)[], title: [] as (string | null)[], message: [] as string[], link: [] as (string | null)[], tags: [] as string[], data: [] as (string | null)[] }
+    for (const p of batch) {
+      const n = ord.get(p.ws.id) ?? 0
+      ord.set(p.ws.id, n + 1)
+      cols.id.push(p.id), cols.ws.push(p.ws.id), cols.ord.push(n), cols.at.push(p.at), cols.channel.push(p.channel)
+      cols.event.push(p.body.event ?? null), cols.title.push(p.body.title ?? null), cols.message.push(p.body.message), cols.link.push(p.body.link ?? null)
+      cols.tags.push(arrayLiteral(p.body.tags)), cols.data.push(p.body.data === undefined ? null : JSON.stringify(p.body.data))
+    }
+    const ids = [...ord.keys()].sort((a, b) => a - b)
+    try {
+      const grants = await sql<{ id: number; used: number; granted: number; quota: number }[]>`
+        WITH req AS (
+          SELECT ws AS id, count(*)::int AS n FROM unnest(${cols.ws}::bigint[]) AS ws GROUP BY ws
+        ), locked AS MATERIALIZED (
+          SELECT w.id, w.monthly_quota, w.quota_used, w.quota_period, w.tokens, w.tokens_at, w.rate_per_second, w.rate_burst
+          FROM workspaces w WHERE w.id = ANY(${ids}::bigint[]) ORDER BY w.id FOR NO KEY UPDATE
+        ), g AS MATERIALIZED (
+          SELECT l.id, r.n, l.monthly_quota AS quota,
+            CASE WHEN l.quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE l.quota_used END AS used,
+            LEAST(l.rate_burst::float8, l.tokens + GREATEST(0, extract(epoch FROM now() - l.tokens_at)::float8) * l.rate_per_second) AS tokens
+          FROM locked l JOIN req r ON r.id = l.id
+        ), gr AS MATERIALIZED (
+          SELECT *, GREATEST(0, LEAST(n, quota - used, floor(tokens)::bigint))::int AS granted FROM g
+        ), upd AS (
+          UPDATE workspaces w SET quota_used = gr.used + gr.granted, quota_period = date_trunc('month', now() AT TIME ZONE 'UTC')::date,
+            tokens = gr.tokens - gr.granted, tokens_at = now()
+          FROM gr WHERE w.id = ANY(${ids}::bigint[]) AND w.id = gr.id
+        ), daily AS (
+          INSERT INTO usage_daily (workspace_id, day, events)
+          SELECT id, (now() AT TIME ZONE 'UTC')::date, granted FROM gr WHERE granted > 0
+          ON CONFLICT (workspace_id, day) DO UPDATE SET events = usage_daily.events + excluded.events
+        ), ins AS (
+          INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data)
+          SELECT e.id, e.ws, e.channel, e.at, e.event, e.title, e.message, e.link, e.tags::text[], e.data::json
+          FROM unnest(${cols.id}::uuid[], ${cols.ws}::bigint[], ${cols.ord}::int[], ${cols.at}::timestamptz[], ${cols.channel}::text[],
+            ${cols.event}::text[], ${cols.title}::text[], ${cols.message}::text[], ${cols.link}::text[], ${cols.tags}::text[], ${cols.data}::text[])
+            AS e(id, ws, ord, at, channel, event, title, message, link, tags, data)
+          JOIN gr ON gr.id = e.ws WHERE e.ord < gr.granted
+          RETURNING id, workspace_id
+        ), ob AS (
+          INSERT INTO outbox (event_ids, workspace_ids) SELECT array_agg(id), array_agg(workspace_id) FROM ins HAVING count(*) > 0
+        )
+        SELECT id, used, granted, quota FROM gr`
+      const byWs = new Map(grants.map((g) => [g.id, g]))
+      const seen = new Map<number, number>()
+      for (const p of batch) {
+        const g = byWs.get(p.ws.id)!
+        const i = seen.get(p.ws.id) ?? 0
+        seen.set(p.ws.id, i + 1)
+        p.done(i < g.granted
+          ? Response.json({ workspace: p.ws.name, channel: p.channel, eventId: p.id, remainingQuota: g.quota - g.used - i - 1 })
+          : new Response('{"title":"Too Many Requests"}', { status: 429 }))
+      }
+    } catch (err) {
+      console.error(err)
+      for (const p of batch) p.done(new Response('{"title":"Service Unavailable"}', { status: 503 }))
+    }
+  }
+  lane.writing--
+}
+
+const server = Bun.serve({
+  port: Number(process.env.PORT ?? 0),
+  hostname: '127.0.0.1',
+  development: false,
+  async fetch(req) {
+    const ws = byHeader.get(req.headers.get('authorization') ?? '')
+    if (!ws) return new Response('{"title":"Unauthorized"}', { status: 401 })
+    const body = (await req.json().catch(() => null)) as Pending['body'] | null
+    if (!body || typeof body.message !== 'string') return new Response('{"title":"Bad Request"}', { status: 400 })
+    const id = uuidv7()
+    return new Promise<Response>((done) => {
+      const lane = lanes[ws.id % LANES]!
+      lane.queue.push({ ws, id, at: new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toISOString(), channel: body.channel ?? ws.channel, body, done })
+      if (lane.writing === 0 || (lane.writing < PIPELINE && lane.queue.length >= MIN_PIPELINED)) void write(lane)
+    })
+  },
+})
+console.log(JSON.stringify({ port: server.port, keys: byHeader.size }))
+for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => (server.stop(true), process.exit(0)))

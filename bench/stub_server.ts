@@ -1,0 +1,41 @@
+// Herald's own HTTP path with the database stubbed out: the real app
+// (src/app.ts: routing, hooks, metrics, the API-key cache, body limits,
+// validation, normalisation, the response), but a batcher that accepts every
+// event at once and an API-key look-up that knows every key. Measured
+// against Elysia with a TypeBox body (bench/elysia_server.ts), it shows what
+// Herald's HTTP side costs before the database.
+//
+//   PORT=0 bun bench/stub_server.ts   → prints {"port":<n>} once listening
+import { randomBytes } from 'node:crypto'
+import { createApp } from '../src/app'
+import { createApiKeyAuth, type Principal } from '../src/auth'
+import { loadConfig } from '../src/config'
+import type { Sql } from '../src/db'
+import { resultBody, type Batcher } from '../src/ingest'
+import { createLogger } from '../src/log'
+import { createMailer } from '../src/mailer'
+import { createSecretBox } from '../src/secrets'
+import { SERVER_MAX_BODY_BYTES } from '../src/body'
+
+const config = loadConfig({ PORT: process.env.PORT ?? '0', HOST: '127.0.0.1', HERALD_DATA_DIR: 'memory://', LOG_LEVEL: 'warn' })
+const log = createLogger(config.LOG_LEVEL)
+const principal: Principal = { keyId: 1, workspaceId: 1, workspace: 'bench', defaultChannel: 'general' }
+// The one query the API-key cache sends on a miss; any other use of the database is a bug of this stub.
+const sql = ((strings: TemplateStringsArray) =>
+  strings.join('').includes('FROM api_keys') ? Promise.resolve([principal]) : Promise.resolve([])) as unknown as Sql
+const batcher: Batcher = {
+  submit: async (s) => ({ kind: 'accepted', body: resultBody(s, 1_000_000), rate: { limit: 200, remaining: 199, reset: 1 } }),
+  drain: async () => {},
+}
+const app = createApp({
+  sql, config, log, batcher,
+  auth: createApiKeyAuth(sql, config.API_KEY_CACHE_TTL_MS),
+  state: { draining: false },
+  secrets: createSecretBox(randomBytes(32)),
+  changed: () => {},
+  bus: { watch: () => () => {} },
+  mailer: createMailer(config, log),
+})
+const server = Bun.serve({ port: config.PORT, hostname: config.HOST, development: false, maxRequestBodySize: SERVER_MAX_BODY_BYTES, idleTimeout: 10, fetch: (req) => app.handle(req) })
+console.log(JSON.stringify({ port: server.port }))
+for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => (server.stop(true), process.exit(0)))
