@@ -20,7 +20,7 @@ describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
   // A server that closes every connection as soon as the client speaks: a
   // PostgreSQL that is still starting up.
   let attempts = 0
-  const closing = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: () => void attempts++, data: (s) => s.end() } })
+  const closing = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: () => void attempts++, data: (s) => void s.end() } })
   const made: Sql[] = []
 
   beforeAll(async () => {
@@ -68,7 +68,7 @@ describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
     const second = submission(2)
     const outcome = await batcher.submit(second)
     expect(outcome.kind).toBe('accepted')
-    expect(await h.db.sql`SELECT message FROM events WHERE id = ${second.id}`).toEqual([{ message: 'lane 2' }])
+    expect((await h.db.sql<{ message: string }[]>`SELECT message FROM events WHERE id = ${second.id}`).map((r) => r.message)).toEqual(['lane 2'])
     const seenBefore = attempts
     await Bun.sleep(200)
     expect(attempts).toBe(seenBefore) // the given-up client was ended, not left reconnecting
