@@ -23,5 +23,5 @@ USER bun
 VOLUME /data
 EXPOSE 8080 9464
 HEALTHCHECK --interval=10s --timeout=3s CMD ["bun", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["bun", "src/cli.ts"]
+ENTRYPOINT ["bun", "src/cli/main.ts"]
 CMD ["start"]

@@ -365,7 +365,7 @@ async function main() {
   for (let i = 0; i < params.api_processes; i++) {
     const port = await freePort()
     const name = mode === 'split' ? `serve-${i}.log` : 'start.log'
-    const child = spawnBun([...bunFlags, 'src/cli.ts', mode === 'split' ? 'serve' : 'start'], { ...env, PORT: String(port) }, join(tmp, name))
+    const child = spawnBun([...bunFlags, 'src/cli/main.ts', mode === 'split' ? 'serve' : 'start'], { ...env, PORT: String(port) }, join(tmp, name))
     await waitFor('Herald', child, () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok))
     apis.push(child)
     bases.push(`http://127.0.0.1:${port}`)
@@ -373,7 +373,7 @@ async function main() {
   const api = apis[0]!
   const base = bases[0]!
   // serve has applied the migrations; a worker started now finds them done.
-  const workers = Array.from({ length: params.worker_processes }, (_, i) => spawnBun([...bunFlags, 'src/cli.ts', 'worker'], env, join(tmp, `worker-${i}.log`)))
+  const workers = Array.from({ length: params.worker_processes }, (_, i) => spawnBun([...bunFlags, 'src/cli/main.ts', 'worker'], env, join(tmp, `worker-${i}.log`)))
   // A worker is consuming once its pull consumer has requests waiting on the stream.
   await waitFor('the delivery worker', workers[0] ?? api, async () => ((await jsm.consumers.info(stream, 'herald-workers')).num_waiting ?? 0) > 0)
   const keys = await createWorkspaces(base, params.workspaces, receiver.port)

@@ -2,7 +2,7 @@
 // Feed benchmark: the feed's queries on a workspace with 10 million events.
 // It loads the events straight into PostgreSQL (generate_series, spread over
 // the last 90 days, so over four monthly partitions), ANALYZEs, then times
-// every query readFeed (src/feed.ts) sends, first page and a page deep in
+// every query readFeed (src/ingest/feed.ts) sends, first page and a page deep in
 // the past, each run many times, and prints one JSON object with the plans.
 //
 //   npx bun bench/feed.ts [--events 10000000] [--runs 50]
@@ -15,10 +15,10 @@ import { parseArgs } from 'node:util'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadavg } from 'node:os'
-import { migrate } from '../src/migrate'
-import { ensurePartitions } from '../src/partitions'
-import { readFeed, type FeedFilter } from '../src/feed'
-import type { Sql } from '../src/db'
+import { migrate } from '../src/core/migrate'
+import { ensurePartitions } from '../src/core/partitions'
+import { readFeed, type FeedFilter } from '../src/ingest/feed'
+import type { Sql } from '../src/core/db'
 import { machine, round } from './proc'
 
 const ROOT = resolve(import.meta.dir, '..')

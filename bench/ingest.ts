@@ -29,7 +29,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { backendPids, cpuMeter, machine, round } from './proc'
 import { rssSampler } from './proc'
-import { generateApiKey } from '../src/keys'
+import { generateApiKey } from '../src/core/keys'
 import { BenchError, fail, freePort, harness, type Child } from './harness'
 
 const { cleanups, cleanup, spawnBun, waitFor, createDatabase } = harness('ingest')
@@ -207,7 +207,7 @@ async function heraldOnNewDatabase(adminUrl: string, keysFile: string, logDir: s
   for (let i = 0; i < processes; i++) {
     const port = await freePort()
     const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
-    const child = spawnBun([...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), 'src/cli.ts', 'serve'], env, join(logDir, `herald-${dbSeq}-${i}.log`))
+    const child = spawnBun([...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), 'src/cli/main.ts', 'serve'], env, join(logDir, `herald-${dbSeq}-${i}.log`))
     await waitReady(child, () => fetch(`http://127.0.0.1:${port}/readyz`), 'Herald')
     children.push(child)
     bases.push(`http://127.0.0.1:${port}`)

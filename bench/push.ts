@@ -403,10 +403,10 @@ async function main() {
     NODE_EXTRA_CA_CERTS: caFile,
   }
   const bunFlags = process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []
-  const api = spawnBun([...bunFlags, 'src/cli.ts', 'serve'], env, join(tmp, 'serve.log'))
+  const api = spawnBun([...bunFlags, 'src/cli/main.ts', 'serve'], env, join(tmp, 'serve.log'))
   await waitFor('Herald', api, () => fetch(`${base}/readyz`).then((r) => r.ok))
   // serve has applied the migrations; a worker started now finds them done.
-  const worker = spawnBun([...bunFlags, 'src/cli.ts', 'worker'], env, join(tmp, 'worker.log'))
+  const worker = spawnBun([...bunFlags, 'src/cli/main.ts', 'worker'], env, join(tmp, 'worker.log'))
   // A worker is consuming once its pull consumer has requests waiting on the stream.
   await waitFor('the delivery worker', worker, async () => ((await jsm.consumers.info(stream, 'herald-workers')).num_waiting ?? 0) > 0)
 

@@ -1,5 +1,5 @@
 // Herald's own HTTP path with the database stubbed out: the real app
-// (src/app.ts: routing, hooks, metrics, the API-key cache, body limits,
+// (src/http/app.ts: routing, hooks, metrics, the API-key cache, body limits,
 // validation, normalisation, the response), but a batcher that accepts every
 // event at once and an API-key look-up that knows every key. Measured
 // against Elysia with a TypeBox body (bench/elysia_server.ts), it shows what
@@ -7,15 +7,16 @@
 //
 //   PORT=0 bun bench/stub_server.ts   → prints {"port":<n>} once listening
 import { randomBytes } from 'node:crypto'
-import { createApp } from '../src/app'
-import { createApiKeyAuth, type Principal } from '../src/auth'
-import { loadConfig } from '../src/config'
-import type { Sql } from '../src/db'
-import { resultBody, type Batcher } from '../src/ingest'
-import { createLogger } from '../src/log'
-import { createMailer } from '../src/mailer'
-import { createSecretBox } from '../src/secrets'
-import { SERVER_MAX_BODY_BYTES } from '../src/body'
+import { createApp } from '../src/http/app'
+import { createApiKeyAuth, type Principal } from '../src/ingest/auth'
+import { loadConfig } from '../src/core/config'
+import type { Sql } from '../src/core/db'
+import type { Batcher } from '../src/ingest/batcher'
+import { resultBody } from '../src/ingest/submission'
+import { createLogger } from '../src/core/log'
+import { createMailer } from '../src/accounts/mailer'
+import { createSecretBox } from '../src/core/secrets'
+import { SERVER_MAX_BODY_BYTES } from '../src/http/body'
 
 const config = loadConfig({ PORT: process.env.PORT ?? '0', HOST: '127.0.0.1', HERALD_DATA_DIR: 'memory://', LOG_LEVEL: 'warn' })
 const log = createLogger(config.LOG_LEVEL)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// Write-path benchmark: the batch transaction of POST /event (src/ingest.ts
+// Write-path benchmark: the batch transaction of POST /event (src/ingest/batcher.ts
 // writeEventBatch) driven directly, without HTTP, on real PostgreSQL with 100
 // workspaces. It shows what the database side of ingest can do at each batch
 // size and number of concurrent batches ("lanes"), and what each event costs
@@ -12,9 +12,10 @@
 import postgres from 'postgres'
 import { parseArgs } from 'node:util'
 import { uuidv7 } from 'uuidv7'
-import { migrate } from '../src/migrate'
-import { ensurePartitions } from '../src/partitions'
-import { writeEventBatch, type Submission } from '../src/ingest'
+import { migrate } from '../src/core/migrate'
+import { ensurePartitions } from '../src/core/partitions'
+import { writeEventBatch } from '../src/ingest/batcher'
+import type { Submission } from '../src/ingest/submission'
 import { backendPids, cpuSeconds, machine, round } from './proc'
 import { loadavg } from 'node:os'
 

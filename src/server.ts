@@ -2,28 +2,30 @@
 // the bus (JetStream or in-process), the outbox relay, and then the API
 // (ingest batcher and HTTP server), the delivery worker, or both; stops them
 // in reverse on SIGTERM.
-import { HeraldError, problemResponse } from './problems'
-import type { Config } from './config'
-import type { Logger } from './log'
-import { openDatabase, type Database } from './db'
-import { migrate } from './migrate'
-import { dropExpiredPartitions, ensurePartitions } from './partitions'
-import { createApiKeyAuth } from './auth'
-import { createBatcher, deleteExpiredIdempotencyKeys, type RelayedRows } from './ingest'
-import { createApp } from './app'
-import { SERVER_MAX_BODY_BYTES } from './body'
-import { createSecretBox, loadSecretKey } from './secrets'
-import { createInProcessBus, type BusEvent, type EventBus } from './bus'
-import { createJetStreamBus } from './bus_jetstream'
-import { GRACE_MS, createRelay } from './relay'
-import { createPool } from './pool'
-import { createFanout, type Fanout } from './fanout'
-import { loadPushConfig } from './push_config'
-import { createMailer } from './mailer'
-import { deleteExpiredSigninFailures } from './throttle'
-import { deleteExpiredSignupRequests } from './accounts'
-import { countWorkspaces, insertWorkspace } from './workspaces'
-import { serveMetrics, watchMetrics } from './metrics'
+import { HeraldError, problemResponse } from './core/problems'
+import type { Config } from './core/config'
+import type { Logger } from './core/log'
+import { openDatabase, type Database } from './core/db'
+import { migrate } from './core/migrate'
+import { dropExpiredPartitions, ensurePartitions } from './core/partitions'
+import { createApiKeyAuth } from './ingest/auth'
+import { createBatcher } from './ingest/batcher'
+import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
+import { createApp } from './http/app'
+import { SERVER_MAX_BODY_BYTES } from './http/body'
+import { createSecretBox, loadSecretKey } from './core/secrets'
+import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
+import { createJetStreamBus } from './delivery/bus_jetstream'
+import { GRACE_MS, createRelay, type RelayedRows } from './delivery/relay'
+import { createPool } from './delivery/pool'
+import { createFanout, workRoom, type Fanout } from './delivery/fanout'
+import { loadPushConfig } from './delivery/push/config'
+import { createMailer } from './accounts/mailer'
+import { deleteExpiredSigninFailures } from './accounts/throttle'
+import { deleteExpiredSignupRequests } from './accounts/users'
+import { countWorkspaces, insertWorkspace } from './accounts/workspaces'
+import { serveMetrics } from './core/metrics'
+import { watchMetrics } from './delivery/metrics'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
 
@@ -59,7 +61,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
   if (deliver) {
-    pool = createPool(config.WORKER_THREADS, config.WORKER_CONCURRENCY)
+    pool = createPool(config.WORKER_THREADS, workRoom(config.WORKER_CONCURRENCY))
     fanout = createFanout(db.sql, bus, pool, secrets, config, loadPushConfig(config, log), log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
     await bus.consume(fanout.accept)
   }
@@ -169,7 +171,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     development: false,
     // Every route refuses a body past its own limit (256 KiB for POST /event,
     // a few KiB to 64 KiB elsewhere) while it streams in, with a 413 problem,
-    // after its guard has checked who is calling (src/body.ts). Bun's own
+    // after its guard has checked who is calling (src/http/body.ts). Bun's own
     // limit is only a backstop far above those: a body declared larger is
     // refused (a bare 413) before any handler runs, and nothing can read more.
     maxRequestBodySize: SERVER_MAX_BODY_BYTES,

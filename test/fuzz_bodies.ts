@@ -1,11 +1,11 @@
-// The bodies test/fuzz.event.test.ts sends to POST /event: fast-check
+// The bodies test/ingest/fuzz.event.test.ts sends to POST /event: fast-check
 // arbitraries for each way a body can be odd, every case labelled with the
 // statuses it may get. Bodies are bytes, built as text by hand where
 // JSON.stringify cannot help: duplicate keys, `__proto__` as an own key, raw
 // invalid UTF-8, truncated or non-JSON text.
 import fc from 'fast-check'
-import { LIMITS } from '../src/event'
-import { MAX_JSON_DEPTH } from '../src/body'
+import { LIMITS } from '../src/ingest/event'
+import { MAX_JSON_DEPTH } from '../src/http/body'
 
 export const MAX_BODY = 262_144
 

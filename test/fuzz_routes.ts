@@ -1,4 +1,4 @@
-// The requests test/fuzz.routes.test.ts sends to every route but POST /event:
+// The requests test/http/fuzz.routes.test.ts sends to every route but POST /event:
 // fast-check arbitraries built from the app's own route list, so a route
 // added later is fuzzed without a change here. Path parameters, query values
 // and bodies come from the route's TypeBox schemas (hooks.params, .query,

@@ -3,8 +3,8 @@
 // file in a database of its own. Under CI=true, PostgreSQL is required.
 import { describe } from 'bun:test'
 import postgres from 'postgres'
-import { loadConfig, type Config } from '../src/config'
-import { createLogger } from '../src/log'
+import { loadConfig, type Config } from '../src/core/config'
+import { createLogger } from '../src/core/log'
 import { startHerald, type Herald } from '../src/server'
 import { startSmtp, type Mail } from './smtp'
 

@@ -1,4 +1,4 @@
-// Runs Herald as real child processes (`bun src/cli.ts serve`), for the tests
+// Runs Herald as real child processes (`bun src/cli/main.ts serve`), for the tests
 // that need several instances on one database, or a process to kill.
 import type { Subprocess } from 'bun'
 import { ADMIN_TOKEN } from './harness'
@@ -16,7 +16,7 @@ export async function spawnHerald(env: Record<string, string>, cmd = 'serve'): P
   // Only what the test names reaches the child: an inherited DATABASE_URL
   // would send an "embedded" server to the shared PostgreSQL.
   const { DATABASE_URL: _, ...inherited } = process.env
-  const proc = Bun.spawn([process.execPath, 'src/cli.ts', cmd], {
+  const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', cmd], {
     cwd: `${import.meta.dir}/..`,
     env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     stdin: 'ignore',

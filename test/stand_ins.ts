@@ -16,10 +16,10 @@ import { createSecureServer, type Http2SecureServer, type IncomingHttpHeaders, t
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { EventView } from '../workers/job'
+import type { EventView } from '../src/delivery/event_view'
 import type Piscina from 'piscina'
 import type { SendTask, Sent } from '../workers/send'
-import type { PushJob, PushResult } from '../workers/push_job'
+import type { PushJob, PushResult } from '../src/delivery/push/job'
 
 export const TEAM = 'TEAM123456'
 export const TOPIC = 'dev.herald.app'

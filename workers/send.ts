@@ -6,13 +6,14 @@
 // everything concurrently and returns one outcome per delivery. The job and
 // the result are plain data; an expected failure is a result, never a throw.
 import { createHash } from 'node:crypto'
-import { compilePattern } from '../src/pattern'
-import { createCircuits } from '../src/circuit'
-import { deliver } from '../src/destinations'
-import { sendApns } from '../src/push/apns'
-import { sendFcm } from '../src/push/fcm'
-import type { DeliveryResult, EventView, SendConfig, RouterSpec } from './job'
-import type { PushResult, PushTarget } from './push_job'
+import { compilePattern } from '../src/delivery/pattern'
+import { createCircuits } from '../src/delivery/circuit'
+import { deliver } from '../src/delivery/destinations'
+import { sendApns } from '../src/delivery/push/apns'
+import { sendFcm } from '../src/delivery/push/fcm'
+import type { DeliveryResult, SendConfig, RouterSpec } from '../src/delivery/job'
+import type { EventView } from '../src/delivery/event_view'
+import type { PushResult, PushTarget } from '../src/delivery/push/job'
 
 export type DeliveryKind = 'router' | 'push'
 
@@ -90,7 +91,7 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
 }
 
 // Per router, in this thread: a bound on its sends under way and a circuit
-// breaker (src/circuit.ts), so that a receiver that hangs or fails holds only
+// breaker (src/delivery/circuit.ts), so that a receiver that hangs or fails holds only
 // its own deliveries. Pushes go to APNs and FCM, which the operator
 // configures and whose sessions bound themselves.
 const circuits = createCircuits()

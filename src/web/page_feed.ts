@@ -1,13 +1,13 @@
 // The feed: a workspace's events newest first, filtered by channel, tag,
 // event key and words (all in the URL), older pages on demand, and new
 // events live over Server-Sent Events, announced politely.
-import type { FeedEvent } from '../feed'
+import type { FeedEvent } from '../ingest/feed'
 import { api, paths, query } from './api'
 import { html, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
 
-/** An event as the feed lists it: the server's type (src/feed.ts). */
+/** An event as the feed lists it: the server's type (src/ingest/feed.ts). */
 export type { FeedEvent }
 
 interface FeedPage {

@@ -2,7 +2,7 @@
 // owners and admins generate one (shown once, with a copy button) and
 // revoke one after confirming.
 import { api, paths } from './api'
-import type { ApiKeyView } from '../workspaces'
+import type { ApiKeyView } from '../accounts/workspaces'
 import { html, render, type Html } from './html'
 import type { PageContext } from './router'
 import { act, announce, confirmDialog, copyButtons, on, onSubmit, secretField, time } from './ui'

@@ -2,8 +2,8 @@
 // roles and remove people; anyone may leave), and invitations by e-mail
 // link (owners and admins invite and revoke).
 import { api, paths, type Role } from './api'
-import type { MemberView } from '../members'
-import type { InvitationView } from '../invitations'
+import type { MemberView } from '../accounts/members'
+import type { InvitationView } from '../accounts/invitations'
 import { html, render, type Html } from './html'
 import { navigate, home, type PageContext } from './router'
 import { session } from './session'

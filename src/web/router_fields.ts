@@ -1,5 +1,5 @@
 // The fields of each destination type, as data (the same as
-// src/destinations/schema.ts), rendered as a form and read back into the
+// src/delivery/destinations/schema.ts), rendered as a form and read back into the
 // destination object the routers API takes. Every input carries the JSON
 // pointer the API names in its errors, so a problem lands on its field.
 import { html, type Html } from './html'

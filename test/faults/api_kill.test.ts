@@ -2,7 +2,7 @@
 // fail, the other keeps answering 200, and every event either of them
 // acknowledged is stored once and delivered: the outbox rows the killed one
 // had not relayed yet are taken by the survivor's outbox scan once they are
-// older than its grace period (src/relay.ts GRACE_MS).
+// older than its grace period (src/delivery/relay.ts GRACE_MS).
 import { afterAll, describe, expect, test } from 'bun:test'
 import { NATS_URL, PG_URL, createTestDatabase } from '../harness'
 import { eventually, startReceiver } from '../receiver'

@@ -1,0 +1,148 @@
+// Queries on the people of a workspace: users, memberships, their bearer
+// tokens for the device API, and the channels they muted.
+import { uuidv7 } from 'uuidv7'
+import type { Sql, Tx } from '../core/db'
+import { generateSecret, hashSecret, keyPrefix } from '../core/keys'
+
+export const USER_TOKEN_PREFIX = 'hrlu_'
+export type Role = 'owner' | 'admin' | 'member'
+
+export interface MemberView {
+  userId: string
+  email: string
+  role: Role
+  devices: number
+  mutedChannels: string[]
+  createdAt: string
+}
+
+/**
+ * Adds a person to a workspace (creating the user on first sight of the
+ * e-mail) and issues a new user token. Returns null when they are a member already.
+ */
+export async function addMember(sql: Sql, workspaceId: number, email: string, role: Role) {
+  return sql.begin(async (tx) => {
+    const [user] = await tx<{ id: string }[]>`
+      WITH ins AS (INSERT INTO users (id, email) VALUES (${uuidv7()}, ${email}) ON CONFLICT (lower(email)) DO NOTHING RETURNING id)
+      SELECT id FROM ins UNION ALL SELECT id FROM users WHERE lower(email) = lower(${email}) LIMIT 1`
+    const added = await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${user!.id}, ${role}) ON CONFLICT DO NOTHING RETURNING user_id`
+    if (!added.length) return null
+    return { userId: user!.id, userToken: await issueUserToken(tx, user!.id) }
+  })
+}
+
+export async function issueUserToken(sql: Tx, userId: string): Promise<string> {
+  const token = generateSecret(USER_TOKEN_PREFIX)
+  await sql`INSERT INTO user_tokens (user_id, hash, prefix) VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)})`
+  return token
+}
+
+export const listMembers = (sql: Tx, workspaceId: number) => sql<MemberView[]>`
+  SELECT u.id AS "userId", u.email, m.role,
+    (SELECT count(*)::int FROM devices d WHERE d.user_id = u.id) AS devices,
+    coalesce((SELECT array_agg(c.channel ORDER BY c.channel) FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = u.id), '{}') AS "mutedChannels",
+    to_json(m.created_at)#>>'{}' AS "createdAt"
+  FROM memberships m JOIN users u ON u.id = m.user_id
+  WHERE m.workspace_id = ${workspaceId} ORDER BY m.created_at, u.email`
+
+export async function removeMember(sql: Tx, workspaceId: number, userId: string): Promise<boolean> {
+  return (await sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING user_id`).length > 0
+}
+
+/** The user a token belongs to, or null when unknown or revoked. */
+export async function findUserByToken(sql: Sql, token: string): Promise<{ userId: string; email: string } | null> {
+  const [row] = await sql<{ userId: string; email: string }[]>`
+    SELECT u.id AS "userId", u.email FROM user_tokens t JOIN users u ON u.id = t.user_id
+    WHERE t.hash = ${hashSecret(token)} AND t.revoked_at IS NULL`
+  return row ?? null
+}
+
+/**
+ * Mutes or unmutes a channel for a member; false when the user is not a
+ * member. The membership is locked (KEY SHARE) while the mute is written, so
+ * the member leaving at that moment waits, or is seen gone: never a mute
+ * whose membership has just been deleted.
+ */
+export async function setMuted(sql: Sql, workspace: string, userId: string, channel: string, muted: boolean): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const [m] = await tx<{ id: number }[]>`
+      SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id WHERE w.name = ${workspace} AND m.user_id = ${userId}
+      FOR KEY SHARE OF m`
+    if (!m) return false
+    if (muted) await tx`INSERT INTO channel_mutes (workspace_id, user_id, channel) VALUES (${m.id}, ${userId}, ${channel}) ON CONFLICT DO NOTHING`
+    else await tx`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
+    return true
+  })
+}
+
+/** The workspaces a person belongs to, with their role. */
+export const listMyWorkspaces = (sql: Tx, userId: string) => sql<{ workspace: string; role: Role; defaultChannel: string }[]>`
+  SELECT w.name AS workspace, m.role, w.default_channel AS "defaultChannel"
+  FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+  WHERE m.user_id = ${userId} ORDER BY w.name`
+
+/** Changes a member's role; false when they are not a member. */
+export async function setRole(sql: Tx, workspaceId: number, userId: string, role: Role): Promise<boolean> {
+  return (await sql`UPDATE memberships SET role = ${role} WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING user_id`).length > 0
+}
+
+export const countOwners = async (sql: Tx, workspaceId: number) =>
+  (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner'`)[0]!.n
+
+// ------------------------------------------------- changes under the lock
+// "A workspace that has an owner keeps one" holds only if the check and the
+// change see the same memberships. Every change of roles or removal takes a
+// transaction-scoped lock on the workspace's memberships first, then reads
+// and writes under it: two owners demoting each other at once are served one
+// after the other, and the second finds the last owner.
+
+export type MembershipProblem = 'not-member' | 'actor-gone' | 'actor-role' | 'owner-only' | 'last-owner'
+
+/** Who asks for the change: a member (their role is read again under the lock), or the operator. */
+export type Actor = { userId: string } | 'operator'
+
+const lockMemberships = (tx: Tx, workspaceId: number) => tx`SELECT pg_advisory_xact_lock(hashtextextended('herald.memberships', ${workspaceId}))`
+
+async function underLock<T>(sql: Sql, workspaceId: number, actor: Actor, targetId: string, change: (tx: Tx, roles: { actor: Role | null; target: Role | null; owners: number }) => Promise<T | MembershipProblem>): Promise<T | MembershipProblem> {
+  // postgres.js types what begin() returns as an unwrapped T; it is T here.
+  return (await sql.begin(async (tx): Promise<T | MembershipProblem> => {
+    await lockMemberships(tx, workspaceId)
+    const actorId = actor === 'operator' ? null : actor.userId
+    const [row] = await tx<{ actor: Role | null; target: Role | null; owners: number }[]>`
+      SELECT (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${actorId}) AS actor,
+        (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${targetId}) AS target,
+        (SELECT count(*)::int FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner') AS owners`
+    if (actor !== 'operator' && row!.actor === null) return 'actor-gone'
+    if (row!.target === null) return 'not-member'
+    return change(tx, row!)
+  })) as T | MembershipProblem
+}
+
+/**
+ * Gives a member a new role. A member may not change roles; only owners make
+ * or unmake owners; the last owner stays one.
+ */
+export function changeRole(sql: Sql, workspaceId: number, actor: Actor, targetId: string, role: Role) {
+  return underLock(sql, workspaceId, actor, targetId, async (tx, r) => {
+    if (actor !== 'operator' && r.actor === 'member') return 'actor-role'
+    if (actor !== 'operator' && (role === 'owner' || r.target === 'owner') && r.actor !== 'owner') return 'owner-only'
+    if (r.target === 'owner' && role !== 'owner' && r.owners <= 1) return 'last-owner'
+    await setRole(tx, workspaceId, targetId, role)
+    return { previous: r.target! }
+  })
+}
+
+/**
+ * Removes a member: anyone may leave, owners and admins remove others, only
+ * owners remove owners, and the last owner stays.
+ */
+export function removeMemberChecked(sql: Sql, workspaceId: number, actor: Actor, targetId: string) {
+  return underLock(sql, workspaceId, actor, targetId, async (tx, r) => {
+    const leaving = actor !== 'operator' && actor.userId === targetId
+    if (actor !== 'operator' && !leaving && r.actor === 'member') return 'actor-role'
+    if (actor !== 'operator' && !leaving && r.target === 'owner' && r.actor !== 'owner') return 'owner-only'
+    if (r.target === 'owner' && r.owners <= 1) return 'last-owner'
+    await removeMember(tx, workspaceId, targetId)
+    return { removed: true as const }
+  })
+}

@@ -1,0 +1,103 @@
+// Who a request is, as a person: `Authorization: Bearer <token>` (the app's
+// hrlu_… token) or the dashboard's session cookie (hrls_…). A cookie alone
+// never authorises a change: unsafe methods must also send the session's CSRF
+// token in `X-CSRF-Token`, which another site cannot read or set.
+import type { Sql } from '../core/db'
+import { bearer } from '../core/keys'
+import { isWellFormedSecret } from '../core/keys'
+import { USER_TOKEN_PREFIX } from './members'
+import { HeraldError } from '../core/problems'
+import { SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, touchSession, type Session } from './users'
+
+export const SESSION_COOKIE = 'herald_session'
+/** OpenAPI security of the routes a signed-in person calls: a bearer token or the session cookie. */
+export const userSecurity: Record<string, string[]>[] = [{ userToken: [] }, { session: [] }]
+const TOUCH_MS = 60_000
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export function cookieValue(request: Request, name: string): string | null {
+  const header = request.headers.get('cookie')
+  if (!header) return null
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=')
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim() || null
+  }
+  return null
+}
+
+/** The Set-Cookie of a new web session; Secure when the dashboard is served over https. */
+export function sessionCookie(token: string, secure: boolean): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${WEB_SESSION_MS / 1000}${secure ? '; Secure' : ''}`
+}
+export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`
+
+export const unauthorizedUser = () =>
+  new HeraldError('unauthorized', 'Sign in first: send "Authorization: Bearer <user token>", or the session cookie of the dashboard.', undefined, { 'www-authenticate': 'Bearer' })
+
+export function createUserAuth(sql: Sql) {
+  // Each request is authenticated once, however many hooks and handlers ask.
+  const byRequest = new WeakMap<Request, Promise<Session>>()
+  // Sessions are looked up in PostgreSQL on every request, never cached: a
+  // sign-out or a password reset ends them at once on every instance. Only
+  // the record of use is spared: once a minute per session is enough.
+  const touched = new Map<number, number>()
+
+  async function lookup(token: string): Promise<Session | null> {
+    const session = await findSession(sql, token)
+    if (session && !((touched.get(session.tokenId) ?? 0) > Date.now() - TOUCH_MS)) {
+      if (touched.size > 10_000) touched.clear()
+      touched.set(session.tokenId, Date.now())
+      void touchSession(sql, session.tokenId).catch(() => {})
+    }
+    return session
+  }
+
+  async function verify(request: Request): Promise<Session> {
+    const token = bearer(request.headers.get('authorization'))
+    if (token) {
+      const session = isWellFormedSecret(token, USER_TOKEN_PREFIX) || isWellFormedSecret(token, SESSION_PREFIX) ? await lookup(token) : null
+      if (!session) throw unauthorizedUser()
+      return session
+    }
+    const cookie = cookieValue(request, SESSION_COOKIE)
+    const session = cookie && isWellFormedSecret(cookie, SESSION_PREFIX) ? await lookup(cookie) : null
+    if (!session) throw unauthorizedUser()
+    if (!SAFE.has(request.method) && !csrfMatches(session, request.headers.get('x-csrf-token'))) {
+      throw new HeraldError('csrf-failed', 'This change needs the X-CSRF-Token header of your session (GET /v1/me gives it).')
+    }
+    return session
+  }
+
+  return {
+    /** The session of this request, or 401; 403 for a cookie-authenticated change without the CSRF token. */
+    authenticate(request: Request): Promise<Session> {
+      let session = byRequest.get(request)
+      if (!session) byRequest.set(request, (session = verify(request)))
+      return session
+    },
+    /** Whether a session is still live (a long-lived stream re-checks its own). */
+    async stillValid(token: string): Promise<boolean> {
+      return (await findSession(sql, token)) !== null
+    },
+    /** The token of the request, to revoke it (sign-out). */
+    tokenOf(request: Request): string | null {
+      return bearer(request.headers.get('authorization')) ?? cookieValue(request, SESSION_COOKIE)
+    },
+  }
+}
+export type UserAuth = ReturnType<typeof createUserAuth>
+
+/** The client's address, for sign-in throttling: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
+export function clientAddress(request: Request, server: { requestIP(r: Request): { address: string } | null } | null | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
+    if (forwarded) return forwarded
+  }
+  return server?.requestIP(request)?.address ?? 'unknown'
+}
+
+/** Whether the dashboard is reached over https (then its cookie is Secure). */
+export function isHttps(request: Request, trustProxy: boolean): boolean {
+  if (trustProxy && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https') return true
+  return request.url.startsWith('https:')
+}

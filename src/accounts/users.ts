@@ -1,0 +1,180 @@
+// People who sign in: sign-up, password checks, sessions (a web session in an
+// HttpOnly cookie, or a bearer token for the app), password resets. Secrets
+// are stored as SHA-256 hashes only; passwords as argon2id (Bun.password).
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { uuidv7 } from 'uuidv7'
+import type { Sql, Tx } from '../core/db'
+import { generateSecret, hashSecret, keyPrefix } from '../core/keys'
+import { USER_TOKEN_PREFIX } from './members'
+import { HeraldError } from '../core/problems'
+
+export const SESSION_PREFIX = 'hrls_'
+// A web session lasts a month from its last use; an app token until revoked
+// (phones stay signed in, as people expect of a notification app).
+export const WEB_SESSION_MS = 30 * 24 * 3600 * 1000
+const RESET_MS = 60 * 60 * 1000 // a reset link works for an hour, once
+const SIGNUP_LINK_MS = 24 * 3600 * 1000 // a sign-up link works for a day, once
+export const PASSWORD_MIN = 10
+export const PASSWORD_MAX = 200
+
+export type SessionKind = 'web' | 'app'
+
+export interface Session {
+  tokenId: number
+  userId: string
+  email: string
+  kind: SessionKind
+  csrf: string | null
+}
+
+export const normalizeEmail = (email: string) => email.trim()
+
+/** Why a password is refused, or null. */
+export function passwordProblem(password: string): string | null {
+  if ([...password].length < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters`
+  if (password.length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters`
+  return null
+}
+
+// argon2id is made to be slow: about 100 ms of a core, and 64 MiB, per hash.
+// Hashes run one at a time, so that a flood of sign-ins takes one core and
+// leaves the rest of Herald (and POST /event) the other; a few hundred
+// waiting is a 503 to retry rather than a queue that grows without end.
+const HASHES_AT_ONCE = 1
+const HASHES_WAITING_MAX = 200
+let hashing = 0
+const waiting: (() => void)[] = []
+
+async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing >= HASHES_AT_ONCE) {
+    if (waiting.length >= HASHES_WAITING_MAX) throw new HeraldError('unavailable', 'Too many sign-ins and sign-ups are being checked at the moment. Retry in a second.', undefined, { 'retry-after': '1' })
+    await new Promise<void>((resolve) => waiting.push(resolve))
+  } else hashing++
+  try {
+    return await work()
+  } finally {
+    // The next in line takes this place over; `hashing` stays as it is.
+    const next = waiting.shift()
+    if (next) next()
+    else hashing--
+  }
+}
+
+export const hashPassword = (password: string) => oneAtATime(() => Bun.password.hash(password, { algorithm: 'argon2id' }))
+const verifyPassword = (password: string, hash: string) => oneAtATime(() => Bun.password.verify(password, hash))
+
+// Verifying against this when the address is unknown makes a wrong address
+// take as long as a wrong password.
+let decoy: Promise<string> | undefined
+const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')))
+
+/** Creates a user with a password. Null when the address is taken. */
+export async function insertUser(tx: Tx, email: string, passwordHash: string): Promise<{ id: string } | null> {
+  const [row] = await tx<{ id: string }[]>`
+    INSERT INTO users (id, email, password_hash) VALUES (${uuidv7()}, ${email}, ${passwordHash})
+    ON CONFLICT (lower(email)) DO NOTHING RETURNING id`
+  return row ?? null
+}
+
+/** The user whose address and password these are, or null; as slow either way. */
+export async function checkPassword(sql: Sql, email: string, password: string): Promise<{ id: string; email: string } | null> {
+  const [user] = await sql<{ id: string; email: string; hash: string | null }[]>`
+    SELECT id, email, password_hash AS hash FROM users WHERE lower(email) = lower(${email})`
+  const ok = await verifyPassword(password, user?.hash ?? (await decoyHash()))
+  return ok && user?.hash ? { id: user.id, email: user.email } : null
+}
+
+/** Opens a session: an app token, or a web session with its CSRF token. */
+export async function createSession(sql: Tx, userId: string, kind: SessionKind) {
+  const token = generateSecret(kind === 'web' ? SESSION_PREFIX : USER_TOKEN_PREFIX)
+  const csrf = kind === 'web' ? randomBytes(24).toString('base64url') : null
+  const expiresAt = kind === 'web' ? new Date(Date.now() + WEB_SESSION_MS) : null
+  await sql`INSERT INTO user_tokens (user_id, hash, prefix, kind, csrf, expires_at, last_used_at)
+    VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)}, ${kind}, ${csrf}, ${expiresAt}, now())`
+  return { token, csrf, expiresAt }
+}
+
+/** The live session of a token, or null (unknown, revoked or expired). */
+export async function findSession(sql: Sql, token: string): Promise<Session | null> {
+  const [row] = await sql<Session[]>`
+    SELECT t.id AS "tokenId", u.id AS "userId", u.email, t.kind, t.csrf
+    FROM user_tokens t JOIN users u ON u.id = t.user_id
+    WHERE t.hash = ${hashSecret(token)} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`
+  return row ?? null
+}
+
+/** Slides a web session's expiry forward and records its use; at most once a minute per session. */
+export const touchSession = (sql: Sql, tokenId: number) => sql`
+  UPDATE user_tokens SET last_used_at = now(),
+    expires_at = CASE WHEN kind = 'web' THEN now() + ${WEB_SESSION_MS} * interval '1 ms' ELSE expires_at END
+  WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`
+
+export const revokeSession = (sql: Tx, tokenId: number) => sql`UPDATE user_tokens SET revoked_at = now() WHERE id = ${tokenId} AND revoked_at IS NULL`
+
+export const revokeAllSessions = (sql: Tx, userId: string) => sql`UPDATE user_tokens SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`
+
+/** Compares the CSRF token a form sent with its session's, in constant time. */
+export function csrfMatches(session: Session, sent: string | null): boolean {
+  if (!session.csrf || !sent) return false
+  const a = Buffer.from(session.csrf)
+  const b = Buffer.from(sent)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/**
+ * A one-hour, single-use reset token for the account of `email`, or null when
+ * there is none. It voids every earlier link of the account: only the newest works.
+ */
+export async function createPasswordReset(sql: Sql, email: string): Promise<{ token: string; email: string } | null> {
+  const token = randomBytes(32).toString('base64url')
+  const [row] = await sql<{ email: string }[]>`
+    WITH u AS (SELECT id, email FROM users WHERE lower(email) = lower(${email})),
+    voided AS (UPDATE password_resets SET used_at = now() WHERE user_id IN (SELECT id FROM u) AND used_at IS NULL),
+    made AS (INSERT INTO password_resets (hash, user_id, expires_at) SELECT ${hashSecret(token)}, id, ${new Date(Date.now() + RESET_MS)} FROM u)
+    SELECT email FROM u`
+  return row ? { token, email: row.email } : null
+}
+
+/**
+ * Sets a new password with a reset token, voids the account's other reset
+ * links, and signs the person out everywhere (whoever knew the old password
+ * no longer has a session; sessions are never cached, so this holds at once
+ * on every instance). Returns the user, or null when the token is unknown,
+ * used or expired.
+ */
+export async function resetPassword(sql: Sql, token: string, passwordHash: string): Promise<{ id: string; email: string } | null> {
+  return sql.begin(async (tx) => {
+    const [reset] = await tx<{ userId: string }[]>`
+      UPDATE password_resets SET used_at = now()
+      WHERE hash = ${hashSecret(token)} AND used_at IS NULL AND expires_at > now()
+      RETURNING user_id AS "userId"`
+    if (!reset) return null
+    await tx`UPDATE password_resets SET used_at = now() WHERE user_id = ${reset.userId} AND used_at IS NULL`
+    const [user] = await tx<{ id: string; email: string }[]>`UPDATE users SET password_hash = ${passwordHash} WHERE id = ${reset.userId} RETURNING id, email`
+    await revokeAllSessions(tx, reset.userId)
+    return user ?? null
+  })
+}
+
+export const countUsers = async (sql: Tx) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM users LIMIT 1) x`)[0]!.n
+
+export const userExists = async (sql: Tx, email: string) => (await sql`SELECT 1 FROM users WHERE lower(email) = lower(${email})`).length > 0
+
+/** A pending sign-up: nothing exists but this row until its link is used. */
+export async function createSignupRequest(sql: Tx, email: string, passwordHash: string, workspace: string | null): Promise<string> {
+  const token = randomBytes(32).toString('base64url')
+  await sql`INSERT INTO signup_requests (hash, email, password_hash, workspace, expires_at)
+    VALUES (${hashSecret(token)}, ${email}, ${passwordHash}, ${workspace}, ${new Date(Date.now() + SIGNUP_LINK_MS)})`
+  return token
+}
+
+/** Uses up a sign-up link; its address, password and workspace name, or null when unknown, used or expired. */
+export async function takeSignupRequest(tx: Tx, token: string) {
+  const [row] = await tx<{ email: string; passwordHash: string; workspace: string | null }[]>`
+    UPDATE signup_requests SET used_at = now()
+    WHERE hash = ${hashSecret(token)} AND used_at IS NULL AND expires_at > now()
+    RETURNING email, password_hash AS "passwordHash", workspace`
+  return row ?? null
+}
+
+export const deleteExpiredSignupRequests = (sql: Sql) => sql`DELETE FROM signup_requests WHERE expires_at < now() - interval '1 day'`

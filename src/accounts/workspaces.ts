@@ -1,0 +1,118 @@
+// Queries on workspaces and their API keys, shared by the operator API, the
+// CLI and embedded mode's first start.
+import type { Sql, Tx } from '../core/db'
+import { generateApiKey, hashSecret, keyPrefix } from '../core/keys'
+
+export interface WorkspaceLimits {
+  monthlyQuota: number
+  rateLimit: { perSecond: number; burst: number }
+}
+
+export interface WorkspaceView extends WorkspaceLimits {
+  workspace: string
+  defaultChannel: string
+  usage: { period: string; used: number; remaining: number }
+  createdAt: string
+}
+
+export interface ApiKeyView {
+  id: number
+  name: string
+  prefix: string
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
+
+const workspaceColumns = (sql: Tx) => sql`
+  name AS workspace, default_channel AS "defaultChannel", monthly_quota AS "monthlyQuota",
+  json_build_object('perSecond', rate_per_second, 'burst', rate_burst) AS "rateLimit",
+  json_build_object(
+    'period', to_char(date_trunc('month', now() AT TIME ZONE 'UTC'), 'YYYY-MM'),
+    'used', CASE WHEN quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE quota_used END,
+    'remaining', GREATEST(0, monthly_quota - CASE WHEN quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE quota_used END)
+  ) AS usage, to_json(created_at)#>>'{}' AS "createdAt"`
+
+/** Creates a workspace, its default channel and a first API key. Returns null when the name is taken. */
+export async function insertWorkspace(sql: Sql, name: string, limits: WorkspaceLimits) {
+  return sql.begin(async (tx) => {
+    const ws = await createWorkspaceRow(tx, name, limits)
+    if (!ws) return null
+    const key = await insertApiKey(tx, ws.id, 'default')
+    return { workspace: name, defaultChannel: ws.defaultChannel, apiKey: key.apiKey, keyId: key.id }
+  })
+}
+
+/** A workspace and its default channel, in the caller's transaction; null when the name is taken. */
+export async function createWorkspaceRow(tx: Tx, name: string, limits: WorkspaceLimits) {
+  const [ws] = await tx<{ id: number; defaultChannel: string }[]>`
+    INSERT INTO workspaces (name, monthly_quota, rate_per_second, rate_burst, tokens)
+    VALUES (${name}, ${limits.monthlyQuota}, ${limits.rateLimit.perSecond}, ${limits.rateLimit.burst}, ${limits.rateLimit.burst})
+    ON CONFLICT (name) DO NOTHING
+    RETURNING id, default_channel AS "defaultChannel"`
+  if (!ws) return null
+  await tx`INSERT INTO channels (workspace_id, slug) VALUES (${ws.id}, ${ws.defaultChannel})`
+  return ws
+}
+
+/** A workspace owned by `ownerId`, in the caller's transaction; null when the name is taken. */
+export async function createOwnedWorkspace(tx: Tx, name: string, limits: WorkspaceLimits, ownerId: string) {
+  const ws = await createWorkspaceRow(tx, name, limits)
+  if (ws) await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${ws.id}, ${ownerId}, 'owner')`
+  return ws
+}
+
+/** Events per UTC day over the last 30 days, oldest first, days without events included. */
+export const usageByDay = (sql: Sql, workspaceId: number) => sql<{ day: string; events: number }[]>`
+  SELECT to_char(d, 'YYYY-MM-DD') AS day, coalesce(u.events, 0)::int AS events
+  FROM generate_series((now() AT TIME ZONE 'UTC')::date - 29, (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d
+  LEFT JOIN usage_daily u ON u.workspace_id = ${workspaceId} AND u.day = d::date
+  ORDER BY d`
+
+export async function insertApiKey(sql: Tx, workspaceId: number, name: string) {
+  const apiKey = generateApiKey()
+  const [row] = await sql<{ id: number }[]>`
+    INSERT INTO api_keys (workspace_id, name, prefix, hash)
+    VALUES (${workspaceId}, ${name}, ${keyPrefix(apiKey)}, ${hashSecret(apiKey)}) RETURNING id`
+  return { id: row!.id, apiKey, prefix: keyPrefix(apiKey) }
+}
+
+export const workspaceNameTaken = async (sql: Tx, name: string) => (await findWorkspaceId(sql, name)) !== null
+
+export async function findWorkspaceId(sql: Tx, name: string): Promise<number | null> {
+  const [row] = await sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${name}`
+  return row?.id ?? null
+}
+
+export async function getWorkspace(sql: Tx, name: string): Promise<WorkspaceView | null> {
+  const [row] = await sql<WorkspaceView[]>`SELECT ${workspaceColumns(sql)} FROM workspaces WHERE name = ${name}`
+  return row ?? null
+}
+
+export const listWorkspaces = (sql: Tx) => sql<WorkspaceView[]>`SELECT ${workspaceColumns(sql)} FROM workspaces ORDER BY name`
+
+/** Changes quota and rate limit; the bucket keeps its tokens, capped by a smaller burst. */
+export async function updateWorkspaceLimits(sql: Tx, name: string, patch: Partial<{ monthlyQuota: number; perSecond: number; burst: number }>) {
+  const [row] = await sql<WorkspaceView[]>`
+    UPDATE workspaces SET
+      monthly_quota = COALESCE(${patch.monthlyQuota ?? null}::bigint, monthly_quota),
+      rate_per_second = COALESCE(${patch.perSecond ?? null}::float8, rate_per_second),
+      rate_burst = COALESCE(${patch.burst ?? null}::int, rate_burst),
+      tokens = LEAST(tokens, COALESCE(${patch.burst ?? null}::int, rate_burst))
+    WHERE name = ${name}
+    RETURNING ${workspaceColumns(sql)}`
+  return row ?? null
+}
+
+export const listApiKeys = (sql: Tx, workspaceId: number) => sql<ApiKeyView[]>`
+  SELECT id, name, prefix, to_json(created_at)#>>'{}' AS "createdAt",
+    to_json(last_used_at)#>>'{}' AS "lastUsedAt", to_json(revoked_at)#>>'{}' AS "revokedAt"
+  FROM api_keys WHERE workspace_id = ${workspaceId} ORDER BY id`
+
+/** Revokes a key; true when it existed and was live. */
+export async function revokeApiKey(sql: Tx, workspaceId: number, keyId: number): Promise<boolean> {
+  const rows = await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId} AND workspace_id = ${workspaceId} AND revoked_at IS NULL RETURNING id`
+  return rows.length > 0
+}
+
+export const countWorkspaces = async (sql: Sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workspaces`)[0]!.n

@@ -1,0 +1,144 @@
+// The database connection: PostgreSQL when DATABASE_URL is set, otherwise an
+// embedded PGlite served on a loopback socket, so that postgres.js and every SQL
+// statement run unchanged on both.
+import postgres from 'postgres'
+import { mkdirSync } from 'node:fs'
+import type { Config } from './config'
+import type { Logger } from './log'
+
+export type Sql = postgres.Sql<{ bigint: number }>
+export type Tx = postgres.TransactionSql<{ bigint: number }> | Sql
+
+export interface Database {
+  sql: Sql
+  embedded: boolean
+  /**
+   * A client of one connection, for work that must keep to one connection
+   * (an ingest lane pipelines its batches on its own), closed with the
+   * database unless ended before. Embedded, it is the single connection
+   * PGlite has.
+   */
+  connection(): Sql
+  close(): Promise<void>
+}
+
+const baseOptions = {
+  // int8 ids and counters stay far below 2^53; numbers are easier to use than strings.
+  types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+  onnotice: () => {},
+  // JIT compiling Herald's short statements costs far more than it saves:
+  // it fired on the ingest statement in some runs and halved its rate.
+  connection: { application_name: 'herald', jit: 'off' },
+  // Fail a query fast when PostgreSQL is unreachable instead of queueing forever.
+  connect_timeout: 5,
+  // Pause before a closed connection reconnects, in seconds. postgres.js's
+  // default grows with every failed attempt of the whole pool up to 20 s, so
+  // after an outage of a few seconds queries waited that long for PostgreSQL
+  // to be tried again, and each attempt fails only one waiting query.
+  backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+}
+
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  if (config.DATABASE_URL) {
+    const url = config.DATABASE_URL
+    const sql = postgres(url, { ...baseOptions, max: config.DATABASE_POOL_MAX }) as unknown as Sql
+    const own = new Set<Sql>()
+    return {
+      sql,
+      embedded: false,
+      connection() {
+        const conn = postgres(url, { ...baseOptions, max: 1 }) as unknown as Sql
+        own.add(conn)
+        const end = conn.end.bind(conn)
+        conn.end = (o) => (own.delete(conn), end(o))
+        return conn
+      },
+      close: async () => {
+        await Promise.all([sql, ...own].map((s) => s.end({ timeout: 5 })))
+      },
+    }
+  }
+  return openEmbedded(config.HERALD_DATA_DIR, log)
+}
+
+export async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
+  const inMemory = dataDir.startsWith('memory://')
+  if (!inMemory) mkdirSync(dataDir, { recursive: true })
+  const db = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`)
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 })
+  await server.start()
+  const { port } = (server as unknown as { server: { address(): { port: number } } }).server.address()
+  log.info({ dataDir, port }, 'embedded PostgreSQL (PGlite) started')
+  // PGlite is a single session: one connection keeps transactions from interleaving.
+  const sql = postgres({ ...baseOptions, host: '127.0.0.1', port, user: 'postgres', database: 'postgres', max: 1 }) as unknown as Sql
+  return {
+    sql,
+    embedded: true,
+    connection: () => sql,
+    async close() {
+      await sql.end({ timeout: 5 })
+      await server.stop()
+      await db.close()
+    },
+  }
+}
+
+/**
+ * The error means this connection is gone (closed, reset, or a FATAL error,
+ * after which the server closes it), not only that a statement failed.
+ */
+export function connectionLost(err: unknown): boolean {
+  const e = err as { code?: string; severity?: string }
+  return ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNRESET', 'EPIPE'].includes(e?.code ?? '') ||
+    e?.severity === 'FATAL' || e?.severity === 'PANIC'
+}
+
+// A batch gets its connection within this time or answers 503: postgres.js
+// 3.4.9 can lose a reserve() that waits while the connection it waits for is
+// terminated (porsager/postgres#1195), which would stall the batch's lane.
+const RESERVE_TIMEOUT_MS = 5_000
+
+/** sql.reserve(), failing with CONNECT_TIMEOUT after RESERVE_TIMEOUT_MS; a connection that comes later is given back. */
+export async function reserve(sql: Sql): Promise<postgres.ReservedSql<{ bigint: number }>> {
+  const pending = sql.reserve()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no database connection within ${RESERVE_TIMEOUT_MS} ms`), { code: 'CONNECT_TIMEOUT' })), RESERVE_TIMEOUT_MS)
+  })
+  try {
+    return await Promise.race([pending, late])
+  } catch (err) {
+    pending.then((c) => c.release(), () => {})
+    throw err
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Promise.allSettled over statements pipelined on a reserved connection, but
+ * rejects at once when one fails because the connection is gone: postgres.js
+ * never settles the statements the connection still held in its own queue
+ * then (porsager/postgres#1186).
+ */
+export function settledOrLost<T extends readonly Promise<unknown>[]>(ps: T): Promise<{ -readonly [K in keyof T]: PromiseSettledResult<Awaited<T[K]>> }> {
+  return new Promise((resolve, reject) => {
+    for (const p of ps) p.catch((err) => connectionLost(err) && reject(err))
+    Promise.allSettled(ps).then(resolve)
+  })
+}
+
+/** PostgreSQL error classes that mean "the database is unreachable", not "this statement is wrong". */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; errno?: string }
+  const code = e?.code ?? ''
+  return (
+    code.startsWith('08') || code.startsWith('57P') || code.startsWith('53') ||
+    ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(code)
+  )
+}
+
+/** A round trip to the database. */
+export const ping = (sql: Sql) => sql`SELECT 1`

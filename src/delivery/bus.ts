@@ -1,0 +1,126 @@
+// The bus between the outbox relay and the delivery workers. Two
+// implementations with one interface: JetStream when NATS_URL is set (many
+// API and worker processes), and in-process otherwise (the embedded default).
+// Either way PostgreSQL stays the source of truth: the relay deletes an
+// outbox row only after the bus has the row's events durably (a PubAck, or the
+// in-process handler having created their deliveries).
+import type { EventView } from './event_view'
+
+export interface BusEvent {
+  workspaceId: number
+  view: EventView
+  /** This copy may not be the first: the worker checks which deliveries already exist. */
+  redelivered?: boolean
+}
+
+/**
+ * An event as a worker receives it. From JetStream the view stays the JSON
+ * text it travelled as: the main thread needs only the ids (from the subject
+ * and the Nats-Msg-Id header), and the pool's thread parses the text itself,
+ * which is cheaper than parsing here and copying the object across.
+ */
+export interface Incoming {
+  workspaceId: number
+  eventId: string
+  channel: string
+  view: EventView | string
+  redelivered?: boolean
+}
+
+export const incoming = (e: BusEvent): Incoming => ({
+  workspaceId: e.workspaceId, eventId: e.view.eventId, channel: e.view.channel, view: e.view, redelivered: e.redelivered,
+})
+
+/**
+ * What the delivery workers cache and the API changes: a workspace's routers,
+ * or who is pushed (members, their devices, their muted channels; any such
+ * change drops every cached audience, as a device counts in every workspace
+ * of its owner).
+ */
+export type Change = { kind: 'routers'; workspaceId: number } | { kind: 'audience' }
+
+/** Takes a batch of events; resolves once they are handled (deliveries made and recorded). Throws to have them redelivered. */
+export type EventHandler = (events: Incoming[]) => Promise<void>
+
+export interface EventBus {
+  readonly kind: 'jetstream' | 'in-process'
+  /** Resolves once every event is durably handed over. */
+  publish(events: BusEvent[]): Promise<void>
+  /** Starts delivering events to `handler` (worker processes only). */
+  consume(handler: EventHandler): Promise<void>
+  /**
+   * Calls `f` with every event of the workspace as it is published (the live
+   * feed). Best effort: a copy may come twice, and nothing is replayed.
+   */
+  watch(workspaceId: number, f: (view: EventView) => void): () => void
+  /** Tells every process (this one at once) that what its caches hold changed. */
+  announce(change: Change): void
+  onChange(f: (change: Change) => void): void
+  /** The stream and, in a process that consumes, the consumer, for metrics; null on the in-process bus. */
+  state(): Promise<BusState | null>
+  close(): Promise<void>
+}
+
+/** What JetStream holds (from its stream and consumer info). */
+export interface BusState {
+  stream: { name: string; messages: number; bytes: number; firstSeq: number; lastSeq: number; consumers: number }
+  /** num_pending, num_ack_pending, num_redelivered and num_waiting (pull requests) of the workers' consumer. */
+  consumer: { name: string; pending: number; ackPending: number; redelivered: number; waiting: number } | null
+}
+
+/**
+ * The embedded default: publish calls the handler directly. With no handler
+ * (no worker in this process) publish fails, so the outbox keeps the events.
+ */
+export function createInProcessBus(): EventBus {
+  let handler: EventHandler | null = null
+  const listeners: ((c: Change) => void)[] = []
+  const watchers = createWatchers()
+  return {
+    kind: 'in-process',
+    async publish(events) {
+      if (!handler) throw new Error('no worker runs in this process: start Herald with `herald start`')
+      for (const e of events) watchers.emit(e.workspaceId, e.view)
+      await handler(events.map(incoming))
+    },
+    watch: (ws, f) => watchers.add(ws, f),
+    async consume(h) {
+      handler = h
+    },
+    announce(change) {
+      for (const f of listeners) f(change)
+    },
+    onChange(f) {
+      listeners.push(f)
+    },
+    state: async () => null,
+    async close() {
+      handler = null
+    },
+  }
+}
+
+/** Feed listeners per workspace; `onFirst`/`onLast` let a bus subscribe only while someone watches. */
+export function createWatchers(onFirst?: (ws: number) => void, onLast?: (ws: number) => void) {
+  const byWs = new Map<number, Set<(view: EventView) => void>>()
+  return {
+    add(ws: number, f: (view: EventView) => void) {
+      let set = byWs.get(ws)
+      if (!set) {
+        byWs.set(ws, (set = new Set()))
+        onFirst?.(ws)
+      }
+      set.add(f)
+      return () => {
+        set!.delete(f)
+        if (!set!.size && byWs.get(ws) === set) {
+          byWs.delete(ws)
+          onLast?.(ws)
+        }
+      }
+    },
+    emit(ws: number, view: EventView) {
+      for (const f of byWs.get(ws) ?? []) f(view)
+    },
+  }
+}

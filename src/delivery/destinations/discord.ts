@@ -1,0 +1,43 @@
+// Discord destination: a webhook POST with one embed. Discord refuses (400)
+// an embed over its limits, so every text is clipped to them here.
+import type { DeliveryJob, DeliveryResult } from '../job'
+import { classify, send } from '../outbound'
+import { clip, isWebLink, renderMessage } from '../template'
+import type { Destination } from './schema'
+
+export type DiscordDestination = Extract<Destination, { type: 'discord' }>
+
+// https://discord.com/developers/docs/resources/message#embed-object-embed-limits
+const LIMITS = { title: 256, description: 4096, fieldValue: 1024, footer: 2048, total: 6000 }
+
+export function discordPayload(job: DeliveryJob): Record<string, unknown> {
+  const { event } = job
+  const m = renderMessage(event, job.router.template)
+  const fields: { name: string; value: string; inline: boolean }[] = []
+  const field = (name: string, value: string) => fields.push({ name, value: clip(value, LIMITS.fieldValue), inline: true })
+  if (event.event) field('Event', event.event)
+  field('Channel', `#${event.channel}`)
+  if (event.tags.length > 0) field('Tags', event.tags.join(', '))
+  if (m.link && !isWebLink(m.link)) field('Link', m.link) // the embed url must be http(s)
+  const title = clip(m.title, LIMITS.title)
+  const footer = clip(event.workspace, LIMITS.footer)
+  // The 6000-character budget covers all texts of the embed; the description
+  // is the one that gives way.
+  const others = title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)
+  const description = clip(m.body, Math.max(1, Math.min(LIMITS.description, LIMITS.total - others)))
+  const embed = {
+    title,
+    description,
+    ...(isWebLink(m.link) ? { url: m.link } : {}),
+    timestamp: event.createdAt,
+    fields,
+    footer: { text: footer },
+  }
+  // Event text must not ping @everyone, roles or users.
+  return { embeds: [embed], allowed_mentions: { parse: [] } }
+}
+
+export async function sendDiscord(job: DeliveryJob, destination: DiscordDestination): Promise<DeliveryResult> {
+  const body = JSON.stringify(discordPayload(job))
+  return classify(await send({ method: 'POST', url: destination.url, headers: { 'content-type': 'application/json' }, body }, job.outbound))
+}

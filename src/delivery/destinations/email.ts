@@ -1,0 +1,133 @@
+// E-mail destination: one message through SMTP with nodemailer. The SMTP
+// host passes the same SSRF rules as HTTP receivers (an SMTP client is just
+// as good at probing an internal network), and nodemailer connects to the
+// address we checked, with TLS still verifying the certificate against the
+// host name.
+import { createTransport, type Transporter } from 'nodemailer'
+import type { DeliveryJob, DeliveryResult } from '../job'
+import { checkHost, preview } from '../outbound'
+import { clip, renderMessage } from '../template'
+import type { Destination } from './schema'
+
+export type EmailDestination = Extract<Destination, { type: 'email' }>
+
+interface SmtpServer {
+  host: string
+  port: number
+  secure: boolean
+  user?: string
+  pass?: string
+}
+
+/** The router's own server, else SMTP_URL (smtp://user:pass@host:port, smtps:// for TLS from the first byte). */
+export function smtpServer(destination: EmailDestination, smtpUrl: string | undefined): SmtpServer | null {
+  if (destination.smtp) return { ...destination.smtp, secure: destination.smtp.secure ?? destination.smtp.port === 465 }
+  if (!smtpUrl || !URL.canParse(smtpUrl)) return null
+  const url = new URL(smtpUrl)
+  const secure = url.protocol === 'smtps:'
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || (secure ? 465 : 587),
+    secure,
+    ...(url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : {}),
+  }
+}
+
+// One pooled transport per server (and checked address) per worker thread, so
+// a burst of e-mails reuses connections. Bounded: evicted ones are closed.
+const TRANSPORTS_MAX = 50
+const transports = new Map<string, Transporter>()
+
+function transportFor(server: SmtpServer, address: string, timeoutMs: number): Transporter {
+  const key = JSON.stringify([server, address, timeoutMs])
+  let transport = transports.get(key)
+  if (!transport) {
+    if (transports.size >= TRANSPORTS_MAX) {
+      const [oldest, evicted] = transports.entries().next().value as [string, Transporter]
+      transports.delete(oldest)
+      evicted.close()
+    }
+    transport = createTransport({
+      pool: true,
+      host: address,
+      port: server.port,
+      secure: server.secure,
+      tls: { servername: server.host }, // SNI and certificate check against the name, not the IP
+      ...(server.user ? { auth: { user: server.user, pass: server.pass ?? '' } } : {}),
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    })
+    transports.set(key, transport)
+  }
+  return transport
+}
+
+/** Closes every pooled SMTP connection of this thread (tests, shutdown). */
+export function closeTransports(): void {
+  for (const t of transports.values()) t.close()
+  transports.clear()
+}
+
+export function emailMessage(job: DeliveryJob, destination: EmailDestination, from: string) {
+  const m = renderMessage(job.event, job.router.template)
+  return {
+    from,
+    to: destination.to,
+    // A header cannot hold a line break; RFC 5322 advises short subjects.
+    subject: clip(m.title.replace(/[\r\n]+/g, ' '), 255),
+    text: m.link ? `${m.body}\n\n${m.link}` : m.body,
+    // The same on every attempt, so a receiving system can spot a duplicate.
+    messageId: `<${job.deliveryId}@herald>`,
+    headers: { 'X-Herald-Delivery': job.deliveryId },
+  }
+}
+
+export async function sendEmail(job: DeliveryJob, destination: EmailDestination): Promise<DeliveryResult> {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  const server = smtpServer(destination, job.endpoints.smtpUrl)
+  if (!server) return { ok: false, retryable: false, durationMs: 0, error: 'no SMTP server: set SMTP_URL (smtp:// or smtps://) or the destination smtp' }
+  const from = destination.from ?? job.endpoints.smtpFrom
+  if (!from) return { ok: false, retryable: false, durationMs: 0, error: 'no sender: set SMTP_FROM or the destination from' }
+  const signal = AbortSignal.timeout(job.outbound.timeoutMs)
+  const target = await checkHost(server.host, job.outbound.allow, signal)
+  if (!target.ok) return { ok: false, retryable: target.kind !== 'refused', durationMs: elapsed(), error: target.error }
+  const transport = transportFor(server, target.address, job.outbound.timeoutMs)
+  try {
+    const info = await withTimeout(transport.sendMail(emailMessage(job, destination, from)), job.outbound.timeoutMs)
+    const response = String(info.response ?? '')
+    return { ok: true, retryable: false, status: replyCode(response) ?? 250, durationMs: elapsed(), response: preview(response) }
+  } catch (err) {
+    return { ...smtpFailure(err), durationMs: elapsed() }
+  }
+}
+
+const replyCode = (response: string) => {
+  const code = /^\d{3}/.exec(response)?.[0]
+  return code === undefined ? undefined : Number(code)
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${ms} ms`), { code: 'ETIMEDOUT' })), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** SMTP 5xx is a permanent refusal; 4xx and connection trouble are worth retrying. */
+function smtpFailure(err: unknown): Omit<DeliveryResult, 'durationMs'> {
+  const e = err as { responseCode?: number; response?: string; code?: string; message?: string }
+  const status = typeof e.responseCode === 'number' ? e.responseCode : undefined
+  const permanent = status !== undefined && status >= 500
+  return {
+    ok: false,
+    retryable: !permanent,
+    ...(status === undefined ? {} : { status }),
+    ...(e.response ? { response: preview(e.response) } : {}),
+    error: `SMTP ${status ?? e.code ?? 'error'}: ${e.message ?? String(err)}`,
+  }
+}

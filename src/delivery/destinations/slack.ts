@@ -1,0 +1,44 @@
+// Slack destination: an incoming-webhook POST with Block Kit blocks and a
+// plain `text` fallback (what notifications and old clients show). Slack
+// answers 200 with the text `ok`, or a 4xx with an error word.
+import type { DeliveryJob, DeliveryResult } from '../job'
+import { classify, send } from '../outbound'
+import { clip, isWebLink, renderMessage } from '../template'
+import type { Destination } from './schema'
+
+export type SlackDestination = Extract<Destination, { type: 'slack' }>
+
+// Block Kit limits: header text 150 characters, section text 3000.
+const HEADER_MAX = 150
+const SECTION_MAX = 3000
+
+// Event text is untrusted: unescaped, `<!channel>` in a message would ping a
+// whole channel and `<https://evil|bank>` would disguise a link. Slack asks
+// for exactly these three characters to be escaped in mrkdwn.
+const escapeMrkdwn = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+
+/** Escapes, then clips without leaving half an entity (`&am…`) behind. */
+const mrkdwn = (s: string, max: number) => clip(escapeMrkdwn(s), max).replace(/&[a-z]*…$/, '…')
+
+export function slackPayload(job: DeliveryJob): Record<string, unknown> {
+  const { event } = job
+  const m = renderMessage(event, job.router.template)
+  const context = [`*Channel:* #${event.channel}`]
+  if (event.event) context.push(`*Event:* ${event.event}`)
+  if (event.tags.length > 0) context.push(`*Tags:* ${event.tags.join(', ')}`)
+  if (m.link && !isWebLink(m.link)) context.push(`*Link:* ${m.link}`) // mailto:/tel: cannot be a button
+  const blocks: Record<string, unknown>[] = [
+    { type: 'header', text: { type: 'plain_text', text: clip(m.title, HEADER_MAX), emoji: true } },
+    { type: 'section', text: { type: 'mrkdwn', text: mrkdwn(m.body, SECTION_MAX) } },
+    { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text: mrkdwn(text, SECTION_MAX) })) },
+  ]
+  if (isWebLink(m.link)) {
+    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] })
+  }
+  return { text: mrkdwn(`${m.title}: ${m.body}`, SECTION_MAX), blocks }
+}
+
+export async function sendSlack(job: DeliveryJob, destination: SlackDestination): Promise<DeliveryResult> {
+  const body = JSON.stringify(slackPayload(job))
+  return classify(await send({ method: 'POST', url: destination.url, headers: { 'content-type': 'application/json' }, body }, job.outbound))
+}

@@ -1,0 +1,16 @@
+// The event as every part of delivery sees it, and as the feed and
+// GET /events/{id} show it.
+
+/** The event as GET /events/{id} returns it, without deliveries. */
+export interface EventView {
+  eventId: string
+  workspace: string
+  channel: string
+  event: string | null
+  title: string | null
+  message: string
+  link: string | null
+  tags: string[]
+  data: unknown
+  createdAt: string // ISO 8601
+}

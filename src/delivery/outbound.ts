@@ -1,0 +1,386 @@
+// The one HTTP client every delivery goes through, hardened against SSRF: a
+// router's URL comes from whoever holds the admin token, its DNS from whoever
+// owns the domain, and neither may point Herald at its own network (cloud
+// metadata at 169.254.169.254, the database, the admin API).
+//
+// Bun's fetch ignores Node agents and has no hook between DNS and connect, so
+// this resolves the host itself, checks every address, and sends the request
+// to the checked IP: no second resolution can be rebound to an internal
+// address. TLS still verifies the certificate against the URL's host name.
+// Every outcome is a value; nothing here throws.
+import { lookup as resolveDns } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import { checkServerIdentity, rootCertificates, type PeerCertificate } from 'node:tls'
+import { readFileSync } from 'node:fs'
+import ipaddr from 'ipaddr.js'
+import type { DeliveryResult, OutboundOptions } from './job'
+
+// Enough for a moved endpoint or an auth hop; more is a loop or a trap.
+export const MAX_REDIRECTS = 3
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const USER_AGENT = 'Herald'
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST'
+  url: string
+  headers?: Record<string, string>
+  body?: string | Uint8Array
+}
+
+/** A response arrived (any status): `ok` is about the exchange, not the status. */
+export interface OutboundResponse {
+  ok: true
+  status: number
+  headers: Record<string, string> // lower-case names, repeated headers joined with ', '
+  body: string // at most maxResponseBytes, UTF-8
+  truncated: boolean
+  durationMs: number
+}
+
+/** No response: a refused address or scheme, too many redirects, a network error or the time limit. */
+export interface OutboundFailure {
+  ok: false
+  kind: 'refused' | 'redirects' | 'network' | 'timeout'
+  error: string
+  durationMs: number
+}
+
+export type OutboundResult = OutboundResponse | OutboundFailure
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6
+type Cidr = [Address, number]
+
+const RANGE_NAMES: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a carrier-grade NAT (100.64.0.0/10) address',
+  private: 'a private address',
+  reserved: 'a reserved address',
+  uniqueLocal: 'a unique-local (fc00::/7) address',
+  ipv4Mapped: 'an IPv4-mapped IPv6 address',
+}
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3')
+
+const allowCache = new Map<string, Cidr[]>()
+
+// HERALD_OUTBOUND_ALLOW is validated at boot; an entry that does not parse
+// here exempts nothing rather than everything.
+function allowList(allow: readonly string[]): Cidr[] {
+  const key = allow.join(',')
+  let cidrs = allowCache.get(key)
+  if (!cidrs) {
+    cidrs = []
+    for (const entry of allow.map((a) => a.trim()).filter(Boolean)) {
+      try {
+        cidrs.push(entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), entry.includes(':') ? 128 : 32])
+      } catch {}
+    }
+    allowCache.set(key, cidrs)
+  }
+  return cidrs
+}
+
+/**
+ * Why an address may not be reached ("a loopback address"), or null when it
+ * is global unicast or on the allow-list. Anything ipaddr.js does not call
+ * plain unicast is refused, as is IPv6 outside 2000::/3 (unallocated space).
+ */
+function rangeRefusal(ip: Address, allow: readonly string[]): string | null {
+  if (allowList(allow).some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits))) return null
+  const range: string = ip.range()
+  if (range === 'unicast' && (ip.kind() === 'ipv4' || ip.match(GLOBAL_UNICAST_V6))) return null
+  if (range === 'ipv4Mapped') return `${RANGE_NAMES[range]} (${(ip as ipaddr.IPv6).toIPv4Address()})`
+  return RANGE_NAMES[range] ?? `a non-global address (${range === 'unicast' ? 'outside 2000::/3' : range})`
+}
+
+/** Why this IP literal may not be reached ("127.0.0.1 is a loopback address"), or null. */
+export function checkAddress(ip: string, allow: readonly string[]): string | null {
+  let parsed: Address
+  try {
+    parsed = ipaddr.parse(ip.replace(/^\[|\]$/g, ''))
+  } catch {
+    return `${ip} is not an IP address`
+  }
+  const why = rangeRefusal(parsed, allow)
+  return why && `${parsed.toString()} is ${why}`
+}
+
+export type HostCheck =
+  | { ok: true; address: string; family: 4 | 6 }
+  | { ok: false; kind: 'refused' | 'network' | 'timeout'; error: string }
+
+/**
+ * Resolves a host name (or takes an IP literal) and checks every address it
+ * resolves to: one internal address in the answer refuses the whole host, so
+ * a rebinding DNS server cannot pick which one we use. Returns the address to
+ * connect to. The e-mail destination uses this for SMTP hosts.
+ */
+export async function checkHost(host: string, allow: readonly string[], signal?: AbortSignal): Promise<HostCheck> {
+  const bare = host.replace(/^\[|\]$/g, '')
+  if (isIP(bare)) {
+    const why = checkAddress(bare, allow)
+    return why ? { ok: false, kind: 'refused', error: `refused: ${why}` } : { ok: true, address: bare, family: isIP(bare) as 4 | 6 }
+  }
+  let answers: { address: string; family: number }[]
+  try {
+    answers = await abortable(resolveDns(bare, { all: true, verbatim: true }), signal)
+  } catch (err) {
+    if (signal?.aborted) return { ok: false, kind: 'timeout', error: 'timed out resolving ' + bare }
+    return { ok: false, kind: 'network', error: `cannot resolve ${bare} (${(err as NodeJS.ErrnoException).code ?? String(err)})` }
+  }
+  for (const { address } of answers) {
+    const why = ipaddr.isValid(address) ? rangeRefusal(ipaddr.parse(address), allow) : 'not an address we can check'
+    if (why) return { ok: false, kind: 'refused', error: `refused: ${bare} resolves to ${address}, ${why}` }
+  }
+  const first = answers[0]
+  if (!first) return { ok: false, kind: 'network', error: `cannot resolve ${bare} (no addresses)` }
+  return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 }
+}
+
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+    promise.then(resolve, reject)
+  })
+}
+
+/**
+ * Sends one request: checks scheme and addresses, follows up to
+ * MAX_REDIRECTS redirects (checking every hop), reads at most
+ * maxResponseBytes, and gives up after timeoutMs in all.
+ */
+export async function send(req: OutboundRequest, options: OutboundOptions): Promise<OutboundResult> {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(new Error('timeout')), options.timeoutMs)
+  try {
+    let current = req
+    for (let hop = 0; ; hop++) {
+      const outcome = await sendOnce(current, options, controller.signal)
+      if (!outcome.ok) {
+        const timedOut = outcome.kind === 'timeout' || controller.signal.aborted
+        const error = timedOut ? `timed out after ${options.timeoutMs} ms` : outcome.error
+        const onHop = hop > 0 && outcome.kind === 'refused' ? `refused: redirect to ${hostOf(current.url)}: ${error.replace(/^refused: /, '')}` : error
+        return { ok: false, kind: timedOut ? 'timeout' : outcome.kind, error: onHop, durationMs: elapsed() }
+      }
+      const location = outcome.headers.location
+      if (!REDIRECTS.has(outcome.status) || location === undefined) return { ...outcome, durationMs: elapsed() }
+      if (hop === MAX_REDIRECTS) return { ok: false, kind: 'redirects', error: `more than ${MAX_REDIRECTS} redirects`, durationMs: elapsed() }
+      const next = redirected(current, outcome.status, location)
+      if (!next) return { ok: false, kind: 'redirects', error: `invalid redirect location ${JSON.stringify(location.slice(0, 200))}`, durationMs: elapsed() }
+      current = next
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
+}
+
+type Exchange = Omit<OutboundResponse, 'durationMs'> | Omit<OutboundFailure, 'durationMs'>
+
+async function sendOnce(req: OutboundRequest, options: OutboundOptions, signal: AbortSignal): Promise<Exchange> {
+  let url: URL
+  try {
+    url = new URL(req.url)
+  } catch {
+    return { ok: false, kind: 'refused', error: 'refused: not a valid URL' }
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { ok: false, kind: 'refused', error: `refused: scheme ${url.protocol} is not allowed` }
+  }
+  const target = await checkHost(url.hostname, options.allow, signal)
+  if (!target.ok) return target
+  return exchange(req, url, target, options.maxResponseBytes, signal)
+}
+
+/** The next hop's request, as fetch builds it; null when Location is not a URL. */
+function redirected(prev: OutboundRequest, status: number, location: string): OutboundRequest | null {
+  let next: URL
+  try {
+    next = new URL(location, prev.url)
+  } catch {
+    return null
+  }
+  const headers = { ...prev.headers }
+  // Credentials are for the origin they were configured for, not for
+  // wherever it redirects.
+  if (next.origin !== new URL(prev.url).origin) {
+    for (const name of Object.keys(headers)) if (/^(authorization|cookie|proxy-authorization)$/i.test(name)) delete headers[name]
+  }
+  const keepsBody = status === 307 || status === 308
+  if (keepsBody || prev.method === 'GET') return { ...prev, url: next.href, headers }
+  for (const name of Object.keys(headers)) if (/^content-/i.test(name)) delete headers[name]
+  return { method: 'GET', url: next.href, headers }
+}
+
+/**
+ * One exchange with Bun's fetch, sent to the checked address: the URL names
+ * the IP, `Host` names the host, and for https the TLS server name and the
+ * certificate check use the host name too, so the certificate is verified
+ * against the name in the router's URL while no second DNS look-up happens.
+ * (fetch ignores Node agents and their `lookup`; pinning the IP in the URL is
+ * how it is told where to connect. Under Bun it also costs a quarter of
+ * node:http's CPU per request, and it pools connections per address.)
+ */
+async function exchange(req: OutboundRequest, url: URL, target: { address: string; family: 4 | 6 }, maxBytes: number, signal: AbortSignal): Promise<Exchange> {
+  const pinned = new URL(url.href)
+  pinned.hostname = target.family === 6 ? `[${target.address}]` : target.address
+  pinned.username = ''
+  pinned.password = ''
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const named = !isIP(host)
+  let res: Response
+  try {
+    res = await fetch(pinned.href, {
+      method: req.method,
+      headers: { ...requestHeaders(req, url), host: url.host },
+      body: req.body as BodyInit | undefined,
+      redirect: 'manual',
+      signal,
+      tls: url.protocol === 'https:'
+        ? { ...(named ? { serverName: host } : {}), checkServerIdentity: (_: string, cert: PeerCertificate) => checkServerIdentity(host, cert), ca: extraCa() }
+        : undefined,
+    } as RequestInit)
+  } catch (err) {
+    return networkFailure(err, url.host, signal)
+  }
+  try {
+    const { body, truncated } = await readBody(res, maxBytes)
+    return { ok: true, status: res.status, headers: flatHeaders(res.headers), body, truncated }
+  } catch (err) {
+    return networkFailure(err, url.host, signal)
+  }
+}
+
+/** The caller's headers plus a User-Agent and Basic auth from user:pass@ in the URL. */
+function requestHeaders(req: OutboundRequest, url: URL): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...req.headers }
+  if (url.username && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(s)
+      } catch {
+        return s
+      }
+    }
+    headers.authorization = 'Basic ' + Buffer.from(`${decode(url.username)}:${decode(url.password)}`).toString('base64')
+  }
+  return headers
+}
+
+/** Reads up to maxBytes and then hangs up: a receiver cannot make us buffer more. */
+async function readBody(res: Response, maxBytes: number): Promise<{ body: string; truncated: boolean }> {
+  if (!res.body) return { body: '', truncated: false }
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return { body: Buffer.concat(chunks).toString('utf8'), truncated: false }
+    const room = maxBytes - size
+    chunks.push(value.length > room ? value.subarray(0, room) : value)
+    size += Math.min(value.length, room)
+    if (value.length > room) {
+      void reader.cancel().catch(() => {})
+      return { body: Buffer.concat(chunks).toString('utf8'), truncated: true }
+    }
+  }
+}
+
+function flatHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  headers.forEach((value, name) => (out[name.toLowerCase()] = value))
+  return out
+}
+
+function networkFailure(err: unknown, host: string, signal: AbortSignal): Omit<OutboundFailure, 'durationMs'> {
+  if (signal.aborted) return { ok: false, kind: 'timeout', error: 'timed out' }
+  const e = err as NodeJS.ErrnoException
+  if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return { ok: false, kind: 'timeout', error: 'timed out' }
+  const what: Record<string, string> = {
+    ECONNREFUSED: `connection refused by ${host}`,
+    ECONNRESET: `connection reset by ${host}`,
+    ETIMEDOUT: `connection to ${host} timed out`,
+    EHOSTUNREACH: `${host} is unreachable`,
+    ENETUNREACH: `network unreachable for ${host}`,
+  }
+  const error = (e.code && what[e.code]) || `network error talking to ${host}: ${e.message ?? String(err)}`
+  return { ok: false, kind: 'network', error }
+}
+
+/**
+ * Milliseconds a Retry-After header asks us to wait: delta-seconds ("120") or
+ * an HTTP-date, counted from `now`. undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value === null || value === undefined) return undefined
+  const v = value.trim()
+  if (/^\d+$/.test(v)) return Number(v) * 1000
+  // Only an HTTP-date ("Wed, 21 Oct 2026 07:28:00 GMT"): Date.parse reads
+  // "-5" or "2" as years.
+  const at = /^[A-Za-z]{3},/.test(v) ? Date.parse(v) : Number.NaN
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/** The first `max` bytes of a text, never ending in half a character. */
+export function preview(text: string, max = 1024): string {
+  const bytes = Buffer.from(text, 'utf8')
+  if (bytes.length <= max) return text
+  return new TextDecoder().decode(bytes.subarray(0, max), { stream: true })
+}
+
+/**
+ * What a delivery makes of an outcome (DECISIONS.md "Delivery guarantees"):
+ * 2xx is delivered; 408, 429, 5xx, network errors and time-outs are worth
+ * retrying; other statuses, refusals and redirect loops are permanent.
+ */
+export function classify(outcome: OutboundResult, now: number = Date.now()): DeliveryResult {
+  if (!outcome.ok) {
+    return { ok: false, retryable: outcome.kind === 'network' || outcome.kind === 'timeout', durationMs: outcome.durationMs, error: outcome.error }
+  }
+  const { status } = outcome
+  const ok = status >= 200 && status < 300
+  const retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now)
+  return {
+    ok,
+    retryable: !ok && (status === 408 || status === 429 || status >= 500),
+    status,
+    durationMs: outcome.durationMs,
+    response: preview(outcome.body),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(ok ? {} : { error: `receiver answered HTTP ${status}` }),
+  }
+}
+
+/**
+ * The CAs to trust for a TLS connection: the bundled roots plus the PEM file
+ * named by NODE_EXTRA_CA_CERTS, or undefined (the default trust) when it is
+ * unset. Bun reads that variable only at start-up; passing it explicitly also
+ * honours it when it is set later (tests do).
+ */
+export function extraCa(): string[] | undefined {
+  const file = process.env.NODE_EXTRA_CA_CERTS
+  if (!file) return undefined
+  if (caCache?.file !== file) {
+    try {
+      caCache = { file, ca: [...rootCertificates, readFileSync(file, 'utf8')] }
+    } catch {
+      return undefined // as Node does: an unreadable file adds nothing
+    }
+  }
+  return caCache.ca
+}
+let caCache: { file: string; ca: string[] } | undefined

@@ -1,0 +1,51 @@
+// Reads the APNs and FCM credentials named by the config once, at start, into
+// the plain objects the push task receives on its worker thread. A provider
+// left unconfigured is simply off: its devices are not pushed.
+import { readFileSync } from 'node:fs'
+import { ConfigError, type Config } from '../../core/config'
+import type { Logger } from '../../core/log'
+import type { ApnsConfig, FcmConfig } from './job'
+
+export interface PushConfig {
+  apns?: ApnsConfig
+  fcm?: FcmConfig
+}
+
+const APNS_KEYS = ['APNS_KEY_FILE', 'APNS_KEY_ID', 'APNS_TEAM_ID', 'APNS_TOPIC'] as const
+
+function read(key: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: ${key}: cannot read ${path}: ${(err as Error).message}`)
+  }
+}
+
+export function loadPushConfig(config: Config, log?: Logger): PushConfig {
+  const out: PushConfig = {}
+  const apnsSet = APNS_KEYS.filter((k) => config[k])
+  if (apnsSet.length && apnsSet.length < APNS_KEYS.length) {
+    const missing = APNS_KEYS.find((k) => !config[k])!
+    throw new ConfigError(`invalid configuration: ${missing} is required when ${apnsSet.join(', ')} ${apnsSet.length > 1 ? 'are' : 'is'} set`)
+  }
+  if (apnsSet.length) {
+    const keyPem = read('APNS_KEY_FILE', config.APNS_KEY_FILE!)
+    if (!keyPem.includes('PRIVATE KEY')) throw new ConfigError('invalid configuration: APNS_KEY_FILE: not a PEM private key (.p8)')
+    out.apns = { keyPem, keyId: config.APNS_KEY_ID!, teamId: config.APNS_TEAM_ID!, topic: config.APNS_TOPIC!, origin: config.APNS_ORIGIN }
+  }
+  if (config.FCM_SERVICE_ACCOUNT_FILE) {
+    let account: FcmConfig['serviceAccount']
+    try {
+      account = JSON.parse(read('FCM_SERVICE_ACCOUNT_FILE', config.FCM_SERVICE_ACCOUNT_FILE))
+    } catch (err) {
+      if (err instanceof ConfigError) throw err
+      throw new ConfigError('invalid configuration: FCM_SERVICE_ACCOUNT_FILE: not JSON')
+    }
+    if (!account?.project_id || !account.client_email || !account.private_key) {
+      throw new ConfigError('invalid configuration: FCM_SERVICE_ACCOUNT_FILE: needs project_id, client_email and private_key')
+    }
+    out.fcm = { serviceAccount: account, origin: config.FCM_ORIGIN, tokenUrl: config.GOOGLE_OAUTH_TOKEN_URL }
+  }
+  log?.info({ apns: !!out.apns, fcm: !!out.fcm }, 'push providers')
+  return out
+}

@@ -1,0 +1,170 @@
+// Queries on routers, shared by the operator API, the CLI (through it) and the
+// delivery pipeline. A router's destination and signing secret are sealed
+// together in `secrets` (src/core/secrets.ts); the API only ever reads
+// `destination_view`, the redacted copy, so nothing secret leaves this file
+// except through loadRouters.
+import { randomBytes } from 'node:crypto'
+import type postgres from 'postgres'
+import { uuidv7 } from 'uuidv7'
+import type { Tx } from '../core/db'
+import type { SecretBox } from '../core/secrets'
+import { redactDestination, type Destination, type Template } from './destinations/schema'
+
+/** What an operator sees of a router: no URL path, token, password or signing secret. */
+export interface RouterView {
+  id: string
+  name: string
+  pattern: string
+  destination: Record<string, unknown>
+  template: Template | null
+  enabled: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+/** What the delivery pipeline needs of an enabled router, secrets decrypted. */
+export interface RouterRecord {
+  id: string
+  name: string
+  pattern: string
+  destination: Destination
+  template?: Template
+  signingSecret: string
+  updatedAt: string
+}
+
+export interface RouterInput {
+  name: string
+  pattern: string
+  destination: Destination
+  template: Template | null
+  enabled: boolean
+}
+
+/** A PATCH: absent fields are kept; `template: null` clears the template. */
+export type RouterPatch = Partial<RouterInput>
+
+/** What `secrets` holds once opened. */
+interface SealedSecrets {
+  destination: Destination
+  signingSecret: string
+}
+
+/** A Standard Webhooks signing secret: `whsec_` and base64 of 24 random bytes. */
+export const generateSigningSecret = () => `whsec_${randomBytes(24).toString('base64')}`
+
+// postgres.js sends a Buffer as bytea; the box's Uint8Array would go as text.
+const seal = (box: SecretBox, value: SealedSecrets) => Buffer.from(box.seal(value))
+
+const jsonb = (sql: Tx, value: object) => sql.json(value as postgres.JSONValue)
+
+// A path parameter that is not a UUID would make PostgreSQL fail the query
+// (22P02); such a router cannot exist, so callers answer 404 without asking.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const isRouterId = (id: string) => UUID.test(id)
+
+const viewColumns = (sql: Tx) => sql`
+  id::text AS id, name, pattern, destination_view AS destination, template, enabled,
+  to_json(created_at)#>>'{}' AS "createdAt", to_json(updated_at)#>>'{}' AS "updatedAt"`
+
+/** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
+export async function insertRouter(sql: Tx, box: SecretBox, workspaceId: number, input: RouterInput): Promise<{ id: string; secret: string } | null> {
+  const id = uuidv7()
+  const signingSecret = generateSigningSecret()
+  const rows = await sql`
+    INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled)
+    VALUES (${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
+      ${jsonb(sql, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
+      ${input.template ? jsonb(sql, input.template) : null}, ${input.enabled})
+    ON CONFLICT (workspace_id, name) DO NOTHING
+    RETURNING id`
+  return rows.length ? { id, secret: signingSecret } : null
+}
+
+export const listRouters = (sql: Tx, workspaceId: number) =>
+  sql<RouterView[]>`SELECT ${viewColumns(sql)} FROM routers WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`
+
+export async function getRouter(sql: Tx, workspaceId: number, id: string): Promise<RouterView | null> {
+  if (!isRouterId(id)) return null
+  const [row] = await sql<RouterView[]>`SELECT ${viewColumns(sql)} FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id}`
+  return row ?? null
+}
+
+/**
+ * Applies a PATCH. A new destination replaces the old one whole and is sealed
+ * again with the router's signing secret, which never changes (so two
+ * concurrent PATCHes cannot disagree about it and need no lock).
+ */
+export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string, patch: RouterPatch): Promise<RouterView | 'not-found' | 'name-taken'> {
+  if (!isRouterId(id)) return 'not-found'
+  let destination = sql``
+  if (patch.destination) {
+    const [row] = await sql<{ secrets: Uint8Array }[]>`SELECT secrets FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id}`
+    if (!row) return 'not-found'
+    const { signingSecret } = box.open<SealedSecrets>(row.secrets)
+    destination = sql`
+      destination_type = ${patch.destination.type},
+      destination_view = ${jsonb(sql, redactDestination(patch.destination))},
+      secrets = ${seal(box, { destination: patch.destination, signingSecret })},`
+  }
+  try {
+    const [row] = await sql<RouterView[]>`
+      UPDATE routers SET
+        name = COALESCE(${patch.name ?? null}::text, name),
+        pattern = COALESCE(${patch.pattern ?? null}::text, pattern),
+        enabled = COALESCE(${patch.enabled ?? null}::boolean, enabled),
+        template = ${patch.template === undefined ? sql`template` : patch.template ? jsonb(sql, patch.template) : null},
+        ${destination}
+        updated_at = now()
+      WHERE workspace_id = ${workspaceId} AND id = ${id}
+      RETURNING ${viewColumns(sql)}`
+    return row ?? 'not-found'
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') return 'name-taken' // UNIQUE (workspace_id, name)
+    throw err
+  }
+}
+
+/** Deletes a router; true when it existed. Its past deliveries stay, and keep its id. */
+export async function deleteRouter(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
+  if (!isRouterId(id)) return false
+  const rows = await sql`DELETE FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`
+  return rows.length > 0
+}
+
+/** The enabled routers of a workspace with their secrets opened, oldest first, for the delivery pipeline. */
+export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number): Promise<RouterRecord[]> {
+  const rows = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; updatedAt: string }[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, to_json(updated_at)#>>'{}' AS "updatedAt"
+    FROM routers WHERE workspace_id = ${workspaceId} AND enabled ORDER BY created_at, id`
+  return rows.map((r) => {
+    let opened: SealedSecrets
+    try {
+      opened = box.open<SealedSecrets>(r.secrets)
+    } catch (err) {
+      // Every router was sealed under one key: this means HERALD_SECRET_KEY
+      // (or HERALD_DATA_DIR/secret.key) is not the key the routers were saved with.
+      throw new Error(`cannot decrypt the secrets of router ${r.id}: is HERALD_SECRET_KEY the key it was saved with? (${(err as Error).message})`)
+    }
+    return {
+      id: r.id,
+      name: r.name,
+      pattern: r.pattern,
+      destination: opened.destination,
+      ...(r.template ? { template: r.template } : {}),
+      signingSecret: opened.signingSecret,
+      updatedAt: r.updatedAt,
+    }
+  })
+}
+
+/** One router with its secrets opened, enabled or not (a test send from the dashboard), or null. */
+export async function loadRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string): Promise<RouterRecord | null> {
+  if (!isRouterId(id)) return null
+  const [r] = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; updatedAt: string }[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, to_json(updated_at)#>>'{}' AS "updatedAt"
+    FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id}`
+  if (!r) return null
+  const opened = box.open<SealedSecrets>(r.secrets)
+  return { id: r.id, name: r.name, pattern: r.pattern, destination: opened.destination, ...(r.template ? { template: r.template } : {}), signingSecret: opened.signingSecret, updatedAt: r.updatedAt }
+}

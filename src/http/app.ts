@@ -1,0 +1,184 @@
+// Composes the route plugins and renders every error as problem+json.
+import { Elysia, ParseError, ValidationError } from 'elysia'
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
+import type { TSchema } from '@sinclair/typebox'
+import type { Sql } from '../core/db'
+import { isConnectionError } from '../core/db'
+import type { Config } from '../core/config'
+import { loggedPath, type Logger } from '../core/log'
+import type { ApiKeyAuth } from '../ingest/auth'
+import type { Batcher } from '../ingest/batcher'
+import type { SecretBox } from '../core/secrets'
+import type { Change, EventBus } from '../delivery/bus'
+import type { Mailer } from '../accounts/mailer'
+import { accessCheck } from '../accounts/access'
+import { authRoute } from './routes/auth'
+import { workspacesRoute } from './routes/workspaces'
+import { channelsRoute } from './routes/channels'
+import { membersRoute } from './routes/members'
+import { keysRoute } from './routes/keys'
+import { userRoutersRoute } from './routes/routers'
+import { feedRoute } from './routes/feed'
+import { HeraldError, problemResponse, type FieldError } from '../core/problems'
+import { adminGroup } from './routes/admin_auth'
+import { adminKeysRoute } from './routes/admin_keys'
+import { adminRoutersRoute } from './routes/admin_routers'
+import { adminDeliveriesRoute } from './routes/admin_deliveries'
+import { adminMembersRoute } from './routes/admin_members'
+import { devicesRoute } from './routes/devices'
+import { createUserAuth } from '../accounts/session'
+import { adminWorkspacesRoute } from './routes/admin_workspaces'
+import { docsRoute } from './routes/docs'
+import { eventRoute } from './routes/event'
+import { eventReadRoute } from './routes/event_read'
+import { healthRoute } from './routes/health'
+import { webRoute } from './routes/web'
+import { metricsRoute } from './routes/metrics'
+import { requestFinished, requestStarted, responseMapped } from '../core/metrics'
+
+export interface AppDeps {
+  sql: Sql
+  config: Config
+  log: Logger
+  auth: ApiKeyAuth
+  batcher: Batcher
+  state: { draining: boolean }
+  secrets: SecretBox
+  /** Called after routers, members, devices or mutes change, so the delivery workers drop what they cached. */
+  changed: (change: Change) => void
+  /** Called after a delivery is replayed, so the worker of this process picks it up at once. */
+  wakeScheduler?: () => void
+  /** The live feed's source of new events. */
+  bus: Pick<EventBus, 'watch'>
+  mailer: Mailer
+}
+
+const WHERE = { body: 'the body', query: 'the query string', params: 'the path', headers: 'the headers', cookie: 'the cookies', response: 'the response' } as const
+
+/** One error in words: the schema's own `error` text where it has one, else TypeBox's message with the field's name. */
+function describe(e: ValueError, where: string): string {
+  const field = e.path ? e.path.slice(1).replaceAll('/', '.') : where
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return `${field} is not a field of ${where}`
+  const own = (e.schema as { error?: unknown }).error
+  if (typeof own === 'string') return own
+  return `${field}: ${e.message}`
+}
+
+const decodePointer = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~')
+
+/**
+ * The path or query parameter an error is about. Elysia checks a number it
+ * coerced from the query or the path on its own, so its error has no path:
+ * then the parameter is the one whose schema it is.
+ */
+function parameterOf(error: ValidationError, e: ValueError): string | undefined {
+  const named = e.path.split('/')[1]
+  if (named) return decodePointer(named)
+  const schema = (error.validator as { schema?: TSchema }).schema ?? (error.validator as TSchema)
+  const own = (e.schema as { error?: unknown }).error
+  for (const [name, property] of Object.entries((schema?.properties ?? {}) as Record<string, TSchema>)) {
+    if (property === e.schema || (own !== undefined && property.error === own)) return name
+  }
+  return undefined
+}
+
+/** The errors of a failed validation; none when Elysia cannot list them (it makes each value text, which can throw). */
+function allErrors(error: ValidationError): ValueError[] {
+  try {
+    return (error.all ?? []) as ValueError[]
+  } catch {
+    return []
+  }
+}
+
+function validationProblem(error: ValidationError): HeraldError {
+  const where = WHERE[error.type as keyof typeof WHERE] ?? 'the request'
+  const seen = new Map<string, FieldError>()
+  for (const e of allErrors(error)) {
+    const detail = describe(e, where)
+    if (seen.has(detail) || seen.size >= 20) continue
+    // A number coerced from the path or the query is checked alone, as a
+    // "property", by a schema that names its parameter (src/http/routes/input.ts).
+    const parameter = error.type === 'property' ? (error.validator as { 'x-parameter'?: string })['x-parameter'] : error.type === 'params' || error.type === 'query' ? parameterOf(error, e) : undefined
+    seen.set(detail, error.type === 'body' ? { pointer: e.path, detail } : parameter ? { parameter, detail } : { detail })
+  }
+  const errors = [...seen.values()]
+  return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
+}
+
+/** The one place where an error becomes an HTTP response. */
+export function toProblem(code: string | number, error: unknown): HeraldError {
+  if (error instanceof HeraldError) return error
+  // A route group's guard and body reader run as Elysia parse hooks, which
+  // wrap what they throw.
+  if (error instanceof ParseError && error.cause instanceof HeraldError) return error.cause
+  if (code === 'VALIDATION' && error instanceof ValidationError) return validationProblem(error)
+  if (code === 'PARSE') return new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
+  if (code === 'NOT_FOUND') return new HeraldError('not-found', 'There is nothing at this path.')
+  // Any route's query (an API key look-up, say) may meet PostgreSQL down: that
+  // is a 503 to retry, as the write path answers, not an unexplained 500.
+  if (isConnectionError(error)) return new HeraldError('unavailable', 'The database is unavailable. Retry later.', undefined, { 'retry-after': '5' })
+  return new HeraldError('internal', 'An unexpected error occurred.')
+}
+
+export function createApp(deps: AppDeps) {
+  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer } = deps
+  const users = createUserAuth(sql)
+  const check = accessCheck(sql, users)
+  const audienceChanged = () => changed({ kind: 'audience' })
+  const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
+  const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
+    name: 'herald',
+    // Paths are read from the URL after "http://", not after its 11th
+    // character: Elysia's default assumes a host of at least "a.bc", so with
+    // `Host: ab` it would route /x/admin/… as /admin/….
+    handler: { standardHostname: false },
+    // A body property no schema names is a 400 that names it, not silently
+    // dropped (a typo like monthly_quota must not answer 200 and change nothing).
+    normalize: false,
+  })
+    .onError({ as: 'global' }, ({ code, error, request, route }) => {
+      const problem = toProblem(code, error)
+      // Answered before routing (an unknown path): no response mapping
+      // follows, so the request is counted here.
+      if (!route) requestFinished(request, undefined, problem.status)
+      const requestId = request.headers.get('x-request-id') ?? crypto.randomUUID()
+      if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
+      else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
+      // A refusal that left the body unread (a 401 from the headers alone, a
+      // 413 part-way) keeps the connection: Bun discards the rest of the body
+      // as it arrives, for at most the idle timeout, and holds none of it.
+      // Closing at once instead would make the kernel reset the connection,
+      // and a client still sending could lose this answer.
+      return problemResponse(problem, { 'x-request-id': requestId })
+    })
+    // Every request is counted and timed once, under its route pattern
+    // (src/core/metrics.ts): synchronously, when its response (an error's problem
+    // too) is mapped, or, with no route, in onError above.
+    .onRequest(requestStarted)
+    .mapResponse({ as: 'global' }, responseMapped)
+    .use(metricsRoute(config.HERALD_METRICS_TOKEN))
+    .use(docsRoute(() => app.handle, () => app.routes))
+    .use(healthRoute(sql, state))
+    .use(eventRoute(auth, batcher))
+    .use(eventReadRoute(sql, auth))
+    .use(
+      adminGroup(config.HERALD_ADMIN_TOKEN)
+        .use(adminWorkspacesRoute(sql, config))
+        .use(adminKeysRoute(sql, auth))
+        .use(adminRoutersRoute(sql, secrets, routersChanged))
+        .use(adminDeliveriesRoute(sql, wakeScheduler))
+        .use(adminMembersRoute(sql, audienceChanged)),
+    )
+    .use(devicesRoute(sql, users, audienceChanged))
+    .use(authRoute({ sql, config, log, mailer, users }))
+    .use(workspacesRoute(sql, config, users, check))
+    .use(channelsRoute(sql, users, check, changed, auth))
+    .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
+    .use(keysRoute(sql, users, auth, check))
+    .use(userRoutersRoute(sql, users, secrets, config, check, routersChanged))
+    .use(feedRoute(sql, users, check, bus as EventBus, wakeScheduler))
+    .use(webRoute(log))
+  return app
+}
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,23 @@
+// The operator API is guarded by HERALD_ADMIN_TOKEN. The guard belongs to the
+// route group of the operator API (routes/group.ts): it runs for the routes
+// the router matched there, whatever spelling of the host or path led to
+// them, before their body is read, so an anonymous caller learns nothing from
+// a 400. Without a token the operator API does not exist (404).
+import { Elysia } from 'elysia'
+import { secretsEqual } from '../../core/keys'
+import { bearer } from '../../core/keys'
+import { HeraldError } from '../../core/problems'
+import { routeGroup } from './group'
+
+export function adminGuard(token: string | undefined) {
+  return (request: Request) => {
+    if (!token) throw new HeraldError('not-found', 'The operator API is off: this server was started without HERALD_ADMIN_TOKEN.')
+    const given = bearer(request.headers.get('authorization'))
+    if (!given) throw new HeraldError('unauthorized', 'The operator API needs "Authorization: Bearer <HERALD_ADMIN_TOKEN>".', undefined, { 'www-authenticate': 'Bearer' })
+    if (!secretsEqual(given, token)) throw new HeraldError('unauthorized', 'The admin token is wrong: it is not the HERALD_ADMIN_TOKEN this server was started with.', undefined, { 'www-authenticate': 'Bearer' })
+  }
+}
+
+/** The operator API: every route `use`d into this group is behind the admin token. */
+export const adminGroup = (token: string | undefined): Elysia<any, any, any, any, any, any, any> =>
+  routeGroup({ name: 'group.admin', guard: adminGuard(token), bodyLimit: 64 * 1024 })

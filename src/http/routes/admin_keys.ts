@@ -1,0 +1,62 @@
+// Operator API: create, list and revoke a workspace's API keys.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { ApiKeyAuth } from '../../ingest/auth'
+import { HeraldError } from '../../core/problems'
+import { findWorkspaceId, insertApiKey, listApiKeys, revokeApiKey } from '../../accounts/workspaces'
+import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
+
+export const ApiKeySchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first 12 characters of the key, to recognise it.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+})
+
+const Params = WorkspaceParams
+const detail = (summary: string) => ({ summary, tags: ['Operator'], security: [{ adminToken: [] }] })
+
+export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
+  const workspaceId = async (name: string) => {
+    const id = await findWorkspaceId(sql, name)
+    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
+    return id
+  }
+
+  return new Elysia({ name: 'route.admin.keys', prefix: '/admin/workspaces/:workspace/keys' })
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        const key = await insertApiKey(sql, await workspaceId(params.workspace), body?.name ?? '')
+        set.status = 201
+        return { id: key.id, prefix: key.prefix, apiKey: key.apiKey }
+      },
+      {
+        params: Params,
+        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 100, description: 'A label, such as "production".' })) }, { additionalProperties: false })),
+        response: { 201: Type.Object({ id: Type.Integer(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown once; only its hash is stored.' }) }) },
+        detail: detail('Create an API key'),
+      },
+    )
+    .get('', async ({ params }) => listApiKeys(sql, await workspaceId(params.workspace)), {
+      params: Params,
+      response: { 200: Type.Array(ApiKeySchema) },
+      detail: detail('List API keys by prefix, with creation, last use and revocation'),
+    })
+    .delete(
+      '/:id',
+      async ({ params, set }) => {
+        const revoked = await revokeApiKey(sql, await workspaceId(params.workspace), params.id)
+        if (!revoked) throw new HeraldError('not-found', `There is no live API key ${params.id} in this workspace.`)
+        auth.clear()
+        set.status = 204
+      },
+      {
+        params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
+        detail: { ...detail('Revoke an API key'), description: 'Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.' },
+      },
+    )
+}

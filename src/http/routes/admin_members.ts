@@ -1,0 +1,66 @@
+// Operator API: the members of a workspace. Adding one issues a user token
+// for the device API, for a person who has not signed up (people who have
+// sign in themselves: routes/auth.ts).
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import { HeraldError } from '../../core/problems'
+import { findWorkspaceId } from '../../accounts/workspaces'
+import { addMember, listMembers, removeMemberChecked } from '../../accounts/members'
+import { EmailAddress, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+
+const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
+
+export const MemberSchema = Type.Object({
+  userId: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: Role,
+  devices: Type.Integer({ description: 'Registered devices of this user (in any workspace).' }),
+  mutedChannels: Type.Array(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
+  const workspaceId = async (name: string) => {
+    const id = await findWorkspaceId(sql, name)
+    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
+    return id
+  }
+  return new Elysia({ name: 'route.admin.members', prefix: '/admin/workspaces/:workspace/members' })
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        const added = await addMember(sql, await workspaceId(params.workspace), body.email.trim(), body.role ?? 'member')
+        if (!added) throw new HeraldError('conflict', `${body.email} is already a member of ${params.workspace}.`)
+        audienceChanged()
+        set.status = 201
+        return added
+      },
+      {
+        params: WorkspaceParams,
+        body: Type.Object({
+          email: EmailAddress('The person\'s e-mail address; one user per address across workspaces.'),
+          role: Type.Optional(Role),
+        }, { additionalProperties: false }),
+        response: { 201: Type.Object({ userId: Type.String({ format: 'uuid' }), userToken: Type.String({ description: 'Bearer token of this user on the device API; shown once.' }) }) },
+        detail: detail('Add a member', 'Every member receives pushes for every channel of the workspace, except channels they mute. 409 if already a member.'),
+      },
+    )
+    .get('', async ({ params }) => listMembers(sql, await workspaceId(params.workspace)), {
+      params: WorkspaceParams,
+      response: { 200: Type.Array(MemberSchema) },
+      detail: detail('List members'),
+    })
+    .delete(
+      '/:userId',
+      async ({ params, set }) => {
+        const result = await removeMemberChecked(sql, await workspaceId(params.workspace), 'operator', params.userId)
+        if (result === 'not-member') throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        if (result === 'last-owner') throw new HeraldError('conflict', 'This is the last owner of the workspace: make someone else owner first.')
+        audienceChanged()
+        set.status = 204
+      },
+      { params: Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', 'The member\'s user id.') }), detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.') },
+    )
+}

@@ -1,0 +1,255 @@
+// Operator API: create, list, read, change and delete a workspace's routers.
+// A router's destination is validated here by its `type` rather than by
+// Elysia against the Destination union: TypeBox's only error for a union is
+// "Expected union value", which names no field. Secrets (URLs, tokens,
+// passwords, the signing secret) go in once and never come back out.
+import { Elysia } from 'elysia'
+import { Type, type TSchema, type TAnySchema } from '@sinclair/typebox'
+import { Value, type ValueError } from '@sinclair/typebox/value'
+import type { Sql } from '../../core/db'
+import type { SecretBox } from '../../core/secrets'
+import { HeraldError, validationError, type FieldError } from '../../core/problems'
+import { findWorkspaceId } from '../../accounts/workspaces'
+import { validatePattern, PATTERN_MAX_LENGTH } from '../../delivery/pattern'
+import { validateTemplate } from '../../delivery/template'
+import { Destination, DESTINATION_TYPES, Template, EmailDestination, WebhookDestination, SlackDestination, DiscordDestination, TeamsDestination, TelegramDestination, SmsDestination } from '../../delivery/destinations/schema'
+import { deleteRouter, getRouter, insertRouter, listRouters, updateRouter, type RouterPatch } from '../../delivery/routers'
+import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
+
+const SCHEMAS: Record<Destination['type'], TAnySchema> = {
+  webhook: WebhookDestination,
+  slack: SlackDestination,
+  discord: DiscordDestination,
+  teams: TeamsDestination,
+  telegram: TelegramDestination,
+  email: EmailDestination,
+  sms: SmsDestination,
+}
+
+/**
+ * Shows the union `schema` in the OpenAPI document but lets any value through
+ * Elysia's validation, so that the handler can answer with errors that name
+ * fields. The copy drops the symbols TypeBox keys its checks on, and says
+ * `oneOf` (exactly one matches, which is true) rather than `anyOf`, which
+ * Elysia's body normaliser (exact-mirror) would try, and fail, to compile.
+ */
+function checkedInHandler(schema: TSchema, options: object = {}) {
+  const { anyOf, ...rest } = JSON.parse(JSON.stringify(schema))
+  return Type.Any({ ...rest, oneOf: anyOf, ...options })
+}
+
+const RouterName = Type.String({ minLength: 1, maxLength: 100, description: 'Unique in the workspace; a label for people and the CLI.', examples: ['signups'] })
+const Pattern = Type.String({
+  description: `Glob on the event's \`event\` key: \`*\` matches any run of characters, dots included (\`user.*\` matches \`user.signup\` and \`user.a.b\`, not \`user\`). \`*\` alone also matches events without a key. At most ${PATTERN_MAX_LENGTH} of A-Z a-z 0-9 _ . : - *.`,
+  examples: ['user.*'],
+})
+const DestinationInput = checkedInHandler(Destination, {
+  description: `Where matching events go; \`type\` (one of ${DESTINATION_TYPES.join(', ')}) selects the other fields. Stored encrypted; only a redacted view is ever returned.`,
+  examples: [{ type: 'webhook', url: 'https://example.com/hooks/herald' }],
+})
+const TemplateInput = checkedInHandler(Type.Union([Template, Type.Null()]), {
+  description: 'Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.',
+  examples: [{ title: 'New signup', body: '{{data.email}} joined on {{data.plan}}' }],
+})
+const Enabled = Type.Boolean({ description: 'A disabled router matches nothing.' })
+
+export const CreateRouterBody = Type.Object(
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }) },
+  { additionalProperties: false },
+)
+
+export const UpdateRouterBody = Type.Object(
+  {
+    name: Type.Optional(RouterName),
+    pattern: Type.Optional(Pattern),
+    destination: Type.Optional(checkedInHandler(Destination, { description: 'Replaces the whole destination (all its secrets included); the signing secret is kept.' })),
+    template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
+    enabled: Type.Optional(Enabled),
+  },
+  { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
+)
+
+export const CreatedRouter = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Router id (UUIDv7).' }),
+  secret: Type.String({
+    description: 'The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.',
+    examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+  }),
+})
+
+export const RouterSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  pattern: Type.String(),
+  destination: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'The destination without its secrets: its type, the origin of a URL, header names, recipients.',
+    examples: [{ type: 'webhook', url: 'https://example.com/…' }],
+  }),
+  template: Type.Union([Template, Type.Null()]),
+  enabled: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+})
+
+// --- validation ------------------------------------------------------------
+
+const fieldError = (pointer: string, message: string): FieldError => ({ pointer, detail: `${pointer.slice(1).replaceAll('/', '.')}: ${message}` })
+
+/** TypeBox's message, reworded where it would quote a regex or say only "union". */
+function errorMessage(e: ValueError): string {
+  const kinds = (e.schema.anyOf as { type?: string }[] | undefined)?.map((s) => s.type).filter(Boolean)
+  if (kinds?.length) return `Expected ${kinds.join(' or ')}`
+  if (typeof e.value === 'string' && e.schema.format === 'uri') return 'Expected an http:// or https:// URL'
+  if (typeof e.value === 'string' && e.schema.pattern && e.schema.description) return `${e.message} (${e.schema.description})`
+  return e.message
+}
+
+/** TypeBox's errors under `at`, one per field. */
+function schemaErrors(schema: TSchema, value: unknown, at: string): FieldError[] {
+  const seen = new Map<string, FieldError>()
+  for (const e of Value.Errors(schema, value) as Iterable<ValueError>) {
+    const pointer = at + e.path
+    if (!seen.has(pointer)) seen.set(pointer, fieldError(pointer, errorMessage(e)))
+  }
+  return [...seen.values()]
+}
+
+/** Errors of a destination, checked against the schema of its own `type`. */
+export function destinationErrors(value: unknown): FieldError[] {
+  const types = DESTINATION_TYPES.join(', ')
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [fieldError('/destination', `Expected an object whose type is one of ${types}`)]
+  const type = (value as { type?: unknown }).type
+  if (type === undefined) return [fieldError('/destination/type', `Expected required property: one of ${types}`)]
+  if (typeof type !== 'string' || !(DESTINATION_TYPES as string[]).includes(type)) return [fieldError('/destination/type', `Expected one of ${types}, got ${JSON.stringify(type)}`)]
+  return schemaErrors(SCHEMAS[type as Destination['type']], value, '/destination')
+}
+
+/** Errors of a template: its shape, then each part's Mustache syntax. */
+export function templateErrors(value: unknown): FieldError[] {
+  const errors = schemaErrors(Template, value, '/template')
+  if (errors.length) return errors
+  for (const part of ['title', 'body'] as const) {
+    const source = (value as Template)[part]
+    const reason = source === undefined ? null : validateTemplate(source)
+    if (reason) errors.push(fieldError(`/template/${part}`, `not a valid template: ${reason}`))
+  }
+  return errors
+}
+
+// Names are printed in CLI tables and logs: a line break would garble both.
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/** Checks what the body schema leaves to the handler; throws one 400 naming every field at fault. */
+export function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown }, create: boolean) {
+  const errors: FieldError[] = []
+  if (body.name !== undefined && CONTROL.test(body.name)) errors.push(fieldError('/name', 'Expected no control characters'))
+  const patternReason = body.pattern === undefined ? null : validatePattern(body.pattern)
+  if (patternReason) errors.push({ pointer: '/pattern', detail: patternReason })
+  if (create || body.destination !== undefined) errors.push(...destinationErrors(body.destination))
+  if (body.template !== undefined && body.template !== null) errors.push(...templateErrors(body.template))
+  if (errors.length) throw validationError(errors.slice(0, 20))
+}
+
+// --- routes ----------------------------------------------------------------
+
+const Params = WorkspaceParams
+const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
+
+export interface RoutersPluginOptions {
+  name: string // the Elysia plugin's name
+  prefix: string // ends in /:workspace/routers
+  tag: string
+  security: Record<string, string[]>[]
+  /** The workspace id of the request's `workspace`, for reading or for changing; throws 401/403/404. */
+  resolve(request: Request, workspace: string, need: 'read' | 'manage'): Promise<number>
+  routersChanged(workspaceId: number): void
+}
+
+/** The router routes, for the operator API and for signed-in people alike. */
+export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions) {
+  const detail = (summary: string, description?: string) => ({ summary, description, tags: [o.tag], security: o.security })
+  const routerNotFound = (id: string, workspace: string) => new HeraldError('not-found', `There is no router ${JSON.stringify(id)} in workspace ${JSON.stringify(workspace)}.`)
+  const nameTaken = (name: string) => new HeraldError('conflict', `A router named ${JSON.stringify(name)} already exists in this workspace.`)
+
+  return new Elysia({ name: o.name, prefix: o.prefix })
+    .post(
+      '',
+      async ({ params, body, set, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
+        checkRouterFields(body, true)
+        const created = await insertRouter(sql, box, ws, {
+          name: body.name,
+          pattern: body.pattern,
+          destination: body.destination as Destination,
+          template: (body.template as Template | null | undefined) ?? null,
+          enabled: body.enabled ?? true,
+        })
+        if (!created) throw nameTaken(body.name)
+        o.routersChanged(ws)
+        set.status = 201
+        return { id: created.id, secret: created.secret }
+      },
+      {
+        params: Params,
+        body: CreateRouterBody,
+        response: { 201: CreatedRouter },
+        detail: detail('Create a router', 'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.'),
+      },
+    )
+    .get('', async ({ params, request }) => listRouters(sql, await o.resolve(request, params.workspace, 'read')), {
+      params: Params,
+      response: { 200: Type.Array(RouterSchema) },
+      detail: detail("List a workspace's routers, oldest first, without their secrets"),
+    })
+    .get(
+      '/:id',
+      async ({ params, request }) => {
+        const router = await getRouter(sql, await o.resolve(request, params.workspace, 'read'), params.id)
+        if (!router) throw routerNotFound(params.id, params.workspace)
+        return router
+      },
+      { params: RouterParams, response: { 200: RouterSchema }, detail: detail('Read a router, without its secrets') },
+    )
+    .patch(
+      '/:id',
+      async ({ params, body, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
+        checkRouterFields(body, false)
+        const result = await updateRouter(sql, box, ws, params.id, body as RouterPatch)
+        if (result === 'not-found') throw routerNotFound(params.id, params.workspace)
+        if (result === 'name-taken') throw nameTaken(body.name!)
+        o.routersChanged(ws)
+        return result
+      },
+      {
+        params: RouterParams,
+        body: UpdateRouterBody,
+        response: { 200: RouterSchema },
+        detail: detail('Change a router', 'Absent fields are kept. Takes effect for the events that arrive after the answer.'),
+      },
+    )
+    .delete(
+      '/:id',
+      async ({ params, set, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
+        if (!(await deleteRouter(sql, ws, params.id))) throw routerNotFound(params.id, params.workspace)
+        o.routersChanged(ws)
+        set.status = 204
+      },
+      { params: RouterParams, detail: detail('Delete a router', 'Its past deliveries stay readable on their events.') },
+    )
+}
+
+export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void) =>
+  routersPlugin(sql, box, {
+    name: 'route.admin.routers',
+    prefix: '/admin/workspaces/:workspace/routers',
+    tag: 'Operator',
+    security: [{ adminToken: [] }],
+    async resolve(_request, workspace) {
+      const id = await findWorkspaceId(sql, workspace)
+      if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(workspace)}.`)
+      return id
+    },
+    routersChanged,
+  })

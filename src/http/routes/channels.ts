@@ -1,0 +1,113 @@
+// A workspace's channels, for signed-in people: list (with whether I muted
+// each), create, rename, make default, delete; and mute/unmute for myself.
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { AccessCheck } from '../../accounts/access'
+import type { ApiKeyAuth } from '../../ingest/auth'
+import type { Change } from '../../delivery/bus'
+import { userSecurity } from '../../accounts/session'
+import { HeraldError } from '../../core/problems'
+import { LIMITS, SLUG } from '../../ingest/event'
+import { createChannel, deleteChannel, listChannels, renameChannel, setDefaultChannel } from '../../accounts/channels'
+import { setMuted } from '../../accounts/members'
+import type { UserAuth } from '../../accounts/session'
+import { routeGroup } from './group'
+import { ChannelParam, WorkspaceParam, WorkspaceParams } from './input'
+
+const Slug = Type.String({ maxLength: LIMITS.channel, pattern: SLUG.source, description: 'Lower-case slug, as events name it.', error: `slug must be a channel slug: 1 to ${LIMITS.channel} lower-case letters, digits, "-" and "_", starting with a letter or digit`, examples: ['signups'] })
+const Params = WorkspaceParams
+const ChannelParams = Type.Object({ workspace: WorkspaceParam, channel: ChannelParam })
+const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Channels'], security: userSecurity })
+
+export const ChannelSchema = Type.Object({
+  slug: Type.String(),
+  isDefault: Type.Boolean({ description: 'Events that name no channel go here.' }),
+  muted: Type.Boolean({ description: 'Whether you muted it: no pushes to your devices for its events.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth) =>
+  routeGroup({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels', guard: users.authenticate })
+    .get(
+      '',
+      async ({ request, params }) => {
+        const { session, access } = await check(request, params.workspace)
+        return listChannels(sql, access.workspaceId, session.userId)
+      },
+      { params: Params, response: { 200: Type.Array(ChannelSchema) }, detail: detail('List channels') },
+    )
+    .post(
+      '',
+      async ({ request, params, body, set }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        if (!(await createChannel(sql, access.workspaceId, body.slug))) throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        set.status = 201
+        return { slug: body.slug }
+      },
+      {
+        params: Params,
+        body: Type.Object({ slug: Slug }, { additionalProperties: false }),
+        response: { 201: Type.Object({ slug: Type.String() }) },
+        detail: detail('Create a channel', 'A channel is also created by the first event that names it.'),
+      },
+    )
+    .patch(
+      '/:channel',
+      async ({ request, params, body }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        let slug = params.channel
+        if (body.slug !== undefined && body.slug !== slug) {
+          const result = await renameChannel(sql, access.workspaceId, slug, body.slug)
+          if (result === 'not-found') throw new HeraldError('not-found', `There is no channel ${slug}.`)
+          if (result === 'taken') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+          slug = body.slug
+          changed({ kind: 'audience' })
+        }
+        if (body.default === true && !(await setDefaultChannel(sql, access.workspaceId, slug))) throw new HeraldError('not-found', `There is no channel ${slug}.`)
+        // Verified API keys carry their workspace's default channel: drop them
+        // here at once (other instances within API_KEY_CACHE_TTL_MS).
+        keys.clear()
+        return { slug }
+      },
+      {
+        params: ChannelParams,
+        body: Type.Object({
+          slug: Type.Optional({ ...Slug, description: 'A new slug: its past events and mutes move with it; events must use the new one.' }),
+          default: Type.Optional(Type.Literal(true, { description: 'Make it the default channel.' })),
+        }, { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming slug, default or both' }),
+        response: { 200: Type.Object({ slug: Type.String() }) },
+        detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.'),
+      },
+    )
+    .delete(
+      '/:channel',
+      async ({ request, params, set }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        const result = await deleteChannel(sql, access.workspaceId, params.channel)
+        if (result === 'not-found') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
+        if (result === 'default') throw new HeraldError('conflict', `${params.channel} is the default channel: make another one the default first.`)
+        changed({ kind: 'audience' })
+        set.status = 204
+      },
+      { params: ChannelParams, detail: detail('Delete a channel', 'Its events stay in the feed. Not the default channel (409).') },
+    )
+    .put(
+      '/:channel/mute',
+      async ({ request, params, set }) => {
+        const { session } = await check(request, params.workspace)
+        await setMuted(sql, params.workspace, session.userId, params.channel, true)
+        changed({ kind: 'audience' })
+        set.status = 204
+      },
+      { params: ChannelParams, detail: detail('Mute a channel for myself', 'No pushes to my devices for its events.') },
+    )
+    .delete(
+      '/:channel/mute',
+      async ({ request, params, set }) => {
+        const { session } = await check(request, params.workspace)
+        await setMuted(sql, params.workspace, session.userId, params.channel, false)
+        changed({ kind: 'audience' })
+        set.status = 204
+      },
+      { params: ChannelParams, detail: detail('Unmute a channel for myself') },
+    )

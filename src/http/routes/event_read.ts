@@ -1,0 +1,76 @@
+// GET /events/{eventId}: an event as stored, read with the workspace's API key.
+import { Type, type Static } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { ApiKeyAuth } from '../../ingest/auth'
+import { HeraldError } from '../../core/problems'
+import { unauthorized } from './event'
+import { routeGroup } from './group'
+import { checkUuidv7Time, UuidV7 } from './input'
+import { findEvent } from '../../ingest/feed'
+import { listEventDeliveries } from '../../delivery/deliveries'
+
+export const StoredEvent = Type.Object({
+  eventId: Type.String({ format: 'uuid' }),
+  workspace: Type.String(),
+  channel: Type.String(),
+  event: Type.Union([Type.String(), Type.Null()]),
+  title: Type.Union([Type.String(), Type.Null()]),
+  message: Type.String(),
+  link: Type.Union([Type.String(), Type.Null()]),
+  tags: Type.Array(Type.String()),
+  data: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+export const DeliveryAttempt = Type.Object({
+  attempt: Type.Integer({ description: '1-based; starts again at 1 after a replay.' }),
+  at: Type.String({ format: 'date-time' }),
+  durationMs: Type.Integer(),
+  ok: Type.Boolean(),
+  status: Nullable(Type.Integer({ description: 'HTTP status (or SMTP reply code) received, if any.' })),
+  error: Nullable(Type.String({ description: 'Why the attempt failed.' })),
+  response: Nullable(Type.String({ description: 'The first KiB of the response body.' })),
+})
+
+export const Delivery = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Stable across attempts and duplicates; sent to webhooks as `webhook-id`.' }),
+  kind: Type.Union([Type.Literal('router'), Type.Literal('push')], { description: 'A router delivery or a push to one device.' }),
+  routerId: Nullable(Type.String({ format: 'uuid', description: 'For a router delivery.' })),
+  deviceId: Nullable(Type.String({ format: 'uuid', description: 'For a push: the device (kept after the device is removed).' })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When a pending delivery is next attempted.' })),
+  attempts: Type.Array(DeliveryAttempt),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+})
+
+export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
+  deliveries: Type.Array(Delivery, { description: 'One per matching router (and, with push, per device); empty until the event is fanned out.' }),
+})])
+
+
+export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
+  routeGroup({
+    name: 'route.event.read',
+    // 401 before the id is looked at: an anonymous caller learns nothing from a 400.
+    guard: async (request) => {
+      if (!(await auth.verify(request.headers.get('authorization')))) throw unauthorized()
+    },
+  }).get(
+    '/events/:eventId',
+    async ({ params, request }) => {
+      const principal = await auth.verify(request.headers.get('authorization'))
+      if (!principal) throw unauthorized()
+      checkUuidv7Time('eventId', params.eventId)
+      const event = await findEvent(sql, principal.workspaceId, params.eventId)
+      if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
+      return { ...event, deliveries: await listEventDeliveries(sql, principal.workspaceId, event.eventId) }
+    },
+    {
+      params: Type.Object({ eventId: UuidV7('eventId', 'The eventId returned by POST /event.') }),
+      response: { 200: EventWithDeliveries },
+      detail: { summary: 'Read an event as stored (after truncation), with its deliveries and their attempts', tags: ['Events'], security: [{ apiKey: [] }] },
+    },
+  )

@@ -1,0 +1,161 @@
+// The feed a member reads (the dashboard and the mobile app): a workspace's
+// events newest first with filters and a cursor, the same as a live stream of
+// Server-Sent Events, and one event with its delivery log. Replaying a
+// delivery is for owners and admins.
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import { findAccess, type AccessCheck } from '../../accounts/access'
+import type { EventBus } from '../../delivery/bus'
+import type { EventView } from '../../delivery/event_view'
+import { userSecurity } from '../../accounts/session'
+import { HeraldError } from '../../core/problems'
+import { FEED_PAGE_MAX, findEvent, matchesFilter, readFeed, type FeedFilter } from '../../ingest/feed'
+import { StoredEvent, EventWithDeliveries } from './event_read'
+import { listEventDeliveries, replayDelivery } from '../../delivery/deliveries'
+import type { UserAuth } from '../../accounts/session'
+import { routeGroup } from './group'
+import { checkUuidv7Time, Limit, Text, Uuid, UuidV7, WorkspaceParam } from './input'
+
+const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Feed'], security: userSecurity })
+// A comment line this often keeps proxies (and Bun's idle timeout) from
+// closing a quiet stream.
+const HEARTBEAT_MS = 8_000
+// Each stream re-checks its session every beat: one person's thousand tabs
+// (or a script) would make a thousand queries every few seconds. A dashboard
+// and a phone or two need far fewer.
+export const STREAMS_PER_PERSON = 10
+
+const FilterQuery = {
+  workspace: WorkspaceParam,
+  channel: Type.Optional(Text('channel', 64, 'Only this channel.')),
+  tag: Type.Optional(Text('tag', 50, 'Only events with this tag.')),
+  event: Type.Optional(Text('event', 129, 'Only this event key, or keys starting with a prefix given as "user.*".')),
+  q: Type.Optional(Text('q', 200, 'Words that must each begin a word of the title or the message.')),
+}
+
+const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string }): FeedFilter => ({
+  ...(q.channel ? { channel: q.channel.toLowerCase() } : {}),
+  ...(q.tag ? { tag: q.tag } : {}),
+  ...(q.event ? { event: q.event } : {}),
+  ...(q.q?.trim() ? { q: q.q } : {}),
+})
+
+export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) => {
+  // Open streams per person, on this instance.
+  const open = new Map<string, number>()
+  return routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
+    .get(
+      '/feed',
+      async ({ request, query }) => {
+        const { access } = await check(request, query.workspace)
+        checkUuidv7Time('before', query.before)
+        return readFeed(sql, access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
+      },
+      {
+        query: Type.Object({
+          ...FilterQuery,
+          before: Type.Optional(UuidV7('before', 'The nextCursor of the previous page.')),
+          limit: Type.Optional(Limit(FEED_PAGE_MAX, 50, `Events per page, at most ${FEED_PAGE_MAX}.`)),
+        }),
+        response: { 200: Type.Object({ events: Type.Array(StoredEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }) },
+        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters; every member may read it.'),
+      },
+    )
+    .get(
+      '/feed/stream',
+      async ({ request, query, server }) => {
+        const { session, access } = await check(request, query.workspace)
+        if ((open.get(session.userId) ?? 0) >= STREAMS_PER_PERSON) {
+          throw new HeraldError('too-many-streams', `You have ${STREAMS_PER_PERSON} live streams open; close one first.`, undefined, { 'retry-after': '10' })
+        }
+        open.set(session.userId, (open.get(session.userId) ?? 0) + 1)
+        const token = users.tokenOf(request)!
+        const filter = filterOf(query)
+        server?.timeout(request, 0)
+        const encoder = new TextEncoder()
+        let stop = () => {}
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            const send = (text: string) => {
+              try {
+                controller.enqueue(encoder.encode(text))
+              } catch {
+                stop()
+              }
+            }
+            const unwatch = bus.watch(access.workspaceId, (view: EventView) => {
+              if (matchesFilter(view, filter)) send(`id: ${view.eventId}\nevent: event\ndata: ${JSON.stringify(view)}\n\n`)
+            })
+            // Each beat checks the stream still may run: a session signed out
+            // or ended by a password reset, or a member removed, stops it.
+            const beat = setInterval(async () => {
+              const allowed = (await users.stillValid(token).catch(() => true)) && (await findAccess(sql, session.userId, access.workspace).catch(() => access)) !== null
+              if (!allowed) {
+                send('event: ended\ndata: {"reason":"signed out or no longer a member"}\n\n')
+                stop()
+                try {
+                  controller.close()
+                } catch {}
+                return
+              }
+              send(': keep-alive\n\n')
+            }, HEARTBEAT_MS)
+            let stopped = false
+            stop = () => {
+              if (stopped) return
+              stopped = true
+              clearInterval(beat)
+              unwatch()
+              const left = (open.get(session.userId) ?? 1) - 1
+              if (left > 0) open.set(session.userId, left)
+              else open.delete(session.userId)
+            }
+            request.signal.addEventListener('abort', () => {
+              stop()
+              try {
+                controller.close()
+              } catch {}
+            })
+            send(`retry: 3000\n: watching ${access.workspace}\n\n`)
+          },
+          cancel: () => stop(),
+        })
+        return new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+      },
+      {
+        query: Type.Object(FilterQuery),
+        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`),
+      },
+    )
+    .get(
+      '/workspaces/:workspace/events/:eventId',
+      async ({ request, params }) => {
+        const { access } = await check(request, params.workspace)
+        checkUuidv7Time('eventId', params.eventId)
+        const event = await findEvent(sql, access.workspaceId, params.eventId)
+        if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
+        return { ...event, deliveries: await listEventDeliveries(sql, access.workspaceId, event.eventId) }
+      },
+      {
+        params: Type.Object({ workspace: WorkspaceParam, eventId: UuidV7('eventId', 'The event\'s id.') }),
+        response: { 200: EventWithDeliveries },
+        detail: detail('An event with its delivery log', 'Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.'),
+      },
+    )
+    .post(
+      '/workspaces/:workspace/deliveries/:id/replay',
+      async ({ request, params, set }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        if (!(await replayDelivery(sql, access.workspaceId, params.id))) {
+          throw new HeraldError('not-found', 'There is no finished delivery with this id in this workspace.')
+        }
+        wakeScheduler()
+        set.status = 202
+        return {}
+      },
+      {
+        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
+        detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule.'),
+      },
+    )
+}

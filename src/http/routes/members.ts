@@ -1,0 +1,172 @@
+// A workspace's people, for signed-in people: members and their roles, and
+// invitations by e-mail link. Owners and admins manage; only owners make or
+// unmake owners; a workspace always keeps one owner.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import { routeGroup } from './group'
+import { EmailAddress, Token, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import type { Sql } from '../../core/db'
+import type { Config } from '../../core/config'
+import type { Logger } from '../../core/log'
+import type { Mailer } from '../../accounts/mailer'
+import type { AccessCheck } from '../../accounts/access'
+import type { UserAuth } from '../../accounts/session'
+import type { Change } from '../../delivery/bus'
+import { userSecurity } from '../../accounts/session'
+import { HeraldError } from '../../core/problems'
+import { changeRole, listMembers, removeMemberChecked, type MembershipProblem, type Role } from '../../accounts/members'
+import { countAttempt, invitationCounters } from '../../accounts/throttle'
+import { acceptInvitation, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../../accounts/invitations'
+import { MemberSchema } from './admin_members'
+
+const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')])
+const Params = WorkspaceParams
+const MemberParams = Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', "The member's user id.") })
+const InvitationParams = Type.Object({ token: Token })
+
+const membershipProblem = (p: MembershipProblem) =>
+  ({
+    'not-member': new HeraldError('not-found', 'This person is not a member of this workspace.'),
+    'actor-gone': new HeraldError('not-found', 'You are no longer a member of this workspace.'),
+    'actor-role': new HeraldError('forbidden', 'Only owners and admins change or remove members; you can remove yourself (leave).'),
+    'owner-only': new HeraldError('forbidden', 'Only owners make, change or remove an owner.'),
+    'last-owner': new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.'),
+  })[p]
+const detail = (summary: string, description?: string, tag = 'Members') => ({ summary, description, tags: [tag], security: userSecurity })
+
+export const InvitationSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: RoleSchema,
+  invitedBy: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
+})
+
+export interface MembersRouteDeps {
+  sql: Sql
+  config: Config
+  log: Logger
+  mailer: Mailer
+  users: UserAuth
+  check: AccessCheck
+  changed: (c: Change) => void
+}
+
+export const membersRoute = ({ sql, config, log, mailer, users, check, changed }: MembersRouteDeps) => {
+  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
+  const ownerOnly = (role: Role, mine: Role, what: string) => {
+    if (role === 'owner' && mine !== 'owner') throw new HeraldError('forbidden', `Only owners can ${what} an owner.`)
+  }
+
+  // Reading an invitation by its link needs nobody signed in; the rest does.
+  const byLink = routeGroup({ name: 'route.invitations.link', prefix: '/v1' }).get(
+    '/invitations/:token',
+    async ({ params }) => {
+      const inv = await findInvitation(sql, params.token)
+      if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+      return { workspace: inv.workspace, email: inv.email, role: inv.role }
+    },
+    {
+      params: InvitationParams,
+      response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }) },
+      detail: { summary: 'Read an invitation by its link', tags: ['Invitations'] },
+    },
+  )
+
+  const signedIn = routeGroup({ name: 'route.members', prefix: '/v1', guard: users.authenticate })
+    .get(
+      '/workspaces/:workspace/members',
+      async ({ request, params }) => listMembers(sql, (await check(request, params.workspace)).access.workspaceId),
+      { params: Params, response: { 200: Type.Array(MemberSchema) }, detail: detail('List members') },
+    )
+    .patch(
+      '/workspaces/:workspace/members/:userId',
+      async ({ request, params, body }) => {
+        const { session, access } = await check(request, params.workspace, 'manage')
+        const result = await changeRole(sql, access.workspaceId, { userId: session.userId }, params.userId, body.role)
+        if (typeof result === 'string') throw membershipProblem(result)
+        return (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)!
+      },
+      {
+        params: MemberParams,
+        body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
+        response: { 200: MemberSchema },
+        detail: detail("Change a member's role", 'Owners and admins; only owners make or unmake owners; the last owner stays.'),
+      },
+    )
+    .delete(
+      '/workspaces/:workspace/members/:userId',
+      async ({ request, params, set }) => {
+        const { session, access } = await check(request, params.workspace)
+        const result = await removeMemberChecked(sql, access.workspaceId, { userId: session.userId }, params.userId)
+        if (typeof result === 'string') throw membershipProblem(result)
+        changed({ kind: 'audience' })
+        set.status = 204
+      },
+      { params: MemberParams, detail: detail('Remove a member, or leave', 'Anyone may leave; owners and admins remove others (only owners remove owners).') },
+    )
+    .get(
+      '/workspaces/:workspace/invitations',
+      async ({ request, params }) => listInvitations(sql, (await check(request, params.workspace, 'manage')).access.workspaceId),
+      { params: Params, response: { 200: Type.Array(InvitationSchema) }, detail: detail('List invitations, newest first', undefined, 'Invitations') },
+    )
+    .post(
+      '/workspaces/:workspace/invitations',
+      async ({ request, params, body, set }) => {
+        const { session, access } = await check(request, params.workspace, 'manage')
+        const role = body.role ?? 'member'
+        ownerOnly(role, access.role, 'invite')
+        const email = body.email.trim()
+        const wait = await countAttempt(sql, invitationCounters(email, session.userId))
+        if (wait > 0) throw new HeraldError('mail-throttled', `Too many invitations from you, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
+        const inv = await createInvitation(sql, access.workspaceId, email, role, session.userId)
+        const link = `${publicUrl}/invite/${inv.token}`
+        await mailer.send({
+          to: email,
+          subject: `${session.email} invited you to ${access.workspace} on Herald`,
+          text: `${session.email} invited you to join the workspace "${access.workspace}" on Herald as ${role === 'admin' ? 'an admin' : `a ${role}`}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
+        }).catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
+        set.status = 201
+        return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
+      },
+      {
+        params: Params,
+        body: Type.Object({
+          email: EmailAddress('The address the invitation is e-mailed to.'),
+          role: Type.Optional(RoleSchema),
+        }, { additionalProperties: false }),
+        response: { 201: Type.Object({ id: Type.String(), email: Type.String(), role: RoleSchema, expiresAt: Type.String(), link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be.' }) }) },
+        detail: detail('Invite someone by e-mail', 'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. E-mails are throttled per recipient and per inviter (429 with Retry-After).', 'Invitations'),
+      },
+    )
+    .delete(
+      '/workspaces/:workspace/invitations/:id',
+      async ({ request, params, set }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        if (!(await revokeInvitation(sql, access.workspaceId, params.id))) throw new HeraldError('not-found', 'There is no pending invitation with this id.')
+        set.status = 204
+      },
+      { params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Invitation id, from the list.') }), detail: detail('Revoke an invitation', undefined, 'Invitations') },
+    )
+    .post(
+      '/invitations/:token/accept',
+      async ({ request, params }) => {
+        const session = await users.authenticate(request)
+        const inv = await findInvitation(sql, params.token)
+        if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+        if (inv.email.toLowerCase() !== session.email.toLowerCase()) throw new HeraldError('forbidden', `This invitation is for ${inv.email}; you are signed in as ${session.email}.`)
+        if (!(await sql.begin((tx) => acceptInvitation(tx, inv, session.userId)))) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+        changed({ kind: 'audience' })
+        return { workspace: inv.workspace, role: inv.role }
+      },
+      {
+        params: InvitationParams,
+        response: { 200: Type.Object({ workspace: Type.String(), role: RoleSchema }) },
+        detail: detail('Accept an invitation', 'Signed in with the invited address.', 'Invitations'),
+      },
+    )
+
+  return new Elysia({ name: 'route.members.all' }).use(byLink).use(signedIn)
+}

@@ -1,0 +1,132 @@
+// A workspace's routers, for signed-in people: the same routes as the
+// operator API (owners and admins change, members read), plus a test send
+// and a template preview for the dashboard's router form.
+import { Type } from '@sinclair/typebox'
+import { uuidv7 } from 'uuidv7'
+import type { Sql } from '../../core/db'
+import type { Config } from '../../core/config'
+import type { SecretBox } from '../../core/secrets'
+import type { AccessCheck } from '../../accounts/access'
+import type { EventView } from '../../delivery/event_view'
+import { userSecurity } from '../../accounts/session'
+import { HeraldError, validationError } from '../../core/problems'
+import { routersPlugin, templateErrors } from './admin_routers'
+import { loadRouter } from '../../delivery/routers'
+import { deliver } from '../../delivery/destinations'
+import { previewPayload } from '../../delivery/destinations/preview'
+import { DESTINATION_TYPES, type Destination, type Template } from '../../delivery/destinations/schema'
+import { TemplateLimitError } from '../../delivery/template'
+import type { UserAuth } from '../../accounts/session'
+import { routeGroup } from './group'
+import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
+
+const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
+// Templates (16 KiB of body, 1 KiB of title), a destination and a sample event's data.
+export const ROUTER_BODY_LIMIT = 64 * 1024
+const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Routers'], security: userSecurity })
+
+// Stand-ins for the fields a half-filled form may lack: a preview renders
+// the payload and needs no real address.
+const PREVIEW_DEFAULTS: Record<Destination['type'], Record<string, unknown>> = {
+  webhook: { url: 'https://example.com/hook' },
+  slack: { url: 'https://hooks.slack.com/services/T/B/X' },
+  discord: { url: 'https://discord.com/api/webhooks/1/x' },
+  teams: { url: 'https://example.webhook.office.com/x' },
+  telegram: { botToken: '1:x', chatId: 1 },
+  email: { to: ['you@example.com'] },
+  sms: { accountSid: 'AC0', authToken: 'x', from: '+10000000000', to: '+10000000001' },
+}
+
+/** The event a preview or a test send uses; `over` lets a form try its own values. */
+export function sampleEvent(workspace: string, channel: string, over: Partial<EventView> = {}): EventView {
+  return {
+    eventId: uuidv7(),
+    workspace,
+    channel,
+    event: 'user.signup',
+    title: 'New signup',
+    message: 'Jane Doe signed up for the Pro plan',
+    link: 'https://example.com/users/42',
+    tags: ['signup', 'pro'],
+    data: { plan: 'pro', seats: 5, user: { name: 'Jane Doe', email: 'jane@example.com' } },
+    createdAt: new Date().toISOString(),
+    ...over,
+  }
+}
+
+/** For a test send: an event key the pattern matches (`user.*` → `user.test`). */
+const keyFor = (pattern: string) => (pattern === '*' ? 'herald.test' : pattern.replaceAll('*', 'test'))
+
+export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, config: Config, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
+  routeGroup({ name: 'route.routers', guard: users.authenticate, bodyLimit: ROUTER_BODY_LIMIT })
+    .use(
+      routersPlugin(sql, box, {
+        name: 'route.routers.crud',
+        prefix: '/v1/workspaces/:workspace/routers',
+        tag: 'Routers',
+        security: userSecurity,
+        resolve: async (request, workspace, need) => (await check(request, workspace, need)).access.workspaceId,
+        routersChanged,
+      }),
+    )
+    .post(
+      '/v1/workspaces/:workspace/routers/preview',
+      async ({ request, params, body }) => {
+        const { access } = await check(request, params.workspace)
+        const type = body.destination.type as Destination['type']
+        if (!DESTINATION_TYPES.includes(type)) throw validationError([{ pointer: '/destination/type', detail: `destination.type: Expected one of ${DESTINATION_TYPES.join(', ')}` }])
+        if (body.template) {
+          const errors = templateErrors(body.template)
+          if (errors.length) throw validationError(errors)
+        }
+        const destination = { ...PREVIEW_DEFAULTS[type], ...body.destination } as Destination
+        const event = sampleEvent(access.workspace, access.defaultChannel, (body.sample ?? {}) as Partial<EventView>)
+        try {
+          return { event, ...previewPayload(destination, (body.template ?? undefined) as Template | undefined, event, config.SMTP_FROM) }
+        } catch (err) {
+          if (err instanceof TemplateLimitError) throw validationError([{ pointer: '/template', detail: `template: ${err.message}` }])
+          throw err
+        }
+      },
+      {
+        params: WorkspaceParams,
+        body: Type.Object({
+          destination: Type.Object({ type: Type.String({ description: `One of ${DESTINATION_TYPES.join(', ')}.` }) }, { additionalProperties: true }),
+          template: Type.Optional(Type.Union([Type.Object({ title: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }, { additionalProperties: false }), Type.Null()])),
+          sample: Type.Optional(Type.Object({
+            event: Type.Optional(Type.String()), title: Type.Optional(Type.String()), message: Type.Optional(Type.String()),
+            link: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+          }, { additionalProperties: false, description: 'Fields of the sample event to replace.' })),
+        }, { additionalProperties: false }),
+        response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }) },
+        detail: detail('Preview what a destination would receive', 'Renders the destination\'s payload, with the template, for a sample event; nothing is sent.'),
+      },
+    )
+    .post(
+      '/v1/workspaces/:workspace/routers/:id/test',
+      async ({ request, params }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        const router = await loadRouter(sql, box, access.workspaceId, params.id)
+        if (!router) throw new HeraldError('not-found', `There is no router ${JSON.stringify(params.id)} in workspace ${JSON.stringify(params.workspace)}.`)
+        const event = sampleEvent(access.workspace, access.defaultChannel, { event: keyFor(router.pattern), title: 'Test event from Herald', message: `A test of the router ${router.name}, sent from the dashboard.` })
+        const result = await deliver({
+          deliveryId: uuidv7(),
+          attempt: 1,
+          event,
+          router: { id: router.id, name: router.name, destination: router.destination, signingSecret: router.signingSecret, ...(router.template ? { template: router.template } : {}) },
+          outbound: { allow: config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean), timeoutMs: config.DELIVERY_TIMEOUT_MS, maxResponseBytes: 64 * 1024 },
+          endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
+        })
+        return { ok: result.ok, status: result.status ?? null, durationMs: result.durationMs, response: result.response ?? null, error: result.error ?? null, event }
+      },
+      {
+        params: RouterParams,
+        response: {
+          200: Type.Object({
+            ok: Type.Boolean(), status: Type.Union([Type.Integer(), Type.Null()]), durationMs: Type.Number(),
+            response: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), event: Type.Any(),
+          }),
+        },
+        detail: detail('Send a test event through a router', 'Sends one sample event to the router\'s destination now (enabled or not), and answers what came back. It is not recorded as a delivery.'),
+      },
+    )

@@ -1,0 +1,47 @@
+// What POST /event hands the write path, and what comes back: the submission
+// of one event and its outcome (accepted, replayed, limited, …).
+import type { Principal } from './auth'
+import type { NormalizedEvent } from './event'
+
+export interface Submission {
+  principal: Principal
+  id: string // UUIDv7
+  createdAt: Date // the timestamp inside the UUIDv7
+  channel: string
+  event: NormalizedEvent
+  changes: string[]
+  idempotency?: { key: string; hash: string } // hash: hex SHA-256 of the raw body
+}
+
+export interface SubmitResult {
+  workspace: string
+  channel: string
+  eventId: string
+  remainingQuota: number
+  errors?: string[]
+}
+
+export interface RateState {
+  limit: number // the bucket's burst
+  remaining: number // whole tokens left
+  reset: number // seconds until the bucket is full again
+}
+
+export type Outcome =
+  | { kind: 'accepted'; body: SubmitResult; rate: RateState }
+  | { kind: 'replayed'; body: SubmitResult; rate: RateState }
+  | { kind: 'limited'; reason: 'quota' | 'rate'; retryAfter: number; rate: RateState }
+  | { kind: 'idempotency-mismatch' }
+  | { kind: 'unknown-workspace' }
+
+export function resultBody(s: Submission, remainingQuota: number): SubmitResult {
+  const body: SubmitResult = { workspace: s.principal.workspace, channel: s.channel, eventId: s.id, remainingQuota }
+  if (s.changes.length) body.errors = s.changes
+  return body
+}
+
+export const rateState = (tokens: number, rate: number, burst: number): RateState => ({
+  limit: burst,
+  remaining: Math.max(0, Math.floor(tokens)),
+  reset: Math.max(0, Math.ceil((burst - tokens) / rate)),
+})

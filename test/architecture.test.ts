@@ -1,0 +1,105 @@
+// The layout the README's architecture map describes, held against the code:
+// no import cycles (type-only imports included), the shared core imports no
+// area, the pool's threads (workers/) import only delivery, and a route file
+// holds no SQL. Imports are read with Bun.Transpiler's scanImports, which
+// leaves out type-only imports, plus those read from the source text.
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '..')
+const transpiler = new Bun.Transpiler({ loader: 'ts' })
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path)
+    return /\.tsx?$/.test(name) ? [path] : []
+  })
+}
+
+/** The project files that `file` imports, as paths from the root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/^#!.*/, '') // scanImports refuses a shebang
+  const specs = new Set(transpiler.scanImports(text).map((i) => i.path))
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+type\b[^;]*?from\s*['"]([^'"]+)['"]/gm)) specs.add(m[1]!)
+  for (const m of text.matchAll(/^\s*import\s*\{[^}]*\btype\s[^}]*\}\s*from\s*['"]([^'"]+)['"]/gm)) specs.add(m[1]!)
+  const out: string[] = []
+  for (const spec of specs) {
+    if (!spec.startsWith('.')) continue
+    const base = relative(ROOT, resolve(ROOT, dirname(file), spec))
+    const found = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((p) => {
+      try {
+        return statSync(join(ROOT, p)).isFile()
+      } catch {
+        return false
+      }
+    })
+    if (!found) throw new Error(`${file} imports ${spec}, which is no file`)
+    out.push(found)
+  }
+  return out
+}
+
+const files = [...sources('src'), ...sources('workers')]
+const graph = new Map(files.map((f) => [f, importsOf(f)]))
+
+/** Every cycle, as the files in it (Tarjan's strongly connected components of more than one file, or a file that imports itself). */
+function cycles(): string[][] {
+  let index = 0
+  const idx = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const on = new Set<string>()
+  const found: string[][] = []
+  const visit = (v: string) => {
+    idx.set(v, index)
+    low.set(v, index++)
+    stack.push(v)
+    on.add(v)
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!))
+    }
+    if (low.get(v) === idx.get(v)) {
+      const part: string[] = []
+      let w: string
+      do {
+        w = stack.pop()!
+        on.delete(w)
+        part.push(w)
+      } while (w !== v)
+      if (part.length > 1 || graph.get(v)!.includes(v)) found.push(part.sort())
+    }
+  }
+  for (const f of files) if (!idx.has(f)) visit(f)
+  return found
+}
+
+describe('architecture', () => {
+  test('the import graph is read (a broken reader would find no cycle in anything)', () => {
+    expect(files.length).toBeGreaterThan(50)
+    expect(graph.get('src/server.ts')).toContain('src/ingest/batcher.ts')
+    expect(graph.get('src/ingest/batcher.ts')).toContain('src/core/db.ts') // a type-only import among them
+  })
+
+  test('no import cycles, type-only imports included', () => {
+    expect(cycles()).toEqual([])
+  })
+
+  test('the core imports no area; workers/ imports only delivery', () => {
+    const strays = [...graph].flatMap(([file, imports]) => {
+      if (file.startsWith('src/core/')) return imports.filter((i) => !i.startsWith('src/core/')).map((i) => `${file} -> ${i}`)
+      if (file.startsWith('workers/')) return imports.filter((i) => !i.startsWith('src/delivery/') && !i.startsWith('workers/')).map((i) => `${file} -> ${i}`)
+      return []
+    })
+    expect(strays).toEqual([])
+  })
+
+  test('a route file holds no SQL: it parses, authorises and calls its area', () => {
+    const withSql = sources('src/http/routes').filter((f) => /\b(?:sql|tx)(?:<[^>`]*>)?`/.test(readFileSync(join(ROOT, f), 'utf8')))
+    expect(withSql).toEqual([])
+  })
+})

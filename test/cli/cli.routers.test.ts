@@ -1,0 +1,237 @@
+// `herald router …`, run as a subprocess against a real server: create with
+// each destination flag, list, show, update, disable/enable and delete, in
+// text and JSON; API errors (exit 1) and usage errors (exit 2); and secrets
+// shown once, at creation, never by list or show.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../harness'
+import { UUIDV7 } from '../support'
+
+const CLI = join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts')
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+async function herald(args: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<Run> {
+  // process.execPath is the bun binary under `bun test`; `bun` may not be on PATH.
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { code, stdout, stderr }
+}
+
+const HOOK = 'https://hooks.example.com/in/CLIWEBHOOKPATHSECRET'
+const SLACK = 'https://hooks.slack.com/services/T0/B0/CLISLACKSECRET'
+const TELEGRAM = { type: 'telegram', botToken: '42:CLITELEGRAMTOKENSECRET', chatId: '@alerts' }
+const SECRETS = ['CLIWEBHOOKPATHSECRET', 'CLISLACKSECRET', 'CLITELEGRAMTOKENSECRET', 'whsec_']
+
+describe('herald router commands', () => {
+  let h: TestHerald
+  let op: (...args: string[]) => Promise<Run>
+  const opIn = (stdin: string, ...args: string[]) => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN }, stdin)
+  beforeAll(async () => {
+    h = await startTestHerald('embedded')
+    op = (...args) => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
+  }, 30_000)
+  afterAll(() => h?.close())
+
+  const api = async (path: string) => (await h.admin('GET', path)).json()
+  const expectNoSecret = (r: Run) => {
+    for (const s of SECRETS) expect({ leaked: s, found: (r.stdout + r.stderr).includes(s) }).toEqual({ leaked: s, found: false })
+  }
+
+  describe('happy', () => {
+    test('router create --webhook prints the id and the signing secret once, alone on its line', async () => {
+      const { name: ws } = await h.workspace()
+      const r = await op('router', 'create', ws, '--name', 'signups', '--pattern', 'user.*', '--webhook', HOOK)
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      const id = new RegExp(`^Created router signups \\((\\S+)\\) in workspace ${ws}: events matching user\\.\\* go to webhook\\.$`, 'm').exec(r.stdout)?.[1]
+      expect(id).toMatch(UUIDV7)
+      expect(r.stdout).toContain('shown only this once')
+      expect(r.stdout).toMatch(/^ {4}whsec_[A-Za-z0-9+/]{32}$/m)
+      expect(await api(`/admin/workspaces/${ws}/routers/${id}`)).toMatchObject({ name: 'signups', pattern: 'user.*', destination: { type: 'webhook', url: 'https://hooks.example.com/…' }, enabled: true })
+    })
+
+    test('router create --json prints the API answer', async () => {
+      const { name: ws } = await h.workspace()
+      const r = await op('router', 'create', ws, '--name', 'j', '--pattern', '*', '--slack', SLACK, '--json')
+      expect(r.code).toBe(0)
+      const body = JSON.parse(r.stdout)
+      expect(Object.keys(body).sort()).toEqual(['id', 'secret'])
+      expect(body.secret).toMatch(/^whsec_/)
+    })
+
+    test.each(['slack', 'discord', 'teams'])('router create --%s makes a router of that type', async (type) => {
+      const { name: ws } = await h.workspace()
+      const r = await op('router', 'create', ws, '--name', type, '--pattern', '*', `--${type}`, `https://${type}.example.com/hook/SECRET`, '--json')
+      expect(r.code).toBe(0)
+      expect((await api(`/admin/workspaces/${ws}/routers/${JSON.parse(r.stdout).id}`)).destination).toEqual({ type, url: `https://${type}.example.com/…` })
+    })
+
+    test('router create --destination takes JSON of any type, and "-" reads it from stdin', async () => {
+      const { name: ws } = await h.workspace()
+      const a = await op('router', 'create', ws, '--name', 'tg', '--pattern', 'deploy.*', '--destination', JSON.stringify(TELEGRAM), '--title-template', 'Deploy {{data.version}}', '--body-template', '{{message}}')
+      expect(a.code).toBe(0)
+      const b = await opIn(JSON.stringify({ type: 'sms', accountSid: `AC${'ab'.repeat(16)}`, authToken: 'tok', from: '+15005550006', to: '+15551234567' }), 'router', 'create', ws, '--name', 'text', '--pattern', 'alert.*', '--destination', '-')
+      expect(b.stderr).toBe('')
+      expect(b.code).toBe(0)
+      const list = await api(`/admin/workspaces/${ws}/routers`)
+      expect(list).toMatchObject([
+        { name: 'tg', destination: { type: 'telegram', chatId: '@alerts' }, template: { title: 'Deploy {{data.version}}', body: '{{message}}' } },
+        { name: 'text', destination: { type: 'sms', from: '+15005550006', to: '+15551234567' }, template: null },
+      ])
+    })
+
+    test('router list prints an aligned table without secrets, or JSON', async () => {
+      const { name: ws } = await h.workspace()
+      expect((await op('router', 'list', ws)).stdout).toContain(`Workspace ${ws} has no routers.`)
+      await op('router', 'create', ws, '--name', 'hooks', '--pattern', 'user.*', '--webhook', HOOK)
+      await op('router', 'create', ws, '--name', 'chat', '--pattern', '*', '--destination', JSON.stringify(TELEGRAM))
+      const r = await op('router', 'list', ws)
+      expect(r.code).toBe(0)
+      expectNoSecret(r)
+      const lines = r.stdout.trimEnd().split('\n')
+      expect(lines[0]).toMatch(/^ID\s+NAME\s+PATTERN\s+DESTINATION\s+STATUS\s+UPDATED \(UTC\)$/)
+      expect(lines[1]).toMatch(/^\S{36}\s+hooks\s+user\.\*\s+webhook https:\/\/hooks\.example\.com\/…\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+      expect(lines[2]).toMatch(/^\S{36}\s+chat\s+\*\s+telegram chat @alerts\s+enabled\s/)
+      expect(lines[2]!.indexOf('telegram')).toBe(lines[0]!.indexOf('DESTINATION'))
+      const json = await op('router', 'list', ws, '--json')
+      expectNoSecret(json)
+      expect(JSON.parse(json.stdout).map((x: { name: string }) => x.name)).toEqual(['hooks', 'chat'])
+    })
+
+    test('router show takes an id or a name and prints a record without secrets', async () => {
+      const { name: ws } = await h.workspace()
+      const { id } = JSON.parse((await op('router', 'create', ws, '--name', 'shown', '--pattern', 'user.*', '--webhook', HOOK, '--body-template', '{{message}}', '--json')).stdout)
+      for (const ref of [id, 'shown']) {
+        const r = await op('router', 'show', ws, ref)
+        expect(r.code).toBe(0)
+        expectNoSecret(r)
+        expect(r.stdout).toMatch(new RegExp(`^id:\\s+${id}$`, 'm'))
+        expect(r.stdout).toMatch(/^pattern:\s+user\.\*$/m)
+        expect(r.stdout).toMatch(/^destination:\s+webhook https:\/\/hooks\.example\.com\/…$/m)
+        expect(r.stdout).toMatch(/^status:\s+enabled$/m)
+        expect(r.stdout).toMatch(/^body template:\s+"\{\{message\}\}"$/m)
+      }
+      const json = await op('router', 'show', ws, 'shown', '--json')
+      expect(JSON.parse(json.stdout)).toMatchObject({ id, name: 'shown' })
+    })
+
+    test('router update changes what is given; one template flag keeps the other part; an empty one removes it', async () => {
+      const { name: ws } = await h.workspace()
+      const { id } = JSON.parse((await op('router', 'create', ws, '--name', 'u', '--pattern', 'a.*', '--webhook', HOOK, '--title-template', 'T', '--body-template', 'B', '--json')).stdout)
+      let r = await op('router', 'update', ws, 'u', '--pattern', 'b.*', '--title-template', 'T2')
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain('Updated router u in workspace')
+      expect(await api(`/admin/workspaces/${ws}/routers/${id}`)).toMatchObject({ pattern: 'b.*', template: { title: 'T2', body: 'B' } })
+      r = await op('router', 'update', ws, id, '--body-template', '', '--name', 'renamed', '--slack', SLACK)
+      expect(r.code).toBe(0)
+      expectNoSecret(r)
+      expect(await api(`/admin/workspaces/${ws}/routers/${id}`)).toMatchObject({ name: 'renamed', destination: { type: 'slack' }, template: { title: 'T2' } })
+      r = await op('router', 'update', ws, 'renamed', '--title-template', '', '--json')
+      expect(JSON.parse(r.stdout).template).toBeNull()
+    })
+
+    test('router disable and enable flip the router, by id or name', async () => {
+      const { name: ws } = await h.workspace()
+      const { id } = JSON.parse((await op('router', 'create', ws, '--name', 'flip', '--pattern', '*', '--webhook', HOOK, '--json')).stdout)
+      const off = await op('router', 'disable', ws, 'flip')
+      expect(off.code).toBe(0)
+      expect(off.stdout).toBe(`Disabled router flip (${id}) in workspace ${ws}.\n`)
+      expect((await api(`/admin/workspaces/${ws}/routers/${id}`)).enabled).toBe(false)
+      expect((await op('router', 'list', ws)).stdout).toMatch(/\sdisabled\s/)
+      const on = await op('router', 'enable', ws, id, '--json')
+      expect(JSON.parse(on.stdout).enabled).toBe(true)
+    })
+
+    test('router delete removes it', async () => {
+      const { name: ws } = await h.workspace()
+      const { id } = JSON.parse((await op('router', 'create', ws, '--name', 'gone', '--pattern', '*', '--webhook', HOOK, '--json')).stdout)
+      const r = await op('router', 'delete', ws, 'gone')
+      expect(r.code).toBe(0)
+      expect(r.stdout).toBe(`Deleted router ${id} from workspace ${ws}.\n`)
+      expect(await api(`/admin/workspaces/${ws}/routers`)).toEqual([])
+      const again = await op('router', 'delete', ws, id, '--json')
+      expect(again.code).toBe(1)
+    })
+
+    test('help lists every router command and option', async () => {
+      const r = await herald(['help'])
+      for (const c of ['router create', 'router list', 'router show', 'router update', 'router disable', 'router enable', 'router delete', '--pattern', '--webhook', '--slack', '--discord', '--teams', '--destination', '--title-template', '--body-template']) {
+        expect(r.stdout).toContain(c)
+      }
+    })
+  })
+
+  describe('error', () => {
+    test('an invalid pattern or destination exits 1 with the API detail', async () => {
+      const { name: ws } = await h.workspace()
+      const p = await op('router', 'create', ws, '--name', 'x', '--pattern', 'a b', '--webhook', HOOK)
+      expect(p.code).toBe(1)
+      expect(p.stderr).toStartWith('error: pattern may hold only')
+      const d = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--destination', '{"type":"fax"}')
+      expect(d.code).toBe(1)
+      expect(d.stderr).toContain('destination.type: Expected one of webhook, slack')
+      const u = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--webhook', 'not a url')
+      expect(u.code).toBe(1)
+      expect(u.stderr).toContain('destination.url')
+    })
+
+    test('a duplicate name exits 1 with the 409 detail', async () => {
+      const { name: ws } = await h.workspace()
+      await op('router', 'create', ws, '--name', 'dup', '--pattern', '*', '--webhook', HOOK)
+      const r = await op('router', 'create', ws, '--name', 'dup', '--pattern', '*', '--webhook', HOOK)
+      expect(r.code).toBe(1)
+      expect(r.stderr).toBe('error: A router named "dup" already exists in this workspace.\n')
+    })
+
+    test('an unknown workspace or router exits 1', async () => {
+      const { name: ws } = await h.workspace()
+      const w = await op('router', 'list', 'nobody-here')
+      expect(w.code).toBe(1)
+      expect(w.stderr).toBe('error: There is no workspace named "nobody-here".\n')
+      const n = await op('router', 'show', ws, 'no-such-router')
+      expect(n.code).toBe(1)
+      expect(n.stderr).toContain('no-such-router')
+      const i = await op('router', 'disable', ws, '01900000-0000-7000-8000-000000000000')
+      expect(i.code).toBe(1)
+      expect(i.stderr).toStartWith('error: There is no router')
+    })
+
+    test('usage errors exit 2 with a one-line hint, and send nothing', async () => {
+      const { name: ws } = await h.workspace()
+      const cases = [
+        ['router'],
+        ['router', 'explode', ws],
+        ['router', 'create'],
+        ['router', 'create', ws, '--pattern', '*', '--webhook', HOOK],
+        ['router', 'create', ws, '--name', 'n', '--webhook', HOOK],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--slack', SLACK],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--destination', '{not json'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--destination', '[1]'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--quota', '3'],
+        ['router', 'update', ws, 'n'],
+        ['router', 'show', ws],
+        ['router', 'delete', ws, 'a', 'b'],
+        ['router', 'list', ws, '--pattern', '*'],
+        ['key', 'create', ws, '--pattern', '*'],
+      ]
+      const runs = await Promise.all(cases.map((args) => op(...args)))
+      for (const [i, r] of runs.entries()) {
+        expect({ args: cases[i], code: r.code }).toEqual({ args: cases[i], code: 2 })
+        expect(r.stdout).toBe('')
+        expect(r.stderr).toMatch(/^error: .+\nRun 'herald help' to see every command and option\.\n$/)
+      }
+      expect(await api(`/admin/workspaces/${ws}/routers`)).toEqual([])
+    })
+  })
+})
