@@ -1,9 +1,10 @@
 #!/usr/bin/env bun
 // Fan-out benchmark: events are ingested at a steady rate (open loop) while one
 // webhook router per workspace delivers them, through the outbox relay and
-// NATS JetStream, to a local receiver. It reports deliveries per second, the
-// end-to-end latency from POST to receipt, and the backlog over time, against
-// the targets; prints one JSON object and saves it under bench/results/.
+// NATS JetStream, to a local receiver (bench/fanout_receiver.ts). It reports
+// deliveries per second, the end-to-end latency from POST to receipt, and the
+// backlog over time, against the targets; prints one JSON object and saves it
+// under bench/results/.
 //
 //   npx bun bench/fanout.ts [--rate N] [--duration 30] [--warmup 5] [--workspaces 20] [--mode split|all]
 //                           [--drain 10] [--inflight 256] [--skip-analyze]
@@ -17,32 +18,30 @@
 // and removes both at the end. BATCH_*, DATABASE_POOL_MAX, WORKER_* and
 // OUTBOX_RELAY_INTERVAL_MS in the environment are passed on to Herald, and
 // BENCH_BUN_FLAGS to the Bun that runs it (e.g. a CPU profile).
-import type postgres from 'postgres'
 import { parseArgs } from 'node:util'
-import { loadavg, tmpdir } from 'node:os'
-import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
-import type { NatsConnection } from '@nats-io/transport-node'
-import { backendPids, cpuMeter, dist, machine, mean, natsPids, round, rssSampler, slope } from './proc'
-import { BenchError, ROOT, eachLine, fail, freePort, harness, stopper, type Child } from './harness'
+import { addOtherCores, backendPids, cpuMeter, dist, machine, mean, natsPids, round, rssSampler, slope } from './proc'
+import {
+  DATABASE_URL, NATS_URL, backendPid, checkpoints, createWebhookRouter, createWorkspace, deliveryOutcomes, fail, harness, intFlag,
+  jetstreamEnv, logTails, now, runtimeOf, stampOf, tuningEnv, until, type Child,
+} from './harness'
+import { TICK_MS, generator } from './load'
+import { startReceiver } from './fanout_receiver'
 
-const { cleanups, cleanup, spawnBun, waitFor, createDatabase, connectNats, adminPost } = harness('fanout')
+const h = harness('fanout')
+const { cleanups, progress } = h
 
 const TARGETS = { keeps_up_ratio: 0.95, p99_ms: 1000, backlog_growth_s: 0.1 }
-const ADMIN_TOKEN = `bench-admin-${crypto.randomUUID()}`
 const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS',
   'WORKER_CONCURRENCY', 'WORKER_THREADS', 'OUTBOX_RELAY_INTERVAL_MS', 'JETSTREAM_ACK_WAIT_MS']
-const TICK_MS = 10
 const DEFAULT_RATE = 4000
 // The same event as the ingest benchmark (bench/ingest.lua).
 const BODY = JSON.stringify({
   message: 'New signup: jane@example.com upgraded from the free trial',
   event: 'user.signup', channel: 'signups', title: 'New signup', tags: ['a', 'b'], data: { plan: 'pro', n: 42 },
 })
-
-/** Wall-clock milliseconds with sub-millisecond resolution; the receiver (another process) uses the same clock. */
-const now = () => performance.timeOrigin + performance.now()
 
 const { values: flags } = parseArgs({
   options: {
@@ -56,100 +55,11 @@ const { values: flags } = parseArgs({
     'skip-analyze': { type: 'boolean', default: false },
     api: { type: 'string', default: '1' },
     workers: { type: 'string', default: '1' },
-    receiver: { type: 'boolean' }, // internal: run as the webhook receiver child
   },
 })
 
-function posInt(name: 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight' | 'api' | 'workers', min = 1): number {
-  const n = Number(flags[name])
-  if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(flags[name])}`)
-  return n
-}
-
-
-const progress = (msg: string) => console.error(`bench/fanout: ${new Date().toISOString().slice(11, 19)} ${msg}`)
-
-
-// ---------------------------------------------------------------- the receiver (child process)
-
-/**
- * Answers every webhook 200 and reports each receipt on stdout as
- * `R <receipt ms> <data.eventId> <webhook-id>`, in small batches. A separate
- * process, so that its CPU time is its own and it does not steal the event
- * loop of the load generator.
- */
-async function receiver() {
-  let out: string[] = []
-  const flush = () => {
-    if (out.length) process.stdout.write(out.join(''))
-    out = []
-  }
-  setInterval(flush, 5)
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      const t = now()
-      const webhookId = req.headers.get('webhook-id') ?? '-'
-      let eventId = '-'
-      try {
-        eventId = ((await req.json()) as { data?: { eventId?: string } }).data?.eventId ?? '-'
-      } catch {}
-      out.push(`R ${t.toFixed(3)} ${eventId} ${webhookId}\n`)
-      return new Response('ok')
-    },
-  })
-  process.stdout.write(`PORT ${server.port}\n`)
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => (flush(), process.exit(0)))
-}
-
-// ---------------------------------------------------------------- processes
-
-interface Receipts {
-  first: Map<string, number> // eventId → first receipt time
-  times: number[] // every receipt time of a new event, in arrival order
-  webhookIds: Set<string>
-  duplicates: number // the same webhook-id again
-  eventDuplicates: number // the same event under another webhook-id
-  unparsable: number
-}
-
-/** Starts the receiver child and collects its receipt lines. */
-async function startReceiver(logPath: string) {
-  const err = openSync(logPath, 'w')
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'fanout.ts'), '--receiver'], { cwd: ROOT, stdout: 'pipe', stderr: err })
-  const stop = stopper(proc)
-  cleanups.push(stop)
-  const r: Receipts = { first: new Map(), times: [], webhookIds: new Set(), duplicates: 0, eventDuplicates: 0, unparsable: 0 }
-  let port = 0
-  let gotPort = () => {}
-  const portKnown = new Promise<void>((res) => (gotPort = res))
-  const reading = eachLine(proc.stdout as ReadableStream<Uint8Array>, (line) => {
-    if (line.startsWith('R ')) {
-      const [, t, eventId, webhookId] = line.split(' ')
-      if (!eventId || eventId === '-' || !webhookId) {
-        r.unparsable++
-        return
-      }
-      const seen = r.webhookIds.has(webhookId)
-      if (seen) r.duplicates++
-      else r.webhookIds.add(webhookId)
-      if (r.first.has(eventId)) {
-        if (!seen) r.eventDuplicates++
-        return
-      }
-      const at = Number(t)
-      r.first.set(eventId, at)
-      r.times.push(at)
-    } else if (line.startsWith('PORT ')) {
-      port = Number(line.slice(5))
-      gotPort()
-    }
-  })
-  const timeout = Bun.sleep(15_000).then(() => 'timeout')
-  if ((await Promise.race([portKnown, timeout])) === 'timeout') fail(`the receiver did not start: ${readFileSync(logPath, 'utf8')}`)
-  return { proc, port, receipts: r, stop: async () => (await stop(), await reading) }
-}
+type NumFlag = 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight' | 'api' | 'workers'
+const posInt = (name: NumFlag, min = 1) => intFlag(flags, name, min)
 
 // ---------------------------------------------------------------- setup
 
@@ -163,113 +73,67 @@ function defaultRate(): { rate: number; source: string } {
   const newest = files.at(-1)
   if (newest) {
     try {
-      const rps = Number(JSON.parse(readFileSync(join(dir, newest), 'utf8')).herald?.rps)
+      // The ingest report keeps each round's figures; its last round with Herald in it.
+      const report = JSON.parse(readFileSync(join(dir, newest), 'utf8')) as { rounds?: { herald?: { rps?: number } }[] }
+      const rps = Number(report.rounds?.findLast((r) => r.herald?.rps)?.herald?.rps)
       if (rps > 0) return { rate: Math.max(1, Math.round(rps / 2)), source: `half of herald.rps ${rps} in bench/results/${newest}` }
     } catch {}
   }
   return { rate: DEFAULT_RATE, source: `default ${DEFAULT_RATE} (no readable bench/results/ingest-*.json)` }
 }
 
-const admin = (base: string, path: string, body: unknown) => adminPost(base, ADMIN_TOKEN, path, body)
+function parameters() {
+  const mode = flags.mode
+  if (mode !== 'split' && mode !== 'all') fail(`--mode must be split or all, got ${JSON.stringify(mode)}`)
+  const def = flags.rate === undefined ? defaultRate() : { rate: posInt('rate'), source: '--rate' }
+  return {
+    rate: def.rate,
+    rate_source: def.source,
+    duration_s: posInt('duration'),
+    warmup_s: posInt('warmup', 0),
+    workspaces: posInt('workspaces'),
+    mode,
+    drain_s: posInt('drain', 0),
+    inflight_limit: posInt('inflight'),
+    api_processes: mode === 'split' ? posInt('api') : 1,
+    worker_processes: mode === 'split' ? posInt('workers') : 0,
+    tick_ms: TICK_MS,
+    analyze: !flags['skip-analyze'],
+    bun_flags: process.env.BENCH_BUN_FLAGS ?? '',
+    herald_env: tuningEnv(TUNING_KEYS),
+  }
+}
 
-/** The workspaces, each with one webhook router taking every event to the receiver. */
-async function createWorkspaces(base: string, n: number, receiverPort: number): Promise<string[]> {
+/** The receiver, then Herald: serve(s) + worker(s) (split) or start (all), sharing the database, the stream and the secret key. */
+async function setUp(params: ReturnType<typeof parameters>, started: Date) {
+  const stamp = stampOf(started)
+  const stream = `HERALD_BENCH_${stamp}`
+  const tmp = h.tempDir('herald-bench-fanout-')
+  const db = await h.createDatabase(DATABASE_URL, `herald_bench_fo_${stamp}`)
+  const { nc, jsm } = await h.connectNats(NATS_URL, stream)
+  const rt = await runtimeOf(db.sql, nc)
+  const receiver = await startReceiver(h, join(tmp, 'receiver.log'))
+
+  const split = params.mode === 'split'
+  const env = jetstreamEnv({ databaseUrl: db.url, natsUrl: NATS_URL, stream, dataDir: join(tmp, 'data') })
+  const apis: Child[] = []
+  const bases: string[] = []
+  for (let i = 0; i < params.api_processes; i++) {
+    const { child, base } = await h.startApi(split ? 'serve' : 'start', env, join(tmp, split ? `serve-${i}.log` : 'start.log'))
+    apis.push(child)
+    bases.push(base)
+  }
+  const workers = Array.from({ length: params.worker_processes }, (_, i) => h.startWorker(env, join(tmp, `worker-${i}.log`)))
+  await h.workerReady(workers[0] ?? apis[0]!, jsm, stream)
+  // One webhook router per workspace, taking every event to the receiver.
   const keys: string[] = []
-  for (let i = 0; i < n; i++) {
-    const name = `bench-${i}`
-    // Limits far above what the run can reach: the benchmark measures fan-out, not the 429 path.
-    const { apiKey } = await admin(base, '/admin/workspaces', { name, monthlyQuota: 100_000_000, rateLimit: { perSecond: 1e9, burst: 1e9 } })
-    await admin(base, `/admin/workspaces/${name}/routers`, {
-      name: 'receiver', pattern: '*', destination: { type: 'webhook', url: `http://127.0.0.1:${receiverPort}/hook` },
-    })
-    keys.push(apiKey!)
+  for (let i = 0; i < params.workspaces; i++) {
+    keys.push(await createWorkspace(bases[0]!, `bench-${i}`))
+    await createWebhookRouter(bases[0]!, `bench-${i}`, 'receiver', `http://127.0.0.1:${receiver.port}/hook`)
   }
-  return keys
-}
-
-/** Pids of the local nats-server, if it runs on this machine. */
-// ---------------------------------------------------------------- load
-
-interface Send {
-  t: number // when fetch was called
-  okAt: number // when the 200 arrived; 0 otherwise
-  measured: boolean
-}
-
-/**
- * Open loop: every TICK_MS it sends what the schedule (`rate` per second since
- * the start) says is due, whatever the answers do, skipping a slot when
- * `inflight` requests are already waiting.
- */
-function generator(urls: string[], keys: string[], rate: number, warmupS: number, durationS: number, inflightLimit: number) {
-  const headers = keys.map((k) => ({ authorization: `Bearer ${k}`, 'content-type': 'application/json' }))
-  const total = Math.round(rate * (warmupS + durationS))
-  const firstMeasured = Math.round(rate * warmupS)
-  const sends = new Map<string, Send>() // eventId → send
-  const s = {
-    slots: 0, sent: 0, accepted: 0, inflight: 0, maxInflight: 0,
-    skipped: { warmup: 0, measured: 0 }, non2xx: {} as Record<string, number>, networkErrors: 0, errorSamples: [] as string[],
-    ingestMs: [] as number[], // measured window only
-    acceptedMeasured: 0, sentMeasured: 0,
-  }
-  const t0 = now()
-  const done = new Promise<void>((resolveDone) => {
-    let finished = false
-    const settle = () => {
-      if (finished && s.inflight === 0) resolveDone()
-    }
-    const send = (slot: number) => {
-      const measured = slot >= firstMeasured
-      const t = now()
-      s.sent++
-      if (measured) s.sentMeasured++
-      s.inflight++
-      s.maxInflight = Math.max(s.maxInflight, s.inflight)
-      fetch(urls[slot % urls.length]!, { method: 'POST', headers: headers[slot % headers.length], body: BODY, signal: AbortSignal.timeout(10_000) })
-        .then(async (res) => {
-          const text = await res.text()
-          const at = now()
-          if (res.status === 200) {
-            const { eventId } = JSON.parse(text) as { eventId: string }
-            sends.set(eventId, { t, okAt: at, measured })
-            s.accepted++
-            if (measured) {
-              s.acceptedMeasured++
-              s.ingestMs.push(at - t)
-            }
-          } else {
-            s.non2xx[res.status] = (s.non2xx[res.status] ?? 0) + 1
-            if (s.errorSamples.length < 5) s.errorSamples.push(`${res.status} ${text.slice(0, 200)}`)
-          }
-        })
-        .catch((err: Error) => {
-          s.networkErrors++
-          if (s.errorSamples.length < 5) s.errorSamples.push(String(err.message ?? err))
-        })
-        .finally(() => {
-          s.inflight--
-          settle()
-        })
-    }
-    const timer = setInterval(() => {
-      const due = Math.min(total, Math.floor(((now() - t0) * rate) / 1000))
-      while (s.slots < due) {
-        const slot = s.slots++
-        if (s.inflight >= inflightLimit) {
-          if (slot >= firstMeasured) s.skipped.measured++
-          else s.skipped.warmup++
-          continue
-        }
-        send(slot)
-      }
-      if (s.slots >= total) {
-        clearInterval(timer)
-        finished = true
-        settle()
-      }
-    }, TICK_MS)
-  })
-  return { t0, stats: s, sends, done, measureStart: t0 + warmupS * 1000, measureEnd: t0 + (warmupS + durationS) * 1000 }
+  // Processes by role: their CPU is metered together; RSS is each one's peak.
+  const herald: Record<string, Child[]> = split ? { herald_serve: apis, herald_worker: workers } : { herald_start: apis }
+  return { stream, db, jsm, rt, receiver, apis, workers, bases, keys, herald }
 }
 
 // ---------------------------------------------------------------- figures
@@ -314,81 +178,20 @@ function backlogVerdict(samples: Sample[], rate: number) {
 
 // ---------------------------------------------------------------- main
 
-async function runtime(sql: postgres.Sql, nc: NatsConnection) {
-  const [v] = await sql`SELECT current_setting('server_version') AS v`
-  return { bun: Bun.version, postgres: v!.v as string, nats_server: nc.info?.version ?? 'unknown' }
-}
-
 async function main() {
-  const mode = flags.mode
-  if (mode !== 'split' && mode !== 'all') fail(`--mode must be split or all, got ${JSON.stringify(mode)}`)
-  const def = flags.rate === undefined ? defaultRate() : { rate: posInt('rate'), source: '--rate' }
-  const params = {
-    rate: def.rate,
-    rate_source: def.source,
-    duration_s: posInt('duration'),
-    warmup_s: posInt('warmup', 0),
-    workspaces: posInt('workspaces'),
-    mode,
-    drain_s: posInt('drain', 0),
-    inflight_limit: posInt('inflight'),
-    api_processes: mode === 'split' ? posInt('api') : 1,
-    worker_processes: mode === 'split' ? posInt('workers') : 0,
-    tick_ms: TICK_MS,
-    analyze: !flags['skip-analyze'],
-    bun_flags: process.env.BENCH_BUN_FLAGS ?? '',
-    herald_env: Object.fromEntries(TUNING_KEYS.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
-  }
-  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-  const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222'
+  const params = parameters()
   const started = new Date()
-  const stamp = `${started.toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`
-  const stream = `HERALD_BENCH_${stamp}`
   const load1m = loadavg()[0]!
-  const tmp = mkdtempSync(join(tmpdir(), 'herald-bench-fanout-'))
-  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }))
+  const { stream, db, jsm, rt, receiver, apis, workers, bases, keys, herald } = await setUp(params, started)
+  progress(`${params.mode}: ${params.rate} events/s for ${params.warmup_s} + ${params.duration_s} s (${params.rate_source})`)
 
-  const db = await createDatabase(adminUrl, `herald_bench_fo_${stamp}`)
-  const { nc, jsm } = await connectNats(natsUrl, stream)
-  const rt = await runtime(db.sql, nc)
-  const receiver = await startReceiver(join(tmp, 'receiver.log'))
-
-  // Herald: serve(s) + worker(s) (split) or start (all), sharing the database, the stream and the secret key.
-  const env = {
-    ...process.env, HOST: '127.0.0.1', DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', LOG_LEVEL: 'warn',
-    HERALD_SECRET_KEY: randomBytes(32).toString('base64'), HERALD_DATA_DIR: join(tmp, 'data'),
-  }
-  const bunFlags = process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []
-  const apis: Child[] = []
-  const bases: string[] = []
-  for (let i = 0; i < params.api_processes; i++) {
-    const port = await freePort()
-    const name = mode === 'split' ? `serve-${i}.log` : 'start.log'
-    const child = spawnBun([...bunFlags, 'src/cli/main.ts', mode === 'split' ? 'serve' : 'start'], { ...env, PORT: String(port) }, join(tmp, name))
-    await waitFor('Herald', child, () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok))
-    apis.push(child)
-    bases.push(`http://127.0.0.1:${port}`)
-  }
-  const api = apis[0]!
-  const base = bases[0]!
-  // serve has applied the migrations; a worker started now finds them done.
-  const workers = Array.from({ length: params.worker_processes }, (_, i) => spawnBun([...bunFlags, 'src/cli/main.ts', 'worker'], env, join(tmp, `worker-${i}.log`)))
-  // A worker is consuming once its pull consumer has requests waiting on the stream.
-  await waitFor('the delivery worker', workers[0] ?? api, async () => ((await jsm.consumers.info(stream, 'herald-workers')).num_waiting ?? 0) > 0)
-  const keys = await createWorkspaces(base, params.workspaces, receiver.port)
-  progress(`${mode}: ${params.rate} events/s for ${params.warmup_s} + ${params.duration_s} s (${def.source})`)
-
-  const samplerPid = Number((await db.sql`SELECT pg_backend_pid() AS pid`)[0]!.pid)
-  const checkpoints = async () => Number((await db.sql`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`)[0]!.n)
-  const cp0 = await checkpoints()
-  // Processes by role: their CPU is metered together; RSS is each one's peak.
-  const herald: Record<string, Child[]> = mode === 'split' ? { herald_serve: apis, herald_worker: workers } : { herald_start: apis }
+  const samplerPid = await backendPid(db.sql)
+  const cp0 = await checkpoints(db.sql)
   const rss = Object.fromEntries(Object.entries(herald).flatMap(([k, cs]) => cs.map((c, i) => [cs.length > 1 ? `${k}_${i}` : k, rssSampler(c.proc.pid)])))
 
   // ---- load, with the backlog sampled every second
   const r = receiver.receipts
-  const gen = generator(bases.map((b) => `${b}/event`), keys, params.rate, params.warmup_s, params.duration_s, params.inflight_limit)
+  const gen = generator(h, bases.map((b) => `${b}/event`), keys, BODY, params.rate, params.warmup_s, params.duration_s, params.inflight_limit)
   const samples: Sample[] = []
   let drainStart = Infinity
   let sampling = false
@@ -439,25 +242,21 @@ async function main() {
   await Bun.sleep(Math.max(0, gen.measureEnd - now()))
   const measuredWall = (now() - gen.measureStart) / 1000
   const deliveredMeasured = r.times.filter((t) => t >= gen.measureStart && t < gen.measureEnd).length
-  const cpuRaw = meter.stop(deliveredMeasured, measuredWall)
+  const cpu = meter.stop(deliveredMeasured, measuredWall, 'delivery')
   const acceptedAtStop = gen.stats.acceptedMeasured
-  const cpu: Record<string, number> = {}
-  for (const [k, v] of Object.entries(cpuRaw)) cpu[k.replace(/_us_per_req$/, '_us_per_delivery')] = v
   // The API's work is per accepted event rather than per delivery.
   for (const k of Object.keys(herald).filter((k) => k !== 'herald_worker')) {
     cpu[`${k}_us_per_accepted_event`] = round((cpu[`${k}_cores`]! * 1e6 * measuredWall) / Math.max(1, acceptedAtStop), 1)
   }
-  const ours = Object.entries(cpu).filter(([k]) => k.endsWith('_cores') && k !== 'machine_busy_cores').reduce((a, [, v]) => a + v, 0)
-  cpu.other_cores = round(cpu.machine_busy_cores! - ours, 2)
-  const cpDuring = (await checkpoints()) - cp0
+  addOtherCores(cpu)
+  const cpDuring = (await checkpoints(db.sql)) - cp0
 
   // ---- drain: wait for the last answers, then for the deliveries
   await gen.done
   progress(`load done; draining (at most ${params.drain_s} s)`)
   drainStart = now()
-  const drainDeadline = drainStart + params.drain_s * 1000
   const allIn = () => [...gen.sends.keys()].every((id) => r.first.has(id))
-  while (now() < drainDeadline && !(r.first.size >= gen.stats.accepted && allIn())) await Bun.sleep(100)
+  await until(() => r.first.size >= gen.stats.accepted && allIn(), params.drain_s * 1000, 100)
   const drainUsed = round((now() - drainStart) / 1000, 1)
   await Bun.sleep(1000) // late duplicates
   clearInterval(sampler)
@@ -469,18 +268,12 @@ async function main() {
   for (const w of workers) await w.stop()
   for (const a of apis) await a.stop()
   await receiver.stop()
-  const logLines = Object.fromEntries(Object.entries(herald).map(([k, cs]) => {
-    const lines = cs.flatMap((c) => readFileSync(c.logPath, 'utf8').split('\n').filter(Boolean))
-    return [k, { lines_at_warn: lines.length, last: lines.slice(-3).map((l) => l.slice(0, 400)) }]
-  }))
+  const logLines = logTails(herald)
   const dbRows = await db.sql<{ event_id: string; created: number; started: number | null; duration_ms: number | null }[]>`
     SELECT d.event_id::text, extract(epoch FROM d.created_at)::float8 * 1000 AS created,
       extract(epoch FROM a.started_at)::float8 * 1000 AS started, a.duration_ms
     FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1`
-  const statusRows = await db.sql<{ status: string; n: number; retried: number }[]>`
-    SELECT status, count(*)::int AS n, count(*) FILTER (WHERE attempts > 1)::int AS retried FROM deliveries GROUP BY status`
-  const attemptErrors = await db.sql<{ error: string; n: number }[]>`
-    SELECT coalesce(error, 'HTTP ' || status) AS error, count(*)::int AS n FROM delivery_attempts WHERE NOT ok GROUP BY 1 ORDER BY 2 DESC LIMIT 5`
+  const { byStatus, attemptErrors } = await deliveryOutcomes(db.sql)
 
   // ---- figures
   const e2e: number[] = []
@@ -525,7 +318,7 @@ async function main() {
   if (cpDuring > 0) warnings.push(`PostgreSQL ran ${cpDuring} checkpoint(s) during the measured window`)
   if (r.unparsable) warnings.push(`${r.unparsable} webhook bodies had no data.eventId or no webhook-id`)
 
-  const report = {
+  h.saveReport(started, {
     benchmark: 'fanout',
     started_at: started.toISOString(),
     machine: machine(load1m),
@@ -543,7 +336,7 @@ async function main() {
         e2e_ms: e2eDist,
         received_events: r.first.size, duplicates: r.duplicates, event_duplicates: r.eventDuplicates,
         missing, missing_measured: missingMeasured, missing_sample: missingSample, drain_used_s: drainUsed,
-        deliveries_by_status: Object.fromEntries(statusRows.map((x) => [x.status, { n: x.n, retried: x.retried }])),
+        deliveries_by_status: byStatus,
         attempt_errors: attemptErrors,
       },
       // Where the end-to-end time goes (measured events): POST → 200; 200 → delivery row created by the
@@ -571,26 +364,7 @@ async function main() {
         no_errors: errors === 0,
       },
     },
-  }
-  const json = JSON.stringify(report, null, 2)
-  console.log(json)
-  const dir = join(import.meta.dir, 'results')
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, `fanout-${started.toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, json + '\n')
-  console.error(`bench/fanout: saved ${file}`)
+  })
 }
 
-if (flags.receiver) {
-  await receiver()
-} else {
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => cleanup().finally(() => process.exit(130)))
-  try {
-    await main()
-  } catch (err) {
-    console.error(`bench/fanout: ${err instanceof BenchError ? err.message : (err as Error).stack ?? err}`)
-    process.exitCode = 1
-  } finally {
-    await cleanup()
-  }
-}
+await h.run(main)

@@ -24,22 +24,21 @@
 // passed on to Herald, so tuning experiments need no code change.
 import postgres from 'postgres'
 import { parseArgs } from 'node:util'
-import { loadavg, tmpdir } from 'node:os'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { backendPids, cpuMeter, machine, round } from './proc'
-import { rssSampler } from './proc'
+import { addOtherCores, backendPids, cpuMeter, machine, median, round, rssSampler } from './proc'
 import { generateApiKey } from '../src/core/keys'
-import { BenchError, fail, freePort, harness, type Child } from './harness'
+import { ADMIN_TOKEN, DATABASE_URL, checkpoints, createWorkspace, fail, freePort, harness, intFlag, stampOf, tuningEnv, type Child } from './harness'
 
-const { cleanups, cleanup, spawnBun, waitFor, createDatabase } = harness('ingest')
+const h = harness('ingest')
+const { spawnBun, waitFor, createDatabase } = h
 
 const VARIANTS = ['bare', 'elysia', 'stub', 'prototype', 'herald'] as const
 type Variant = (typeof VARIANTS)[number]
 const TARGETS = { herald_vs_bare: 0.2, herald_vs_prototype: 0.9, stub_vs_elysia: 0.7, p99_ms: 20, rss_mb: 300 }
-const ADMIN_TOKEN = `bench-admin-${crypto.randomUUID()}`
 // Herald's own knobs that a run may vary; they are recorded in params.
-const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS']
+const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'BATCH_PIPELINE', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS']
 
 const { values: flags } = parseArgs({
   options: {
@@ -64,22 +63,11 @@ const params = {
   rounds: posInt('rounds'),
   api_processes: posInt('api'),
   variants: VARIANTS.filter((v) => only.includes(v)),
-  herald_env: Object.fromEntries(TUNING_KEYS.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
+  herald_env: tuningEnv(TUNING_KEYS),
 }
 
 function posInt(name: keyof typeof flags): number {
-  const n = Number(flags[name])
-  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got ${JSON.stringify(flags[name])}`)
-  return n
-}
-
-
-// ---------------------------------------------------------------- processes
-
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => cleanup().finally(() => process.exit(130)))
-
-async function waitReady(child: Child, probe: () => Promise<Response>, what: string) {
-  await waitFor(what, child, () => probe().then((r) => r.ok))
+  return intFlag(flags, name, 1)
 }
 
 // ---------------------------------------------------------------- wrk
@@ -135,11 +123,7 @@ async function load(url: string | string[], keysFile: string, groups: Parameters
   const wall = run.duration_us / 1e6
   const cpu = meter.stop(run.requests, wall)
   cpu.wrk_cores = round(run.cpu_s / wall, 2)
-  // What neither the server(s) under test nor wrk used: the kernel's softirq
-  // work for loopback traffic, and anything else running on the machine.
-  const ours = Object.entries(cpu).filter(([k]) => k.endsWith('_cores') && k !== 'machine_busy_cores').reduce((a, [, v]) => a + v, 0)
-  cpu.other_cores = round(cpu.machine_busy_cores! - ours, 2)
-  return { warm, run, cpu }
+  return { warm, run, cpu: addOtherCores(cpu) }
 }
 
 const ok2xx = (r: WrkResult) => r.requests - r.errors.status
@@ -164,7 +148,7 @@ async function runPlain(script: string, keysFile: string, logDir: string): Promi
   const child = spawnBun([script], { ...process.env, PORT: String(port) }, join(logDir, `${script.replace(/\W+/g, '_')}.log`))
   const url = `http://127.0.0.1:${port}/event`
   // Any answer means it listens (the stub refuses a made-up key with a 401).
-  await waitReady(child, () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ready?"}' }).then((r) => ({ ok: r.status < 500 }) as Response), script)
+  await waitFor(script, child, () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"ready?"}' }).then((r) => r.status < 500))
   const { run, cpu } = await load(url, keysFile, { server: () => [child.proc.pid] })
   await child.stop()
   return summary(run, cpu)
@@ -172,17 +156,7 @@ async function runPlain(script: string, keysFile: string, logDir: string): Promi
 
 async function createWorkspaces(base: string, n: number, keysFile: string) {
   const keys: string[] = []
-  for (let i = 0; i < n; i++) {
-    const res = await fetch(`${base}/admin/workspaces`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      // Limits far above what the run can reach: the benchmark measures the
-      // write path, not the 429 path.
-      body: JSON.stringify({ name: `bench-${i}`, monthlyQuota: 100_000_000, rateLimit: { perSecond: 1e9, burst: 1e9 } }),
-    })
-    if (res.status !== 201) fail(`POST /admin/workspaces answered ${res.status}: ${await res.text()}`)
-    keys.push(((await res.json()) as { apiKey: string }).apiKey)
-  }
+  for (let i = 0; i < n; i++) keys.push(await createWorkspace(base, `bench-${i}`))
   writeFileSync(keysFile, keys.join('\n') + '\n')
 }
 
@@ -201,24 +175,18 @@ async function batchStats(base: string) {
 let dbSeq = 0
 /** A database of its own, migrated by Herald, with the run's workspaces and their keys in `keysFile`; Herald is left running. */
 async function heraldOnNewDatabase(adminUrl: string, keysFile: string, logDir: string, processes: number) {
-  const db = await createDatabase(adminUrl, `herald_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}_${++dbSeq}`)
+  const db = await createDatabase(adminUrl, `herald_bench_${stampOf(new Date())}_${++dbSeq}`)
   const children: Child[] = []
   const bases: string[] = []
+  const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
   for (let i = 0; i < processes; i++) {
-    const port = await freePort()
-    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
-    const child = spawnBun([...(process.env.BENCH_BUN_FLAGS?.split(' ').filter(Boolean) ?? []), 'src/cli/main.ts', 'serve'], env, join(logDir, `herald-${dbSeq}-${i}.log`))
-    await waitReady(child, () => fetch(`http://127.0.0.1:${port}/readyz`), 'Herald')
+    const { child, base } = await h.startApi('serve', env, join(logDir, `herald-${dbSeq}-${i}.log`))
     children.push(child)
-    bases.push(`http://127.0.0.1:${port}`)
+    bases.push(base)
   }
   await createWorkspaces(bases[0]!, params.workspaces, keysFile)
   return { db, children, bases }
 }
-
-// A checkpoint (another client's CREATE or DROP DATABASE forces one) stalls
-// commits and adds full-page writes: a run that saw one has a noisy tail.
-const checkpoints = async (sql: postgres.Sql) => Number((await sql`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`)[0]!.n)
 
 /** Every 2xx was a commit: the events table must hold at least as many rows as wrk counted. */
 async function durability(sql: postgres.Sql, warm: WrkResult, run: WrkResult) {
@@ -234,7 +202,7 @@ async function runPrototype(adminUrl: string, logDir: string): Promise<Result> {
   const port = await freePort()
   const child = spawnBun(['bench/prototype_server.ts'], { ...process.env, PORT: String(port), DATABASE_URL: db.url, KEYS_FILE: keysFile }, join(logDir, `prototype-${dbSeq}.log`))
   const url = `http://127.0.0.1:${port}/event`
-  await waitReady(child, () => fetch(url, { method: 'POST', body: '{}' }).then((r) => ({ ok: r.status === 401 }) as Response), 'the prototype')
+  await waitFor('the prototype', child, () => fetch(url, { method: 'POST', body: '{}' }).then((r) => r.status === 401))
   const cp0 = await checkpoints(db.sql)
   const { warm, run, cpu } = await load(url, keysFile, { server: () => [child.proc.pid], postgres_backends: () => backendPids(db.name) })
   const cpDuring = (await checkpoints(db.sql)) - cp0
@@ -291,17 +259,12 @@ function noiseWarnings(round: Partial<Record<Variant, Result>>): string[] {
   return w
 }
 
-const median = (xs: number[]) => {
-  const a = [...xs].sort((x, y) => x - y)
-  return a.length ? a[(a.length - 1) >> 1]! : NaN
-}
 const ratio = (a: Result | undefined, b: Result | undefined) => (a && b ? round(a.rps / b.rps, 3) : undefined)
 
 async function main() {
   if (!Bun.which('wrk')) fail('wrk is not on PATH. Install it first, e.g. `apt-get install -y wrk` (Debian/Ubuntu) or `brew install wrk` (macOS).')
-  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-  const tmp = mkdtempSync(join(tmpdir(), 'herald-bench-'))
-  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }))
+  const adminUrl = DATABASE_URL
+  const tmp = h.tempDir('herald-bench-')
   // The servers without a database take any key; they get a file of made-up ones.
   const anyKeys = join(tmp, 'keys-any.txt')
   writeFileSync(anyKeys, Array.from({ length: params.workspaces }, generateApiKey).join('\n') + '\n')
@@ -365,20 +328,7 @@ async function main() {
       },
     },
   }
-  const json = JSON.stringify(report, null, 2)
-  console.log(json)
-  const dir = join(import.meta.dir, 'results')
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, `ingest-${started.toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, json + '\n')
-  console.error(`bench/ingest: saved ${file}`)
+  h.saveReport(started, report)
 }
 
-try {
-  await main()
-} catch (err) {
-  console.error(`bench/ingest: ${err instanceof BenchError ? err.message : (err as Error).stack ?? err}`)
-  process.exitCode = 1
-} finally {
-  await cleanup()
-}
+await h.run(main)

@@ -1,4 +1,4 @@
-// What the ingest benchmark reads from Linux's /proc: the machine, resident
+// What the benchmarks read from Linux's /proc: the machine, resident
 // memory and CPU time of processes, and how busy the whole machine was. CPU
 // time per request is the figure that survives a noisy machine: requests per
 // second drop when something else takes the cores, CPU time per request barely moves.
@@ -63,13 +63,14 @@ export function cpuMeter(groups: Record<string, () => number[]>) {
   const start = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, new Map(f().map((p) => [p, cpuSeconds(p)]))]))
   const m0 = machineSeconds()
   return {
-    stop(requests: number, wallSeconds: number) {
+    /** Per `unit` (`*_us_per_<unit>`, of which there were `requests`) and in cores. */
+    stop(requests: number, wallSeconds: number, unit = 'req') {
       const m1 = machineSeconds()
       const out: Record<string, number> = {}
       for (const [k, f] of Object.entries(groups)) {
         const pids = f().filter((p) => start[k]!.has(p))
         const used = sum(pids) - pids.reduce((a, p) => a + start[k]!.get(p)!, 0)
-        out[`${k}_us_per_req`] = round((used * 1e6) / Math.max(1, requests), 1)
+        out[`${k}_us_per_${unit}`] = round((used * 1e6) / Math.max(1, requests), 1)
         out[`${k}_cores`] = round(used / wallSeconds, 2)
       }
       const total = Math.max(1e-9, m1.total - m0.total)
@@ -81,16 +82,38 @@ export function cpuMeter(groups: Record<string, () => number[]>) {
   }
 }
 
+/**
+ * What none of the metered groups used of the machine's busy time, in
+ * cores: the kernel's softirq work for loopback traffic, and anything else
+ * running on the machine. Call it once every `*_cores` figure is in `cpu`.
+ */
+export function addOtherCores(cpu: Record<string, number>) {
+  const ours = Object.entries(cpu).filter(([k]) => k.endsWith('_cores') && k !== 'machine_busy_cores').reduce((a, [, v]) => a + v, 0)
+  cpu.other_cores = round(cpu.machine_busy_cores! - ours, 2)
+  return cpu
+}
+
+/** A field of /proc/<pid>/status in MB; throws once the process is gone. */
+function statusMb(pid: number, name: string) {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))
+  return m ? Number(m[1]) / 1024 : 0
+}
+
+/** Resident memory of a process now, in MB; 0 once it is gone. */
+export function rssMb(pid: number): number {
+  try {
+    return round(statusMb(pid, 'VmRSS'), 1)
+  } catch {
+    return 0
+  }
+}
+
 /** Samples VmRSS while running; peak() also reads VmHWM (the kernel's own high-water mark). */
 export function rssSampler(pid: number, everyMs = 100) {
-  const field = (name: string) => {
-    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))
-    return m ? Number(m[1]) / 1024 : 0
-  }
   let max = 0
   const timer = setInterval(() => {
     try {
-      max = Math.max(max, field('VmRSS'))
+      max = Math.max(max, statusMb(pid, 'VmRSS'))
     } catch {} // the process may be gone
   }, everyMs)
   return {
@@ -98,7 +121,7 @@ export function rssSampler(pid: number, everyMs = 100) {
       clearInterval(timer)
       let hwm = 0
       try {
-        hwm = field('VmHWM')
+        hwm = statusMb(pid, 'VmHWM')
       } catch {}
       return { sampled_max_mb: round(max, 1), vmhwm_mb: round(hwm, 1), peak_mb: round(Math.max(max, hwm), 1) }
     },
@@ -128,6 +151,12 @@ export function percentile(sorted: number[], p: number): number {
 export function dist(values: number[]) {
   const a = Array.from(Float64Array.from(values).sort())
   return { n: a.length, p50: round(percentile(a, 50), 1), p90: round(percentile(a, 90), 1), p99: round(percentile(a, 99), 1), max: round(a.at(-1) ?? NaN, 1) }
+}
+
+/** The median (of an even count, the lower middle value). */
+export function median(xs: number[]): number {
+  const a = [...xs].sort((x, y) => x - y)
+  return a.length ? a[(a.length - 1) >> 1]! : NaN
 }
 
 export const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN)

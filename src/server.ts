@@ -150,6 +150,8 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const batcher = createBatcher(db.sql, db.connection, log, {
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff, relayed: pipeline.relayed,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE,
+    // PGlite's one connection cannot be replaced: a slow batch there is only slow.
+    timeoutMs: db.embedded ? 0 : undefined,
   })
   const mailer = createMailer(config, log)
   const app = createApp({

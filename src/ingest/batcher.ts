@@ -162,7 +162,7 @@ export interface BatcherOptions {
   lanes?: number
   /** Batches a lane may have in flight at once on its connection (1: one after the other). */
   pipeline?: number
-  /** A batch not settled after this long gives up its connection and answers 503 (default 10 s). */
+  /** A batch not settled after this long gives up its connection and answers 503 (default 10 s; 0: never, for a connection that cannot be replaced). */
   timeoutMs?: number
 }
 
@@ -256,7 +256,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   /** A batch's own promise, or its connection's loss or timeout, whichever comes first. */
   function settled<T>(lane: Lane, batch: Promise<T>): Promise<T> {
     const conn = lane.conn
-    const timer = setTimeout(() => renew(lane, conn, laneLost(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    const timer = timeoutMs > 0 ? setTimeout(() => renew(lane, conn, laneLost(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined
     return Promise.race([batch, lane.lost]).then(
       (v) => {
         clearTimeout(timer)

@@ -1,0 +1,103 @@
+// What the push benchmark writes into PostgreSQL behind Herald's back (the
+// channel's users and devices, faster than through the API) and what it reads
+// back from it: per event, its delivery rows and when its pushes were
+// answered and written.
+import type postgres from 'postgres'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { dist } from './proc'
+import type { Posted } from './load'
+
+export const DEVICES_PER_USER = 4
+
+/**
+ * `n` devices straight into PostgreSQL, DEVICES_PER_USER per user, every user
+ * a member of the workspace; even devices are iPhones on APNs (production),
+ * odd ones Android phones on FCM. All users but the first mute `warmupChannel`.
+ */
+export async function populate(sql: postgres.Sql, workspaceId: number, n: number, warmupChannel: string) {
+  const users = Math.ceil(n / DEVICES_PER_USER)
+  const userIds = Array.from({ length: users }, () => randomUUID())
+  await sql`INSERT INTO users (id, email) SELECT id, 'bench-' || i || '@example.com' FROM unnest(${userIds}::uuid[]) WITH ORDINALITY AS u(id, i)`
+  await sql`INSERT INTO memberships (workspace_id, user_id, role) SELECT ${workspaceId}, id, 'member' FROM unnest(${userIds}::uuid[]) AS u(id)`
+  const ids: string[] = []
+  const owners: string[] = []
+  const providers: string[] = []
+  const platforms: string[] = []
+  const tokens: string[] = []
+  for (let i = 0; i < n; i++) {
+    const ios = i % 2 === 0
+    ids.push(randomUUID())
+    owners.push(userIds[Math.floor(i / DEVICES_PER_USER)]!)
+    providers.push(ios ? 'apns' : 'fcm')
+    platforms.push(ios ? 'ios' : 'android')
+    tokens.push(ios ? randomBytes(32).toString('hex') : `fcm-${randomBytes(70).toString('base64url')}`)
+  }
+  await sql`
+    INSERT INTO devices (id, user_id, platform, provider, token, environment)
+    SELECT id, user_id, platform, provider, token, 'production'
+    FROM unnest(${ids}::uuid[], ${owners}::uuid[], ${platforms}::text[], ${providers}::text[], ${tokens}::text[]) AS d(id, user_id, platform, provider, token)`
+  await sql`INSERT INTO channel_mutes (workspace_id, user_id, channel) SELECT ${workspaceId}, id, ${warmupChannel} FROM unnest(${userIds.slice(1)}::uuid[]) AS u(id)`
+  await sql`ANALYZE`
+  return {
+    users,
+    apns: providers.filter((p) => p === 'apns').length,
+    fcm: providers.filter((p) => p === 'fcm').length,
+    warmupDevices: Math.min(n, DEVICES_PER_USER),
+  }
+}
+
+/** Per event, from PostgreSQL: rows, their states, and when its pushes started, were answered, and were written. */
+export interface EventRows {
+  event_id: string
+  rows: number
+  pending: number
+  failed: number
+  first_started: number | null // ms since the epoch
+  last_answered: number | null // max(started_at + duration) of first attempts
+  last_written: number | null // max(updated_at)
+}
+
+export const eventRows = (sql: postgres.Sql, ids: string[]) => sql<EventRows[]>`
+  SELECT d.event_id::text, count(*)::int AS rows,
+    count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
+    count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+    extract(epoch FROM min(a.started_at))::float8 * 1000 AS first_started,
+    extract(epoch FROM max(a.started_at + a.duration_ms * interval '1 ms'))::float8 * 1000 AS last_answered,
+    extract(epoch FROM max(d.updated_at))::float8 * 1000 AS last_written
+  FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+  WHERE d.event_id = ANY(${ids}::uuid[])
+  GROUP BY d.event_id`
+
+/** Delivery rows beyond one per (event, device): the unique key makes them impossible; checked anyway. */
+export async function duplicateRows(sql: postgres.Sql) {
+  const [dups] = await sql<{ pairs: number; extra: number }[]>`
+    SELECT count(*)::int AS pairs, coalesce(sum(n - 1), 0)::int AS extra
+    FROM (SELECT event_id, target, count(*) AS n FROM deliveries GROUP BY event_id, target HAVING count(*) > 1) x`
+  return dups!
+}
+
+/**
+ * Per event posted from slot `first` on (the stream's measured window), once
+ * Herald has stopped: POST → the answer to its last push, and → its last row
+ * written; an event with fewer than `devices` rows, or one pending, is incomplete.
+ */
+export async function completion(sql: postgres.Sql, posts: Posted[], first: number, devices: number) {
+  const ids = posts.filter((p) => p?.eventId).map((p) => p.eventId!)
+  const rows = new Map((await eventRows(sql, ids)).map((r) => [r.event_id, r]))
+  const answered: number[] = []
+  const written: number[] = []
+  let incomplete = 0
+  posts.forEach((p, slot) => {
+    if (!p?.eventId || slot < first) return
+    const r = rows.get(p.eventId)
+    if (!r || r.rows < devices || r.pending > 0 || r.last_answered === null) return void incomplete++
+    answered.push(r.last_answered - p.t)
+    written.push(r.last_written! - p.t)
+  })
+  return {
+    rule: 'per event sent in the measured window: POST → the answer to its last push (max started_at + duration_ms of its first attempts), and → its last delivery row written (max updated_at)',
+    last_push_answered: dist(answered),
+    last_row_written: dist(written),
+    incomplete_events: incomplete,
+  }
+}
