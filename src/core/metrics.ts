@@ -160,17 +160,22 @@ const TIMED_OUT = Symbol('timed out')
  * has not settled is waited on again by the next scrape rather than started
  * again, so a database that hangs does not collect a queue of them. Resolves
  * to null, and counts an error, on failure or time-out; to null alone when
- * `read` has nothing to read (it returns null).
+ * there is nothing to read (`present` is false).
  */
-export function probe<T>(name: 'database' | 'jetstream', read: () => Promise<T> | null) {
-  let running: Promise<T> | null = null
+export function probe<S extends object, T>(name: 'database' | 'jetstream', source: () => S | undefined, read: (s: S) => Promise<T>) {
+  // The read under way, and whose it is: another source (a Herald started
+  // since) does not wait on a read that hangs on the one before.
+  let running: { of: S; read: Promise<T> } | null = null
   let attempt: Promise<T | null> | null = null
-  async function once(started: Promise<T>): Promise<T | null> {
-    running ??= started.finally(() => (running = null))
+  async function once(of: S): Promise<T | null> {
+    if (running?.of !== of) {
+      const r: { of: S; read: Promise<T> } = { of, read: read(of).finally(() => running === r && (running = null)) }
+      running = r
+    }
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<typeof TIMED_OUT>((res) => (timer = setTimeout(res, PROBE_TIMEOUT_MS, TIMED_OUT)))
     try {
-      const value = await Promise.race([running, timeout])
+      const value = await Promise.race([running.read, timeout])
       if (value !== TIMED_OUT) return value
     } catch {
       // counted below, like a time-out
@@ -181,10 +186,9 @@ export function probe<T>(name: 'database' | 'jetstream', read: () => Promise<T> 
     return null
   }
   const get = (): Promise<T | null> => {
-    if (attempt) return attempt
-    const started = running ?? read()
-    if (!started) return Promise.resolve(null)
-    return (attempt = once(started).finally(() => (attempt = null)))
+    const of = source()
+    if (!of) return Promise.resolve(null)
+    return (attempt ??= once(of).finally(() => (attempt = null)))
   }
   probes.push(get)
   return get

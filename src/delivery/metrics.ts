@@ -54,11 +54,8 @@ export function watchMetrics(source: MetricSource): () => void {
   return () => void sources.delete(source)
 }
 
-const readOutbox = probe<OutboxBacklog>('database', () => {
-  const s = latest()
-  return s ? countOutbox(s.sql, OUTBOX_COUNT_CAP) : null
-})
-const readBus = probe<BusState | null>('jetstream', () => latest()?.bus.state() ?? null)
+const readOutbox = probe('database', latest, (s): Promise<OutboxBacklog> => countOutbox(s.sql, OUTBOX_COUNT_CAP))
+const readBus = probe('jetstream', latest, (s): Promise<BusState | null> => s.bus.state())
 
 probed('herald_outbox_rows', `Outbox rows waiting for the relay (one per committed batch; counted up to ${OUTBOX_COUNT_CAP}).`, readOutbox, (o) => o.rows)
 probed('herald_outbox_events', `Events in the outbox rows waiting for the relay (over the oldest ${OUTBOX_COUNT_CAP} rows).`, readOutbox, (o) => o.events)
