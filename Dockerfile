@@ -1,5 +1,6 @@
-# One image for every Herald role: `serve` (API), `migrate`, and `start`
-# (all-in-one on the embedded database). Built on the official Bun image.
+# One image for every Herald role: `serve` (API), `worker` (delivery),
+# `migrate`, and `start` (all-in-one on the embedded database). Built on the
+# official Bun image.
 ARG BUN_VERSION=1.4.5
 
 FROM oven/bun:${BUN_VERSION}-slim AS deps
@@ -18,10 +19,14 @@ COPY package.json tsconfig.json ./
 COPY sql ./sql
 COPY src ./src
 COPY workers ./workers
+# `herald send` runs on the TypeScript client's source.
+COPY clients/typescript/src ./clients/typescript/src
 RUN mkdir -p /data && chown bun:bun /data
 USER bun
 VOLUME /data
 EXPOSE 8080 9464
-HEALTHCHECK --interval=10s --timeout=3s CMD ["bun", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# /healthz on PORT (start, serve), or on METRICS_PORT for a worker, which
+# listens on no PORT (src/cli/healthcheck.ts).
+HEALTHCHECK --interval=10s --timeout=6s CMD ["bun", "src/cli/healthcheck.ts"]
 ENTRYPOINT ["bun", "src/cli/main.ts"]
 CMD ["start"]

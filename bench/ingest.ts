@@ -7,6 +7,9 @@
 // - prototype: the smallest durable server with Herald's guarantees, writing
 //   Herald's tables in one statement per batch (bench/prototype_server.ts);
 // - herald: Herald on real PostgreSQL.
+// - herald_batch (with --batch N): Herald taking N events per request on
+//   POST /events; its figures are per event, and its ratio to `herald` (durable
+//   events/s of one to the other) is taken within the run.
 // Each reports req/s, latency and the CPU time per event of its process and
 // of its PostgreSQL backends. The ratios (Herald to bare and to the
 // prototype, the stub to Elysia) are taken within the run, round by round:
@@ -14,6 +17,7 @@
 // machine. Prints one JSON object and saves it under bench/results/.
 //
 //   npx bun bench/ingest.ts [--duration 15] [--connections 64] [--workspaces 100] [--threads 1] [--warmup 3] [--rounds 1] [--api 1] [--only bare,prototype,herald]
+//   npx bun bench/ingest.ts --batch 100 [--batch-lanes 2] --only herald,herald_batch
 //
 // --api N starts N `herald serve` processes on one database and drives each
 // with its own wrk, the connections split between them (the scale-out path).
@@ -34,9 +38,9 @@ import { ADMIN_TOKEN, DATABASE_URL, checkpoints, createWorkspace, fail, freePort
 const h = harness('ingest')
 const { spawnBun, waitFor, createDatabase } = h
 
-const VARIANTS = ['bare', 'elysia', 'stub', 'prototype', 'herald'] as const
+const VARIANTS = ['bare', 'elysia', 'stub', 'prototype', 'herald', 'herald_batch'] as const
 type Variant = (typeof VARIANTS)[number]
-const TARGETS = { herald_vs_bare: 0.2, herald_vs_prototype: 0.9, stub_vs_elysia: 0.7, p99_ms: 20, rss_mb: 300 }
+const TARGETS = { herald_vs_bare: 0.2, herald_vs_prototype: 0.9, stub_vs_elysia: 0.7, p99_ms: 20, rss_mb: 300, batch_events_per_s: 25_000, batch_vs_single: 2.5 }
 // Herald's own knobs that a run may vary; they are recorded in params.
 const TUNING_KEYS = ['BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'BATCH_PIPELINE', 'DATABASE_POOL_MAX', 'API_KEY_CACHE_TTL_MS']
 
@@ -50,10 +54,17 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '1' },
     api: { type: 'string', default: '1' },
     only: { type: 'string', default: VARIANTS.join(',') },
+    batch: { type: 'string', default: '0' },
+    'batch-lanes': { type: 'string', default: '0' },
   },
 })
 const only = flags.only!.split(',').map((v) => v.trim()) as Variant[]
 for (const v of only) if (!VARIANTS.includes(v)) fail(`--only takes ${VARIANTS.join(', ')}; got ${JSON.stringify(v)}`)
+// Events per POST /events (0: no batch run); lanes of the batch run (0: as the environment says).
+const batch = intFlag(flags, 'batch', 0)
+const batchLanes = intFlag(flags, 'batch-lanes', 0)
+if (batch > 1000) fail('--batch takes at most 1000 events, the limit of POST /events')
+if (flags.only !== VARIANTS.join(',') && only.includes('herald_batch') && !batch) fail('herald_batch needs --batch N')
 const params = {
   duration_s: posInt('duration'),
   warmup_s: posInt('warmup'),
@@ -62,8 +73,10 @@ const params = {
   threads: posInt('threads'),
   rounds: posInt('rounds'),
   api_processes: posInt('api'),
-  variants: VARIANTS.filter((v) => only.includes(v)),
+  variants: VARIANTS.filter((v) => only.includes(v) && (v !== 'herald_batch' || batch > 0)),
   herald_env: tuningEnv(TUNING_KEYS),
+  batch_events: batch,
+  batch_lanes: batchLanes || undefined,
 }
 
 function posInt(name: keyof typeof flags): number {
@@ -76,15 +89,18 @@ interface WrkResult {
   duration_us: number
   requests: number
   bytes: number
+  /** Batches only: events with an eventId, and events with a problem, in the 200 answers. */
+  items_ok: number
+  items_refused: number
   errors: { connect: number; read: number; write: number; status: number; timeout: number }
   latency_us: { min: number; mean: number; max: number; stdev: number; p50: number; p90: number; p99: number; p999: number }
 }
 
-async function wrk(url: string, seconds: number, keysFile: string, share = 1): Promise<WrkResult & { cpu_s: number }> {
+async function wrk(url: string, seconds: number, keysFile: string, share = 1, events = 0): Promise<WrkResult & { cpu_s: number }> {
   const threads = Math.max(1, Math.round(params.threads / share))
   const connections = Math.max(threads, Math.round(params.connections / share))
   const args = ['wrk', `-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s',
-    '-s', join(import.meta.dir, 'ingest.lua'), url, '--', keysFile]
+    '-s', join(import.meta.dir, 'ingest.lua'), url, '--', keysFile, ...(events ? [String(events)] : [])]
   const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '))
@@ -94,8 +110,8 @@ async function wrk(url: string, seconds: number, keysFile: string, share = 1): P
 }
 
 /** Several wrk runs at once, one per URL, as one result: counts add up, latencies are the slowest run's. */
-async function wrkAll(urls: string[], seconds: number, keysFile: string): Promise<WrkResult & { cpu_s: number }> {
-  const runs = await Promise.all(urls.map((u) => wrk(u, seconds, keysFile, urls.length)))
+async function wrkAll(urls: string[], seconds: number, keysFile: string, events = 0): Promise<WrkResult & { cpu_s: number }> {
+  const runs = await Promise.all(urls.map((u) => wrk(u, seconds, keysFile, urls.length, events)))
   if (runs.length === 1) return runs[0]!
   const sum = (f: (r: WrkResult & { cpu_s: number }) => number) => runs.reduce((a, r) => a + f(r), 0)
   const max = (f: (r: WrkResult) => number) => Math.max(...runs.map(f))
@@ -104,6 +120,8 @@ async function wrkAll(urls: string[], seconds: number, keysFile: string): Promis
     duration_us: max((r) => r.duration_us),
     requests: sum((r) => r.requests),
     bytes: sum((r) => r.bytes),
+    items_ok: sum((r) => r.items_ok),
+    items_refused: sum((r) => r.items_refused),
     errors: { connect: sum((r) => r.errors.connect), read: sum((r) => r.errors.read), write: sum((r) => r.errors.write), status: sum((r) => r.errors.status), timeout: sum((r) => r.errors.timeout) },
     latency_us: {
       min: Math.min(...runs.map((r) => r.latency_us.min)), mean: weighted((r) => r.latency_us.mean), max: max((r) => r.latency_us.max),
@@ -114,14 +132,18 @@ async function wrkAll(urls: string[], seconds: number, keysFile: string): Promis
   }
 }
 
-/** A warm-up run, then the measured run, during which the CPU time of each group of processes is metered. */
-async function load(url: string | string[], keysFile: string, groups: Parameters<typeof cpuMeter>[0]) {
+/**
+ * A warm-up run, then the measured run, during which the CPU time of each
+ * group of processes is metered: per request, or per event with `events` per
+ * request (POST /events).
+ */
+async function load(url: string | string[], keysFile: string, groups: Parameters<typeof cpuMeter>[0], events = 0) {
   const urls = Array.isArray(url) ? url : [url]
-  const warm = await wrkAll(urls, params.warmup_s, keysFile)
+  const warm = await wrkAll(urls, params.warmup_s, keysFile, events)
   const meter = cpuMeter(groups)
-  const run = await wrkAll(urls, params.duration_s, keysFile)
+  const run = await wrkAll(urls, params.duration_s, keysFile, events)
   const wall = run.duration_us / 1e6
-  const cpu = meter.stop(run.requests, wall)
+  const cpu = events ? meter.stop(run.items_ok, wall, 'event') : meter.stop(run.requests, wall)
   cpu.wrk_cores = round(run.cpu_s / wall, 2)
   return { warm, run, cpu: addOtherCores(cpu) }
 }
@@ -174,11 +196,11 @@ async function batchStats(base: string) {
 
 let dbSeq = 0
 /** A database of its own, migrated by Herald, with the run's workspaces and their keys in `keysFile`; Herald is left running. */
-async function heraldOnNewDatabase(adminUrl: string, keysFile: string, logDir: string, processes: number) {
+async function heraldOnNewDatabase(adminUrl: string, keysFile: string, logDir: string, processes: number, extraEnv: Record<string, string> = {}) {
   const db = await createDatabase(adminUrl, `herald_bench_${stampOf(new Date())}_${++dbSeq}`)
   const children: Child[] = []
   const bases: string[] = []
-  const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn' }
+  const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...extraEnv }
   for (let i = 0; i < processes; i++) {
     const { child, base } = await h.startApi('serve', env, join(logDir, `herald-${dbSeq}-${i}.log`))
     children.push(child)
@@ -188,11 +210,11 @@ async function heraldOnNewDatabase(adminUrl: string, keysFile: string, logDir: s
   return { db, children, bases }
 }
 
-/** Every 2xx was a commit: the events table must hold at least as many rows as wrk counted. */
-async function durability(sql: postgres.Sql, warm: WrkResult, run: WrkResult) {
+/** Every 2xx was a commit: the events table must hold at least as many rows as wrk counted (events, for batches). */
+async function durability(sql: postgres.Sql, warm: WrkResult, run: WrkResult, events = 0) {
   const rows = Number((await sql`SELECT count(*)::bigint AS n FROM events`)[0]!.n)
-  const sent2xx = ok2xx(warm) + ok2xx(run)
-  return { events_rows: rows, wrk_2xx: sent2xx, pass: rows >= sent2xx }
+  const sent2xx = events ? warm.items_ok + run.items_ok : ok2xx(warm) + ok2xx(run)
+  return { events_rows: rows, [events ? 'accepted_events' : 'wrk_2xx']: sent2xx, pass: rows >= sent2xx }
 }
 
 async function runPrototype(adminUrl: string, logDir: string): Promise<Result> {
@@ -210,27 +232,32 @@ async function runPrototype(adminUrl: string, logDir: string): Promise<Result> {
   return { ...summary(run, cpu), postgres_checkpoints_during_load: cpDuring, durability: await durability(db.sql, warm, run) }
 }
 
-async function runHerald(adminUrl: string, logDir: string): Promise<Result & { keysFile: string; syncCommit: string }> {
+/** Herald on PostgreSQL, one event per POST /event, or `events` per POST /events. */
+async function runHerald(adminUrl: string, logDir: string, events = 0): Promise<Result & { keysFile: string; syncCommit: string }> {
   const keysFile = join(logDir, `keys-herald-${dbSeq + 1}.txt`)
-  const { db, children, bases } = await heraldOnNewDatabase(adminUrl, keysFile, logDir, params.api_processes)
+  const env: Record<string, string> = events && batchLanes ? { BATCH_CONCURRENCY: String(batchLanes) } : {}
+  const { db, children, bases } = await heraldOnNewDatabase(adminUrl, keysFile, logDir, params.api_processes, env)
   const syncCommit = (await db.sql`SHOW synchronous_commit`)[0]!.synchronous_commit as string
   const cp0 = await checkpoints(db.sql)
   const rss = children.map((c) => rssSampler(c.proc.pid))
   // PostgreSQL's CPU can be metered only when it runs here; its backends for the
   // bench database exist by the measured run, opened during the warm-up.
-  const { warm, run, cpu } = await load(bases.map((b) => `${b}/event`), keysFile, { server: () => children.map((c) => c.proc.pid), postgres_backends: () => backendPids(db.name) })
+  const path = events ? '/events' : '/event'
+  const { warm, run, cpu } = await load(bases.map((b) => b + path), keysFile, { server: () => children.map((c) => c.proc.pid), postgres_backends: () => backendPids(db.name) }, events)
   const mems = rss.map((r) => r.peak())
   const mem = mems.reduce((a, m) => (m.peak_mb > a.peak_mb ? m : a))
   const cpDuring = (await checkpoints(db.sql)) - cp0
   const batches = await batchStats(bases[0]!)
   for (const c of children) await c.stop() // SIGTERM drains the batcher; every 2xx was committed before it was sent anyway
+  const wall = run.duration_us / 1e6
   return {
     ...summary(run, cpu),
+    ...(events ? { events_per_request: events, durable_events_per_s: round(run.items_ok / wall, 0), events_refused: run.items_refused } : {}),
     peak_rss_mb: mem.peak_mb,
     log_lines_at_warn: children.reduce((n, c) => n + readFileSync(c.logPath, 'utf8').split('\n').filter(Boolean).length, 0),
     postgres_checkpoints_during_load: cpDuring,
     batches,
-    durability: await durability(db.sql, warm, run),
+    durability: await durability(db.sql, warm, run, events),
     keysFile,
     syncCommit,
   }
@@ -281,10 +308,10 @@ async function main() {
       if (v === 'elysia') round.elysia = await runPlain('bench/elysia_server.ts', anyKeys, tmp)
       if (v === 'stub') round.stub = await runPlain('bench/stub_server.ts', anyKeys, tmp)
       if (v === 'prototype') round.prototype = await runPrototype(adminUrl, tmp)
-      if (v === 'herald') {
-        const { keysFile: _, syncCommit: sc, ...h } = await runHerald(adminUrl, tmp)
+      if (v === 'herald' || v === 'herald_batch') {
+        const { keysFile: _, syncCommit: sc, ...h } = await runHerald(adminUrl, tmp, v === 'herald_batch' ? batch : 0)
         syncCommit = sc
-        round.herald = h
+        round[v] = h
       }
     }
     const ratios = {
@@ -293,6 +320,7 @@ async function main() {
       prototype_vs_bare: ratio(round.prototype, round.bare),
       stub_vs_elysia: ratio(round.stub, round.elysia),
       elysia_vs_bare: ratio(round.elysia, round.bare),
+      batch_vs_single: round.herald_batch && round.herald ? Math.round((1000 * Number(round.herald_batch.durable_events_per_s)) / round.herald.rps) / 1000 : undefined,
     }
     rounds.push({ ...round, ratios, warnings: noiseWarnings(round) })
     console.error(`bench/ingest: round ${r + 1}: ${Object.entries(round).map(([k, v]) => `${k} ${v!.rps} req/s`).join(', ')}; ${JSON.stringify(ratios)}`)
@@ -302,8 +330,9 @@ async function main() {
     const xs = rounds.map((r) => r.ratios[k]).filter((x): x is number => x !== undefined)
     return xs.length ? round(median(xs), 3) : undefined
   }
-  const ratios = { herald_vs_bare: med('herald_vs_bare'), herald_vs_prototype: med('herald_vs_prototype'), prototype_vs_bare: med('prototype_vs_bare'), stub_vs_elysia: med('stub_vs_elysia'), elysia_vs_bare: med('elysia_vs_bare') }
+  const ratios = { herald_vs_bare: med('herald_vs_bare'), herald_vs_prototype: med('herald_vs_prototype'), prototype_vs_bare: med('prototype_vs_bare'), stub_vs_elysia: med('stub_vs_elysia'), elysia_vs_bare: med('elysia_vs_bare'), batch_vs_single: med('batch_vs_single') }
   const herald = rounds.map((r) => r.herald).filter((h): h is Result => !!h)
+  const batched = rounds.map((r) => r.herald_batch).filter((h): h is Result => !!h)
   const pass = (x: number | undefined, target: number) => (x === undefined ? undefined : x >= target)
   const report = {
     benchmark: 'ingest',
@@ -324,7 +353,10 @@ async function main() {
         rss_mb: herald.length ? herald.every((h) => Number(h.peak_rss_mb) < TARGETS.rss_mb) : undefined,
         synchronous_commit: herald.length ? syncCommit === 'on' : undefined,
         no_errors: herald.length ? herald.every((h) => h.non2xx === 0 && h.errors === 0) : undefined,
-        durability: herald.length ? rounds.every((r) => [r.herald, r.prototype].every((x) => !x || (x.durability as { pass: boolean }).pass)) : undefined,
+        durability: herald.length || batched.length ? rounds.every((r) => [r.herald, r.herald_batch, r.prototype].every((x) => !x || (x.durability as { pass: boolean }).pass)) : undefined,
+        batch_events_per_s: batched.length ? median(batched.map((b) => Number(b.durable_events_per_s))) >= TARGETS.batch_events_per_s : undefined,
+        batch_vs_single: pass(ratios.batch_vs_single, TARGETS.batch_vs_single),
+        batch_no_refused_events: batched.length ? batched.every((b) => b.events_refused === 0 && b.non2xx === 0 && b.errors === 0) : undefined,
       },
     },
   }

@@ -1,16 +1,18 @@
 #!/usr/bin/env bun
 // Push benchmark: one event fanned out to every device of a channel (10,000 by
-// default, half APNs, half FCM), through `herald serve` + `herald worker`,
-// PostgreSQL and JetStream, to local APNs and FCM stand-ins
-// (test/stand_ins.ts) running in a child process (bench/push_stand_ins.ts). Two scenarios:
+// default, half APNs, half FCM; --providers picks the mix, Web Push included),
+// through `herald serve` + `herald worker`, PostgreSQL and JetStream, to local
+// APNs, FCM and Web Push stand-ins (test/stand_ins.ts, test/web_push_service.ts)
+// running in a child process (bench/push_stand_ins.ts). Two scenarios:
 //   burst:  one event at a time; POST → all N pushes received, and → all N
 //           delivery rows written (none pending); pushes/s = N ÷ that time.
 //   stream: events at a steady rate (1/s = 10,000 pushes/s); pushes/s
 //           achieved, backlog, per-event completion, RSS, CPU per push.
+// With Web Push, the encryption is also measured alone (bench/push_webpush.ts).
 // Prints one JSON object and saves it under bench/results/push-<timestamp>.json.
 //
-//   npx bun bench/push.ts [--devices 10000] [--scenario burst|stream|both] [--bursts 3]
-//                         [--events-per-second 1] [--duration 20] [--warmup 3] [--drain 20]
+//   npx bun bench/push.ts [--devices 10000] [--providers apns,fcm] [--scenario burst|stream|both] [--bursts 3]
+//                         [--events-per-second target÷10,000] [--duration 20] [--warmup 3] [--drain 20]
 //                         [--burst-timeout 120]
 //
 // DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -30,26 +32,31 @@ import {
   runtimeOf, stampOf, stopInTurn, tuningEnv, until,
 } from './harness'
 import { openLoop, postEvent, type Posted } from './load'
-import { APNS_MAX_STREAMS, standInsReport, startStandIns, type Final } from './push_stand_ins'
-import { DEVICES_PER_USER, completion, duplicateRows, eventRows, populate, type EventRows } from './push_db'
+import { APNS_MAX_STREAMS, pushesOf, standInsReport, startStandIns, type Final } from './push_stand_ins'
+import { DEVICES_PER_USER, PROVIDERS, completion, devicesPerProvider, duplicateRows, eventRows, parseProviders, populate, type EventRows, type Provider } from './push_db'
+import { measureEncryption, vapidPair, webPushReport } from './push_webpush'
 
 const h = harness('push')
 const { cleanups, progress } = h
 
-const TARGETS = { pushes_per_s: 10_000, worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2 }
+// APNs and FCM: 10,000 pushes/s. Web Push encrypts each push for its browser
+// (a P-256 key pair and an ECDH per push), and its target is half that.
+const TARGETS = { pushes_per_s: 10_000, webpush_pushes_per_s: 5_000, worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2 }
 const TUNING_KEYS = ['WORKER_CONCURRENCY', 'WORKER_THREADS', 'DATABASE_POOL_MAX', 'JETSTREAM_MAX_ACK_PENDING', 'JETSTREAM_ACK_WAIT_MS',
   'BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'OUTBOX_RELAY_INTERVAL_MS', 'DELIVERY_TIMEOUT_MS']
 const CHANNEL = 'alerts'
 // A channel every member but the first muted: its event pushes that member's
-// devices only, to open the APNs session and fetch the FCM token before the bursts.
+// devices only, to open the APNs session, fetch the FCM token and sign the
+// VAPID token before the bursts.
 const WARMUP_CHANNEL = 'warmup'
 
 const { values: flags } = parseArgs({
   options: {
     devices: { type: 'string', default: '10000' },
+    providers: { type: 'string', default: 'apns,fcm' },
     scenario: { type: 'string', default: 'both' },
     bursts: { type: 'string', default: '3' },
-    'events-per-second': { type: 'string', default: '1' },
+    'events-per-second': { type: 'string' }, // default: the target pushes/s ÷ 10,000 (1 for APNs and FCM)
     duration: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '3' },
     drain: { type: 'string', default: '20' },
@@ -62,13 +69,24 @@ const int = (name: NumFlag, min: number) => intFlag(flags, name, min)
 
 // ---------------------------------------------------------------- setup
 
+/** The pushes/s target of a mix: the time its devices take, each provider's at its own target rate. */
+function targetOf(d: Record<Provider, number>) {
+  const seconds = (d.apns + d.fcm) / TARGETS.pushes_per_s + d.webpush / TARGETS.webpush_pushes_per_s
+  return Math.round((d.apns + d.fcm + d.webpush) / seconds)
+}
+
 function parameters() {
   const scenario = flags.scenario
   if (scenario !== 'burst' && scenario !== 'stream' && scenario !== 'both') fail(`--scenario must be burst, stream or both, got ${JSON.stringify(scenario)}`)
-  const eps = Number(flags['events-per-second'])
+  const devices = int('devices', DEVICES_PER_USER)
+  const providers = parseProviders(flags.providers) ?? fail(`--providers must list some of ${PROVIDERS.join(', ')} once each, got ${JSON.stringify(flags.providers)}`)
+  const target = targetOf(devicesPerProvider(devices, providers))
+  const eps = Number(flags['events-per-second'] ?? target / 10_000)
   if (!(eps > 0 && eps <= 1000)) fail(`--events-per-second must be a number > 0 (fractions allowed), got ${JSON.stringify(flags['events-per-second'])}`)
   return {
-    devices: int('devices', DEVICES_PER_USER),
+    devices,
+    providers,
+    target_pushes_per_s: target,
     scenario,
     bursts: scenario !== 'stream' ? int('bursts', 1) : 0,
     events_per_second: eps,
@@ -85,7 +103,7 @@ function parameters() {
 }
 
 /** The stand-ins, Herald (serve + worker) pointed at them, the workspace and its devices, and the meters. */
-async function setUp(params: ReturnType<typeof parameters>, started: Date) {
+async function setUp(params: ReturnType<typeof parameters>, started: Date, vapid: ReturnType<typeof vapidPair>) {
   const stamp = stampOf(started)
   const stream = `HERALD_BENCH_PUSH_${stamp}`
   const tmp = h.tempDir('herald-bench-push-')
@@ -95,11 +113,15 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
   const db = await h.createDatabase(DATABASE_URL, `herald_bench_push_${stamp}`)
   const { nc, jsm } = await h.connectNats(NATS_URL, stream)
   const rt = await runtimeOf(db.sql, nc)
-  const si = await startStandIns(h, credsDir, join(tmp, 'stand_ins.log'))
+  const webpushDevices = devicesPerProvider(params.devices, params.providers).webpush
+  const si = await startStandIns(h, credsDir, join(tmp, 'stand_ins.log'), webpushDevices, vapid.pair.publicKey)
+  if (webpushDevices) progress(`${webpushDevices} browser subscriptions made by the Web Push stand-in in ${round(si.subscribeMs / 1000, 1)} s`)
 
   // Herald: serve + worker, sharing the database, the stream, the secret key and the push credentials.
   const port = await freePort()
-  const env = { ...jetstreamEnv({ databaseUrl: db.url, natsUrl: NATS_URL, stream, dataDir: join(tmp, 'data') }), PORT: String(port), ...si.heraldEnv }
+  const env = {
+    ...jetstreamEnv({ databaseUrl: db.url, natsUrl: NATS_URL, stream, dataDir: join(tmp, 'data') }), PORT: String(port), ...si.heraldEnv, ...vapid.heraldEnv,
+  }
   const { child: api, base } = await h.startApi('serve', env, join(tmp, 'serve.log'), port)
   const worker = h.startWorker(env, join(tmp, 'worker.log'))
   await h.workerReady(worker, jsm, stream)
@@ -107,8 +129,8 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
   const apiKey = await createWorkspace(base, 'bench-push')
   const [ws] = await db.sql<{ id: number }[]>`SELECT id::int AS id FROM workspaces WHERE name = 'bench-push'`
   const t0Populate = now()
-  const pop = await populate(db.sql, ws!.id, params.devices, WARMUP_CHANNEL)
-  progress(`${params.devices} devices (${pop.apns} APNs, ${pop.fcm} FCM) of ${pop.users} users in ${round((now() - t0Populate) / 1000, 1)} s`)
+  const pop = await populate(db.sql, ws!.id, params.devices, WARMUP_CHANNEL, params.providers, si.subscriptions)
+  progress(`${params.devices} devices (${pop.apns} APNs, ${pop.fcm} FCM, ${pop.webpush} Web Push) of ${pop.users} users in ${round((now() - t0Populate) / 1000, 1)} s`)
 
   const samplerPid = await backendPid(db.sql)
   const rss = { herald_serve: rssSampler(api.proc.pid), herald_worker: rssSampler(worker.proc.pid) }
@@ -129,7 +151,7 @@ type Run = Awaited<ReturnType<typeof setUp>>
 
 // ---------------------------------------------------------------- scenarios
 
-/** One event that pushes the first user's devices only: opens the APNs connections, fetches the FCM token. */
+/** One event that pushes the first user's devices only: opens the APNs connections, fetches the FCM token, signs the VAPID token. */
 async function warmUp({ si, db, pop, tmp, post }: Run) {
   const before = si.total()
   const p = await post(WARMUP_CHANNEL)
@@ -145,8 +167,8 @@ async function warmUp({ si, db, pop, tmp, post }: Run) {
 
 /** A. One event to every device, one after the other, each once the stand-ins are quiet. */
 async function bursts(run: Run) {
-  const { N, params, si, db, groups, post } = run
-  const runs: Record<string, unknown>[] = []
+  const { N, params, si, db, groups, post, pop } = run
+  const runs: (Record<string, unknown> & { cpu: Record<string, number>; webpush_pushes_per_s?: number })[] = []
   const rates: number[] = []
   for (let b = 0; b < params.bursts; b++) {
     await si.quiet()
@@ -159,6 +181,7 @@ async function bursts(run: Run) {
     }
     const allPushed = await until(() => si.total() >= before + N, params.burst_timeout_s * 1000, 10)
     const pushedAt = allPushed ? si.state.latest.lastAt : NaN
+    const webpushMs = (allPushed ? si.state.latest.webpushLastAt : NaN) - p.t
     let rows: EventRows | undefined
     const allRows = await until(async () => {
       ;[rows] = await eventRows(db.sql, [p.eventId!])
@@ -182,6 +205,8 @@ async function bursts(run: Run) {
       all_rows_written_ms: round(rowsMs, 1),
       pushes_per_s: allPushed ? round((N * 1000) / pushesMs, 1) : round(received / wall, 1),
       rows_per_s: allRows ? round((N * 1000) / rowsMs, 1) : null,
+      // POST → the last Web Push received, over the Web Push devices
+      ...(pop.webpush ? { webpush_pushes_per_s: allPushed ? round((pop.webpush * 1000) / webpushMs, 1) : 0 } : {}),
       cpu,
     }
     runs.push(r)
@@ -210,7 +235,7 @@ interface Sample {
 
 /** B. Events at a steady rate, open loop, for --warmup + --duration s, then a drain of up to --drain s. */
 async function stream(run: Run) {
-  const { N, params, si, jsm, api, worker, groups, post } = run
+  const { N, params, si, jsm, api, worker, groups, post, pop } = run
   const eps = params.events_per_second
   await si.quiet()
   const base0 = si.total()
@@ -246,7 +271,7 @@ async function stream(run: Run) {
   const meanBacklog = (t: number): number | null => {
     const reports = si.state.history.filter((r) => r.t > t - 1000 && r.t <= t && r.t >= t0)
     if (!reports.length) return null
-    const backlogs = reports.map((r) => N * acceptedAt.filter((a) => a <= r.t).length - (r.apns + r.fcm - base0))
+    const backlogs = reports.map((r) => N * acceptedAt.filter((a) => a <= r.t).length - (pushesOf(r) - base0))
     return round(mean(backlogs), 0)
   }
   const sampler = setInterval(() => {
@@ -269,7 +294,7 @@ async function stream(run: Run) {
   await Bun.sleep(Math.max(0, measureEnd - now()))
   const c1 = si.state.latest
   const windowS = (c1.t - c0.t) / 1000
-  const pushedInWindow = c1.apns + c1.fcm - (c0.apns + c0.fcm)
+  const pushedInWindow = pushesOf(c1) - pushesOf(c0)
   const cpu = addOtherCores(meter.stop(pushedInWindow, (now() - measureStart) / 1000, 'push'))
   await genDone
   await Promise.all(inflight)
@@ -303,7 +328,8 @@ async function stream(run: Run) {
   // 98 % of it within the window, and its backlog does not grow by more than
   // 100 ms of pushes over the window.
   const offered = eps * N
-  const keepsUp = offered >= TARGETS.pushes_per_s && pushesPerS >= 0.98 * offered && (backlog.growth ?? 0) <= 0.1 * offered
+  const keepsUpAt = (target: number) => (rate: number, offer: number) => offer >= target && rate >= 0.98 * offer && (backlog.growth ?? 0) <= 0.1 * offered
+  const webpush = pop.webpush ? { webpush_pushes_per_s: round((c1.webpush - c0.webpush) / windowS, 1), webpush_offered_pushes_per_s: eps * pop.webpush } : {}
   const result = {
     offered_pushes_per_s: eps * N,
     events_sent: total, events_accepted: accepted,
@@ -313,6 +339,7 @@ async function stream(run: Run) {
     pushes_in_window: pushedInWindow, window_s: round(windowS, 2),
     pushes_per_s: pushesPerS,
     ratio_to_offered: round(pushesPerS / (eps * N), 3),
+    ...webpush,
     drain_used_s: drainUsed,
     backlog,
     rss_trend_mb: { ...rssTrend, worker_kept_growing: !workerGrowthOk },
@@ -324,7 +351,8 @@ async function stream(run: Run) {
     first_measured_slot: firstMeasured,
   }
   progress(`stream: ${pushesPerS} pushes/s in the window (offered ${eps * N}), ${received}/${accepted * N} received after the drain`)
-  return { result, pass: { pushes: keepsUp, rss: workerGrowthOk }, posts, missing }
+  const pass = { pushes: keepsUpAt(params.target_pushes_per_s)(pushesPerS, offered), rss: workerGrowthOk }
+  return { result, pass, webpushKeepsUp: keepsUpAt(TARGETS.webpush_pushes_per_s), posts, missing }
 }
 
 // ---------------------------------------------------------------- main
@@ -333,7 +361,10 @@ async function main() {
   const params = parameters()
   const started = new Date()
   const load1m = loadavg()[0]!
-  const run = await setUp(params, started)
+  const vapid = vapidPair()
+  const encryption = params.providers.includes('webpush') ? measureEncryption(vapid.pair, CHANNEL) : null
+  if (encryption) progress(`Web Push encryption alone: ${encryption.us_per_push} µs CPU per push (${JSON.stringify(encryption.parts_us)})`)
+  const run = await setUp(params, started, vapid)
   const { N, si, db, pop, warnings, ingestErrors } = run
 
   await warmUp(run)
@@ -375,6 +406,11 @@ async function main() {
   if (ingestErrors.length) warnings.push(`${ingestErrors.length} POST /event failed: ${ingestErrors.slice(0, 3).join('; ')}`)
   if (!standIns.perDeviceOk) warnings.push(`pushes per device differ from one per event (expected ${JSON.stringify(standIns.expected)}, got ${JSON.stringify(final?.per_device_counts)})`)
 
+  const target = params.target_pushes_per_s
+  const webpush = pop.webpush ? webPushReport({
+    devices: pop.webpush, only: pop.webpush === N, target: TARGETS.webpush_pushes_per_s, bursts: burstRuns,
+    stream: streamResult, streamKeepsUp: streamed?.webpushKeepsUp ?? (() => false), encryption,
+  }) : null
   const workerPeak = mem.herald_worker!.peak_mb
   const rssBounded = workerPeak < TARGETS.worker_peak_rss_mb && streamed?.pass.rss !== false
   const report = {
@@ -382,7 +418,7 @@ async function main() {
     started_at: started.toISOString(),
     machine: machine(load1m),
     runtime: run.rt,
-    params: { ...params, apns_devices: pop.apns, fcm_devices: pop.fcm, users: pop.users, stream: run.stream, database: db.name },
+    params: { ...params, apns_devices: pop.apns, fcm_devices: pop.fcm, webpush_devices: pop.webpush, users: pop.users, stream: run.stream, database: db.name },
     results: {
       burst,
       stream: streamResult,
@@ -390,6 +426,7 @@ async function main() {
         by_status: byStatus, duplicate_pairs: dups.pairs, duplicate_rows: dups.extra, failed, attempt_errors: attemptErrors,
       },
       stand_ins: standIns.report,
+      ...(webpush ? { webpush } : {}),
       missing_pushes: { burst: burstMissing, stream: streamMissing },
       peak_rss_mb: mem,
       stop_s: stopS,
@@ -397,14 +434,16 @@ async function main() {
     },
     warnings,
     targets: {
-      pushes_per_s: `≥ ${TARGETS.pushes_per_s} pushes/s: burst (best of --bursts: N ÷ POST → last push received); stream: offers ≥ ${TARGETS.pushes_per_s}/s, receives ≥ 98 % of it in the measured window, backlog growth ≤ 0.1 s of the offered rate`,
+      pushes_per_s: `≥ ${target} pushes/s: burst (best of --bursts: N ÷ POST → last push received); stream: offers ≥ ${target}/s, receives ≥ 98 % of it in the measured window, backlog growth ≤ 0.1 s of the offered rate${target === TARGETS.pushes_per_s ? '' : ` (${TARGETS.pushes_per_s}/s for APNs and FCM, ${TARGETS.webpush_pushes_per_s}/s for Web Push, over this mix of devices)`}`,
+      ...(pop.webpush ? { webpush_pushes_per_s: `≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s, encryption included: burst (best of --bursts: Web Push devices ÷ POST → last Web Push received); stream: offers ≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s and receives ≥ 98 % of them in the measured window, backlog growth as above` } : {}),
       rss_bounded: `herald worker peak RSS < ${TARGETS.worker_peak_rss_mb} MB, and over the stream's measured window the worker's last-quarter mean RSS ≤ ${TARGETS.rss_growth_ratio} × its first-quarter mean`,
       no_missing: 'every push of every accepted event reached the stand-ins (bursts within --burst-timeout, the stream within --drain)',
-      no_problems: 'the stand-ins found no protocol violation (JWTs, headers, payloads, OAuth assertions)',
+      no_problems: 'the stand-ins found no protocol violation (JWTs, headers, payloads, OAuth assertions, VAPID tokens, Web Push encryption)',
       no_failed: 'no delivery ended failed',
       pass: {
-        pushes_per_s_burst: burst ? burst.best_pushes_per_s >= TARGETS.pushes_per_s : null,
+        pushes_per_s_burst: burst ? burst.best_pushes_per_s >= target : null,
         pushes_per_s_stream: streamed ? streamed.pass.pushes : null,
+        ...(webpush ? { webpush_pushes_per_s_burst: webpush.pass.burst, webpush_pushes_per_s_stream: webpush.pass.stream } : {}),
         rss_bounded: rssBounded,
         no_missing: missing === 0,
         no_problems: problems === 0,

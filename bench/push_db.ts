@@ -8,42 +8,76 @@ import { dist } from './proc'
 import type { Posted } from './load'
 
 export const DEVICES_PER_USER = 4
+export const PROVIDERS = ['apns', 'fcm', 'webpush'] as const
+export type Provider = (typeof PROVIDERS)[number]
+
+/** A browser's subscription as the Web Push stand-in made it: what a devices row keeps of it. */
+export interface WebPushDevice {
+  endpoint: string
+  p256dh: string
+  auth: string
+}
+
+/** The providers of `--providers a,b`, each once; null if it names none, an unknown one or one twice. */
+export function parseProviders(text: string): Provider[] | null {
+  const names = text.split(',').map((p) => p.trim()).filter(Boolean)
+  const known = names.every((p) => (PROVIDERS as readonly string[]).includes(p))
+  return names.length && known && new Set(names).size === names.length ? (names as Provider[]) : null
+}
+
+/** Device i's provider: the providers in turn (with the default apns,fcm, even devices are APNs, odd ones FCM). */
+export const providerOf = (i: number, providers: readonly Provider[]) => providers[i % providers.length]!
+
+/** How many of `n` devices each provider gets. */
+export function devicesPerProvider(n: number, providers: readonly Provider[]): Record<Provider, number> {
+  const counts = { apns: 0, fcm: 0, webpush: 0 }
+  for (let i = 0; i < n; i++) counts[providerOf(i, providers)]++
+  return counts
+}
+
+const PLATFORMS: Record<Provider, string> = { apns: 'ios', fcm: 'android', webpush: 'web' }
+
+/** Device i as a row: APNs and FCM get random tokens, Web Push the next of `subscriptions`. */
+function deviceRow(provider: Provider, subscriptions: WebPushDevice[], webpushIndex: number) {
+  if (provider === 'apns') return { token: randomBytes(32).toString('hex'), p256dh: null, auth: null }
+  if (provider === 'fcm') return { token: `fcm-${randomBytes(70).toString('base64url')}`, p256dh: null, auth: null }
+  const sub = subscriptions[webpushIndex]
+  if (!sub) throw new Error(`Web Push device ${webpushIndex} has no subscription (${subscriptions.length} made)`)
+  return { token: sub.endpoint, p256dh: sub.p256dh, auth: sub.auth }
+}
 
 /**
  * `n` devices straight into PostgreSQL, DEVICES_PER_USER per user, every user
- * a member of the workspace; even devices are iPhones on APNs (production),
- * odd ones Android phones on FCM. All users but the first mute `warmupChannel`.
+ * a member of the workspace; device i goes to `providers[i % providers.length]`
+ * (iPhones on APNs, production; Android phones on FCM; browsers on Web Push,
+ * each with one of `subscriptions`). All users but the first mute `warmupChannel`.
  */
-export async function populate(sql: postgres.Sql, workspaceId: number, n: number, warmupChannel: string) {
+export async function populate(sql: postgres.Sql, workspaceId: number, n: number, warmupChannel: string, providers: readonly Provider[], subscriptions: WebPushDevice[]) {
   const users = Math.ceil(n / DEVICES_PER_USER)
   const userIds = Array.from({ length: users }, () => randomUUID())
   await sql`INSERT INTO users (id, email) SELECT id, 'bench-' || i || '@example.com' FROM unnest(${userIds}::uuid[]) WITH ORDINALITY AS u(id, i)`
   await sql`INSERT INTO memberships (workspace_id, user_id, role) SELECT ${workspaceId}, id, 'member' FROM unnest(${userIds}::uuid[]) AS u(id)`
-  const ids: string[] = []
-  const owners: string[] = []
-  const providers: string[] = []
-  const platforms: string[] = []
-  const tokens: string[] = []
+  const cols = { ids: [] as string[], owners: [] as string[], providers: [] as string[], platforms: [] as string[], tokens: [] as string[], p256dh: [] as (string | null)[], auth: [] as (string | null)[] }
+  let webpushIndex = 0
   for (let i = 0; i < n; i++) {
-    const ios = i % 2 === 0
-    ids.push(randomUUID())
-    owners.push(userIds[Math.floor(i / DEVICES_PER_USER)]!)
-    providers.push(ios ? 'apns' : 'fcm')
-    platforms.push(ios ? 'ios' : 'android')
-    tokens.push(ios ? randomBytes(32).toString('hex') : `fcm-${randomBytes(70).toString('base64url')}`)
+    const provider = providerOf(i, providers)
+    const row = deviceRow(provider, subscriptions, provider === 'webpush' ? webpushIndex++ : -1)
+    cols.ids.push(randomUUID())
+    cols.owners.push(userIds[Math.floor(i / DEVICES_PER_USER)]!)
+    cols.providers.push(provider)
+    cols.platforms.push(PLATFORMS[provider])
+    cols.tokens.push(row.token)
+    cols.p256dh.push(row.p256dh)
+    cols.auth.push(row.auth)
   }
   await sql`
-    INSERT INTO devices (id, user_id, platform, provider, token, environment)
-    SELECT id, user_id, platform, provider, token, 'production'
-    FROM unnest(${ids}::uuid[], ${owners}::uuid[], ${platforms}::text[], ${providers}::text[], ${tokens}::text[]) AS d(id, user_id, platform, provider, token)`
+    INSERT INTO devices (id, user_id, platform, provider, token, environment, p256dh, auth)
+    SELECT id, user_id, platform, provider, token, 'production', p256dh, auth
+    FROM unnest(${cols.ids}::uuid[], ${cols.owners}::uuid[], ${cols.platforms}::text[], ${cols.providers}::text[], ${cols.tokens}::text[],
+      ${cols.p256dh}::text[], ${cols.auth}::text[]) AS d(id, user_id, platform, provider, token, p256dh, auth)`
   await sql`INSERT INTO channel_mutes (workspace_id, user_id, channel) SELECT ${workspaceId}, id, ${warmupChannel} FROM unnest(${userIds.slice(1)}::uuid[]) AS u(id)`
   await sql`ANALYZE`
-  return {
-    users,
-    apns: providers.filter((p) => p === 'apns').length,
-    fcm: providers.filter((p) => p === 'fcm').length,
-    warmupDevices: Math.min(n, DEVICES_PER_USER),
-  }
+  return { users, ...devicesPerProvider(n, providers), warmupDevices: Math.min(n, DEVICES_PER_USER) }
 }
 
 /** Per event, from PostgreSQL: rows, their states, and when its pushes started, were answered, and were written. */

@@ -5,7 +5,7 @@
 import { HeraldError, problemResponse } from './core/problems'
 import type { Config } from './core/config'
 import type { Logger } from './core/log'
-import { openDatabase, type Database } from './core/db'
+import { isConnectionError, openDatabase, type Database } from './core/db'
 import { migrate } from './core/migrate'
 import { dropExpiredPartitions, ensurePartitions } from './core/partitions'
 import { createApiKeyAuth } from './ingest/auth'
@@ -19,11 +19,12 @@ import { createJetStreamBus } from './delivery/bus_jetstream'
 import { GRACE_MS, createRelay, type RelayedRows } from './delivery/relay'
 import { createPool } from './delivery/pool'
 import { createFanout, workRoom, type Fanout } from './delivery/fanout'
-import { loadPushConfig } from './delivery/push/config'
+import { loadPushConfig, type PushConfig } from './delivery/push/config'
 import { createMailer } from './accounts/mailer'
 import { deleteExpiredSigninFailures } from './accounts/throttle'
 import { deleteExpiredSignupRequests } from './accounts/users'
-import { countWorkspaces, insertWorkspace } from './accounts/workspaces'
+import { countWorkspaces, insertWorkspace, waitingWorkspace } from './accounts/workspaces'
+import { loadAdminToken } from './core/admin_token'
 import { serveMetrics } from './core/metrics'
 import { watchMetrics } from './delivery/metrics'
 
@@ -54,15 +55,17 @@ interface Pipeline {
 }
 
 /** The bus, the relay and, when this process delivers, the pool and the fan-out. */
-async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>): Promise<Pipeline> {
+async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, push: PushConfig): Promise<Pipeline> {
   const bus = config.NATS_URL
-    ? await createJetStreamBus({ url: config.NATS_URL, stream: config.NATS_STREAM, maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log })
+    ? await reaching('NATS', 'NATS_URL', config.NATS_URL, () =>
+        createJetStreamBus({ url: config.NATS_URL!, stream: config.NATS_STREAM, maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log }),
+      (err) => (err as Error).name === 'ConnectionError' || /connection.refused|ECONNREFUSED|ENOTFOUND|timeout/i.test(`${(err as { code?: string }).code} ${(err as Error).message}`))
     : createInProcessBus()
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
   if (deliver) {
     pool = createPool(config.WORKER_THREADS, workRoom(config.WORKER_CONCURRENCY))
-    fanout = createFanout(db.sql, bus, pool, secrets, config, loadPushConfig(config, log), log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
+    fanout = createFanout(db.sql, bus, pool, secrets, config, push, log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
     await bus.consume(fanout.accept)
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20, graceMs: GRACE_MS })
@@ -82,9 +85,33 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   }
 }
 
+/** Where a URL points, without its credentials: "127.0.0.1:5432". */
+const addressOf = (url: string) => {
+  try {
+    const u = new URL(url)
+    return u.port ? `${u.hostname}:${u.port}` : u.hostname
+  } catch {
+    return '(an unreadable URL)'
+  }
+}
+
+/** A start-up failure to connect, said with the setting and the address to check. */
+export class UnreachableError extends Error {}
+async function reaching<T>(what: string, key: 'DATABASE_URL' | 'NATS_URL', url: string, connect: () => Promise<T>, unreachable: (err: unknown) => boolean): Promise<T> {
+  try {
+    return await connect()
+  } catch (err) {
+    if (!unreachable(err)) throw err
+    const e = err as { code?: string; message?: string }
+    throw new UnreachableError(`cannot reach ${what} at ${addressOf(url)} (${key}): ${e.code ?? e.message ?? String(err)}`, { cause: err })
+  }
+}
+
 async function openStore(config: Config, log: Logger) {
   const db = await openDatabase(config, log)
-  const applied = await migrate(db.sql)
+  const applied = config.DATABASE_URL
+    ? await reaching('PostgreSQL', 'DATABASE_URL', config.DATABASE_URL, () => migrate(db.sql), (err) => isConnectionError(err) || /ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ETIMEDOUT/.test(String((err as { code?: string }).code)))
+    : await migrate(db.sql)
   if (applied.length) log.info({ applied }, 'migrations applied')
   await maintain(db, config, log)
   const secrets = createSecretBox(loadSecretKey(config, log))
@@ -99,7 +126,7 @@ export async function startWorker(config: Config, log: Logger): Promise<{ stop()
     throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
   }
   const { db, secrets, stopMaintenance } = await openStore(config, log)
-  const pipeline = await startPipeline(db, config, log, true, secrets)
+  const pipeline = await startPipeline(db, config, log, true, secrets, loadPushConfig(config, log))
   const metrics = serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN })
   log.info({ threads: config.WORKER_THREADS, concurrency: config.WORKER_CONCURRENCY, metricsPort: metrics.port }, 'Herald worker is running')
   let stopping: Promise<void> | undefined
@@ -124,26 +151,53 @@ export async function maintain(db: Database, config: Config, log: Logger) {
   if (created.length || dropped.length) log.info({ created, dropped }, 'event partitions maintained')
 }
 
-async function createDemoWorkspace(db: Database, config: Config) {
-  if (!db.embedded || !config.HERALD_DEMO_WORKSPACE || (await countWorkspaces(db.sql)) > 0) return
+/** On a fresh embedded install, the demo workspace (awaiting its first owner) and its key, shown once. */
+async function createDemoWorkspace(db: Database, config: Config): Promise<string | undefined> {
+  if (!db.embedded || !config.HERALD_DEMO_WORKSPACE || (await countWorkspaces(db.sql)) > 0) return undefined
   const ws = await insertWorkspace(db.sql, 'demo', {
     monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA,
     rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST },
-  })
-  if (!ws) return
-  // Printed once, on stdout rather than through the logger: the key is a secret
-  // and the logs redact secrets. It is never shown again.
-  process.stdout.write(
-    `\nHerald created the workspace "demo". Its API key (shown only this once):\n\n    ${ws.apiKey}\n\n` +
-      `Try it:\n    curl -X POST http://localhost:${config.PORT}/event -H 'Authorization: Bearer ${ws.apiKey}' -H 'Content-Type: application/json' -d '{"message":"Hello from Herald"}'\n\n`,
-  )
+  }, { awaitsFirstOwner: true })
+  return ws?.apiKey
 }
 
-export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all'): Promise<Herald> {
+/**
+ * What a person needs after `herald start`: where the dashboard is, who will
+ * own the demo workspace, the demo key (first start only) and the operator
+ * token's file. Printed on stdout rather than through the logger: the key is
+ * a secret and the logs redact secrets. It is never shown again.
+ */
+async function printBanner(db: Database, url: string, demoKey: string | undefined, adminTokenFile: string | undefined) {
+  const waiting = await waitingWorkspace(db.sql)
+  const lines = [
+    '',
+    'Herald is running.',
+    `  Dashboard:   ${url}${waiting ? `  (the first account to sign up owns the workspace "${waiting}")` : ''}`,
+    `  API docs:    ${url}/docs`,
+  ]
+  if (adminTokenFile) lines.push(`  Operator:    the CLI on this machine reads the token in ${adminTokenFile}: try \`herald workspace list\``)
+  if (demoKey) {
+    lines.push(
+      '',
+      'Herald created the workspace "demo". Its API key (shown only this once):',
+      '',
+      `    ${demoKey}`,
+      '',
+      'Try it:',
+      `    curl -X POST ${url}/event -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '{"message":"Hello from Herald"}'`,
+    )
+  }
+  process.stdout.write(lines.join('\n') + '\n\n')
+}
+
+/** `opts.banner`: print where the dashboard is, the demo key and the operator token (off in tests). */
+export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all', opts: { banner?: boolean } = {}): Promise<Herald> {
   const { db, secrets, stopMaintenance } = await openStore(config, log)
-  await createDemoWorkspace(db, config)
+  const demoKey = await createDemoWorkspace(db, config)
+  const admin = loadAdminToken(config)
   // Without NATS the API process is the only one that can deliver its events.
-  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets)
+  const push = loadPushConfig(config, log)
+  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, push)
 
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
@@ -155,11 +209,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   })
   const mailer = createMailer(config, log)
   const app = createApp({
-    sql: db.sql, config, log, auth, batcher, state, secrets,
+    sql: db.sql, config: { ...config, HERALD_ADMIN_TOKEN: admin.token }, log, auth, batcher, state, secrets,
     changed: (c) => pipeline.bus.announce(c),
     bus: pipeline.bus,
     mailer,
     wakeScheduler: () => pipeline.fanout?.wake(),
+    vapidPublicKey: push.webpush.publicKey,
   })
   // With no Host (or an empty one) Bun's request.url is the bare path, which
   // the router would read from its 8th character: `/xxxxxx/admin/x` routed as
@@ -185,6 +240,8 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     idleTimeout: 10,
     fetch: (req) => (hasHost(req) ? app.handle(req) : noHost()),
   })
+  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${server.port}`).replace(/\/+$/, '')
+  if (opts.banner !== false) await printBanner(db, publicUrl, demoKey, admin.file)
   log.info({ port: server.port, embedded: db.embedded, bus: pipeline.bus.kind, delivers: !!pipeline.fanout }, 'Herald is listening')
 
   let stopping: Promise<void> | undefined

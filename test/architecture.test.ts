@@ -27,7 +27,8 @@ function importsOf(file: string): string[] {
   const out: string[] = []
   for (const spec of specs) {
     if (!spec.startsWith('.')) continue
-    const base = relative(ROOT, resolve(ROOT, dirname(file), spec))
+    // The client's ESM source names its imports as built (./herald.js for ./herald.ts).
+    const base = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, '')
     const found = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((p) => {
       try {
         return statSync(join(ROOT, p)).isFile()
@@ -41,7 +42,8 @@ function importsOf(file: string): string[] {
   return out
 }
 
-const files = [...sources('src'), ...sources('workers')]
+// The TypeScript client is in the graph too: `herald send` imports its source.
+const files = [...sources('src'), ...sources('workers'), ...sources('clients/typescript/src')]
 const graph = new Map(files.map((f) => [f, importsOf(f)]))
 
 /** Every cycle, as the files in it (Tarjan's strongly connected components of more than one file, or a file that imports itself). */

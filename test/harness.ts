@@ -112,7 +112,7 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
     ...(smtp ? { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } : {}),
     ...env,
   })
-  const herald = await startHerald(config, createLogger(config.LOG_LEVEL))
+  const herald = await startHerald(config, createLogger(config.LOG_LEVEL), 'all', { banner: false })
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(herald.url + path, {
       method,

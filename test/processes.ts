@@ -6,17 +6,23 @@ import { ADMIN_TOKEN } from './harness'
 export interface HeraldProcess {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>
   url: string
+  port: number
   pid: number
   /** Every line the process logged so far. */
   output: string[]
   kill(signal?: NodeJS.Signals): Promise<number>
 }
 
-export async function spawnHerald(env: Record<string, string>, cmd = 'serve'): Promise<HeraldProcess> {
+/**
+ * Starts `herald <cmd>` (by default the API: `serve` on PostgreSQL, `start`
+ * on the embedded database, which `serve` refuses).
+ */
+export async function spawnHerald(env: Record<string, string>, cmd?: string): Promise<HeraldProcess> {
   // Only what the test names reaches the child: an inherited DATABASE_URL
   // would send an "embedded" server to the shared PostgreSQL.
   const { DATABASE_URL: _, ...inherited } = process.env
-  const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', cmd], {
+  const command = cmd ?? (env.DATABASE_URL ? 'serve' : 'start')
+  const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', command], {
     cwd: `${import.meta.dir}/..`,
     env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     stdin: 'ignore',
@@ -49,6 +55,7 @@ export async function spawnHerald(env: Record<string, string>, cmd = 'serve'): P
   return {
     proc,
     url: `http://127.0.0.1:${port}`,
+    port,
     pid: proc.pid,
     output,
     async kill(signal = 'SIGTERM') {

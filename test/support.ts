@@ -5,22 +5,29 @@ import { expect } from 'bun:test'
 import { connect } from 'node:net'
 import type { TestHerald } from './harness'
 
-/** How a request reaches Herald: in-process through app.handle, or over TCP. */
-export type Via = 'handle' | 'socket'
+/**
+ * How a request reaches Herald: in-process through app.handle, or over TCP.
+ * 'batch' is POST /events over TCP with the one event as its only item
+ * (postEvent below), for the rules that hold per event on both routes.
+ */
+export type Via = 'handle' | 'socket' | 'batch'
 export const vias: Via[] = ['handle', 'socket']
+/** The vias of the per-event rules: POST /event both ways, and POST /events with one event. */
+export const eventVias: Via[] = ['handle', 'socket', 'batch']
 
 export const UUIDV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 export const MAX_BODY = 262_144
 
 /** Sends a request to `path` through the chosen transport. */
 export function send(h: TestHerald, via: Via, path: string, init: RequestInit = {}): Promise<Response> {
-  if (via === 'socket') return fetch(h.url + path, init)
+  if (via !== 'handle') return fetch(h.url + path, init)
   // Elysia routes on the URL's path; the host only has to be a real-looking one.
   return h.app.handle(new Request('http://localhost' + path, init))
 }
 
-/** POST /event with a JSON content type; a string body is sent as is. */
+/** POST /event with a JSON content type; a string body is sent as is. Via 'batch', POST /events with it as the only event. */
 export function postEvent(h: TestHerald, via: Via, apiKey: string | null, body: unknown, headers: Record<string, string> = {}) {
+  if (via === 'batch') return postAsBatch(h, apiKey, body, headers)
   return send(h, via, '/event', {
     method: 'POST',
     headers: {
@@ -30,6 +37,58 @@ export function postEvent(h: TestHerald, via: Via, apiKey: string | null, body: 
     },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
+}
+
+/** POST /events with these items; a string is sent as the whole body. */
+export function postBatch(h: TestHerald, via: Via, apiKey: string | null, events: unknown[] | string, headers: Record<string, string> = {}) {
+  return send(h, via, '/events', {
+    method: 'POST',
+    headers: { ...(apiKey === null ? {} : { authorization: `Bearer ${apiKey}` }), 'content-type': 'application/json', ...headers },
+    body: typeof events === 'string' ? events : JSON.stringify({ events }),
+  })
+}
+
+/** The text of a batch of one event: an Idempotency-Key header becomes the item's idempotencyKey. */
+function batchOfOne(body: unknown, key: string | undefined): string {
+  let item = typeof body === 'string' ? body : JSON.stringify(body)
+  if (key !== undefined) {
+    const open = item.indexOf('{')
+    const rest = item.slice(open + 1)
+    const field = `"idempotencyKey":${JSON.stringify(key)}`
+    item = open < 0 ? item : `${item.slice(0, open)}{${field}${rest.trimStart().startsWith('}') ? '' : ','}${rest}`
+  }
+  return `{"events":[${item}]}`
+}
+
+/**
+ * POST /events with `body` as its only event, answered as POST /event would
+ * be: the one result as the body, a 200 with the batch's RateLimit headers or
+ * the result's problem status, its pointers without the "/events/0" prefix.
+ * An answer for the whole batch (401, 413, 400, 429) passes through.
+ */
+export async function postAsBatch(h: TestHerald, apiKey: string | null, body: unknown, headers: Record<string, string> = {}) {
+  const rest = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'idempotency-key'))
+  const key = Object.entries(headers).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
+  const res = await send(h, 'batch', '/events', {
+    method: 'POST',
+    headers: { ...(apiKey === null ? {} : { authorization: `Bearer ${apiKey}` }), 'content-type': 'application/json', ...rest },
+    body: batchOfOne(body, key),
+  })
+  if (res.status !== 200) return res
+  const { results } = (await res.json()) as { results: Record<string, any>[] }
+  expect(results).toHaveLength(1)
+  const result = results[0]!
+  if (typeof result.status !== 'number') {
+    const rate = Object.fromEntries(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((k) => [k, res.headers.get(k) ?? '']))
+    return new Response(JSON.stringify(result), { headers: { 'content-type': 'application/json', ...rate } })
+  }
+  if (result.errors) {
+    for (const e of result.errors) {
+      expect(e.pointer).toStartWith('/events/0')
+      e.pointer = e.pointer.slice('/events/0'.length)
+    }
+  }
+  return new Response(JSON.stringify(result), { status: result.status, headers: { 'content-type': 'application/problem+json' } })
 }
 
 /** GET /events/{id} with the given key. */
@@ -173,9 +232,9 @@ function parseResponse(buf: Buffer): RawResponse | null {
   return { status, headers, body: rest.toString('utf8') }
 }
 
-/** The head of a raw POST /event. */
-export function rawHead(headers: Record<string, string>): string {
-  const lines = ['POST /event HTTP/1.1', 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+/** The head of a raw POST /event (or of a POST to `path`). */
+export function rawHead(headers: Record<string, string>, path = '/event'): string {
+  const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
   return lines.join('\r\n') + '\r\n\r\n'
 }
 

@@ -11,6 +11,7 @@ import { createCircuits } from '../src/delivery/circuit'
 import { deliver } from '../src/delivery/destinations'
 import { sendApns } from '../src/delivery/push/apns'
 import { sendFcm } from '../src/delivery/push/fcm'
+import { sendWebPush } from '../src/delivery/push/webpush'
 import type { DeliveryResult, SendConfig, RouterSpec } from '../src/delivery/job'
 import type { EventView } from '../src/delivery/event_view'
 import type { PushResult, PushTarget } from '../src/delivery/push/job'
@@ -47,7 +48,7 @@ export interface Sent {
   event: number
   kind: DeliveryKind
   target: string
-  destination: string // the router's destination type (webhook, slack, …) or the push provider (apns, fcm): a metrics label
+  destination: string // the router's destination type (webhook, slack, …) or the push provider (apns, fcm, webpush): a metrics label
   attempt: number
   startedAt: number // epoch ms
   result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'>
@@ -92,8 +93,8 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
 
 // Per router, in this thread: a bound on its sends under way and a circuit
 // breaker (src/delivery/circuit.ts), so that a receiver that hangs or fails holds only
-// its own deliveries. Pushes go to APNs and FCM, which the operator
-// configures and whose sessions bound themselves.
+// its own deliveries. Pushes go to APNs, FCM and the browsers' push services
+// (a few large services, each answering for millions of subscriptions).
 const circuits = createCircuits()
 
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Sent['result']> {
@@ -111,8 +112,11 @@ async function attempt(p: Planned, event: EventView, config: SendConfig): Promis
     return result
   }
   const device = p.device!
-  const job = { deliveryId: p.id, attempt: p.attempt, event, device, apns: config.apns, fcm: config.fcm, timeoutMs: config.outbound.timeoutMs }
-  const send = device.provider === 'apns' ? sendApns : device.provider === 'fcm' ? sendFcm : null
+  const job = { deliveryId: p.id, attempt: p.attempt, event, device, apns: config.apns, fcm: config.fcm, webpush: config.webpush, timeoutMs: config.outbound.timeoutMs }
+  const send = device.provider === 'apns' ? sendApns
+    : device.provider === 'fcm' ? sendFcm
+    : device.provider === 'webpush' ? (j: typeof job) => sendWebPush(j, config.outbound)
+    : null
   if (!send) return { ok: false, retryable: false, durationMs: 0, error: `unknown push provider ${JSON.stringify(device.provider)}` }
   try {
     return await inPlace(config.maxInFlight, () => send(job))

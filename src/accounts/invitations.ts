@@ -27,7 +27,7 @@ export interface InvitationView {
   status: 'pending' | 'accepted' | 'revoked' | 'expired'
 }
 
-export async function createInvitation(sql: Tx, workspaceId: number, email: string, role: Role, invitedBy: string) {
+export async function createInvitation(sql: Tx, workspaceId: number, email: string, role: Role, invitedBy: string | null) {
   const token = randomBytes(32).toString('base64url')
   const [row] = await sql<{ id: string; expiresAt: string }[]>`
     INSERT INTO invitations (id, workspace_id, email, role, hash, invited_by, expires_at)

@@ -41,7 +41,7 @@ export const listMembers = (sql: Tx, workspaceId: number) => sql<MemberView[]>`
   SELECT u.id AS "userId", u.email, m.role,
     (SELECT count(*)::int FROM devices d WHERE d.user_id = u.id) AS devices,
     coalesce((SELECT array_agg(c.channel ORDER BY c.channel) FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = u.id), '{}') AS "mutedChannels",
-    to_json(m.created_at)#>>'{}' AS "createdAt"
+    iso_time(m.created_at) AS "createdAt"
   FROM memberships m JOIN users u ON u.id = m.user_id
   WHERE m.workspace_id = ${workspaceId} ORDER BY m.created_at, u.email`
 

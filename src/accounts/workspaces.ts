@@ -31,13 +31,14 @@ const workspaceColumns = (sql: Tx) => sql`
     'period', to_char(date_trunc('month', now() AT TIME ZONE 'UTC'), 'YYYY-MM'),
     'used', CASE WHEN quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE quota_used END,
     'remaining', GREATEST(0, monthly_quota - CASE WHEN quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE quota_used END)
-  ) AS usage, to_json(created_at)#>>'{}' AS "createdAt"`
+  ) AS usage, iso_time(created_at) AS "createdAt"`
 
-/** Creates a workspace, its default channel and a first API key. Returns null when the name is taken. */
-export async function insertWorkspace(sql: Sql, name: string, limits: WorkspaceLimits) {
+/** Creates a workspace, its default channel and a first API key (and, for the demo, marks it as awaiting its first owner). Returns null when the name is taken. */
+export async function insertWorkspace(sql: Sql, name: string, limits: WorkspaceLimits, opts: { awaitsFirstOwner?: boolean } = {}) {
   return sql.begin(async (tx) => {
     const ws = await createWorkspaceRow(tx, name, limits)
     if (!ws) return null
+    if (opts.awaitsFirstOwner) await tx`UPDATE workspaces SET awaits_first_owner = true WHERE id = ${ws.id}`
     const key = await insertApiKey(tx, ws.id, 'default')
     return { workspace: name, defaultChannel: ws.defaultChannel, apiKey: key.apiKey, keyId: key.id }
   })
@@ -61,6 +62,22 @@ export async function createOwnedWorkspace(tx: Tx, name: string, limits: Workspa
   if (ws) await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${ws.id}, ${ownerId}, 'owner')`
   return ws
 }
+
+/**
+ * The workspace made at first start that awaits its first owner, taken by
+ * `ownerId` in the caller's transaction; null when none awaits (any more).
+ */
+export async function claimWaitingWorkspace(tx: Tx, ownerId: string): Promise<string | null> {
+  const [ws] = await tx<{ id: number; name: string }[]>`
+    UPDATE workspaces SET awaits_first_owner = false WHERE awaits_first_owner RETURNING id, name`
+  if (!ws) return null
+  await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${ws.id}, ${ownerId}, 'owner') ON CONFLICT DO NOTHING`
+  return ws.name
+}
+
+/** The name of the workspace that awaits its first owner, if one does. */
+export const waitingWorkspace = async (sql: Sql) =>
+  (await sql<{ name: string }[]>`SELECT name FROM workspaces WHERE awaits_first_owner LIMIT 1`)[0]?.name ?? null
 
 /** Events per UTC day over the last 30 days, oldest first, days without events included. */
 export const usageByDay = (sql: Sql, workspaceId: number) => sql<{ day: string; events: number }[]>`
@@ -105,8 +122,8 @@ export async function updateWorkspaceLimits(sql: Tx, name: string, patch: Partia
 }
 
 export const listApiKeys = (sql: Tx, workspaceId: number) => sql<ApiKeyView[]>`
-  SELECT id, name, prefix, to_json(created_at)#>>'{}' AS "createdAt",
-    to_json(last_used_at)#>>'{}' AS "lastUsedAt", to_json(revoked_at)#>>'{}' AS "revokedAt"
+  SELECT id, name, prefix, iso_time(created_at) AS "createdAt",
+    iso_time(last_used_at) AS "lastUsedAt", iso_time(revoked_at) AS "revokedAt"
   FROM api_keys WHERE workspace_id = ${workspaceId} ORDER BY id`
 
 /** Revokes a key; true when it existed and was live. */

@@ -1,8 +1,10 @@
 // The CLI's client of the operator API. It turns every failure into a
 // CliError: a problem+json answer into its `detail` (and each `errors[].detail`),
-// a refused connection into a sentence naming the URL. The token is sent in a
-// header and never appears in any message.
-import { CliError, usageError } from './output'
+// word for word, a refused connection into a sentence naming the URL. The
+// token is sent in a header and never appears in any message.
+import { adminTokenPath, readLocalAdminToken } from '../core/admin_token'
+import { readConfigFile } from '../core/config'
+import { CliError, usageError, type CliErrorCode } from './output'
 
 // An operator call is one small query; 30 s only guards against a hung server.
 const REQUEST_TIMEOUT_MS = 30_000
@@ -19,6 +21,13 @@ export interface ClientOptions {
 
 type Env = Record<string, string | undefined>
 
+/**
+ * The settings as the server on this machine reads them: herald.toml (or
+ * HERALD_CONFIG) under the environment, so that PORT, HERALD_DATA_DIR and
+ * HERALD_ADMIN_TOKEN set in the file lead the CLI to the same server.
+ */
+export const localSettings = (env: Env): Env => ({ ...readConfigFile(env)?.values, ...env })
+
 /** `--url`, else HERALD_URL, else the local server on PORT (default 8080, as the server's). */
 export function resolveBaseUrl(flag: string | undefined, env: Env): string {
   const raw = flag ?? (env.HERALD_URL || `http://127.0.0.1:${env.PORT || 8080}`)
@@ -32,9 +41,17 @@ export function resolveBaseUrl(flag: string | undefined, env: Env): string {
   return url.toString().replace(/\/+$/, '')
 }
 
+/**
+ * `--token`, else HERALD_ADMIN_TOKEN, else the token file a Herald on the
+ * embedded default wrote in its data directory (HERALD_DATA_DIR, default
+ * ./.herald), when this user can read it.
+ */
 export function resolveToken(flag: string | undefined, env: Env): string {
-  const token = flag ?? env.HERALD_ADMIN_TOKEN
-  if (!token) throw usageError('no operator token: set HERALD_ADMIN_TOKEN or pass --token')
+  const dataDir = env.HERALD_DATA_DIR || './.herald'
+  const token = flag || env.HERALD_ADMIN_TOKEN || readLocalAdminToken(dataDir)
+  if (!token) {
+    throw usageError(`no operator token: set HERALD_ADMIN_TOKEN or pass --token (a Herald started on the embedded default keeps one in ${adminTokenPath(dataDir)})`)
+  }
   return token
 }
 
@@ -44,7 +61,8 @@ interface Problem {
   errors?: { pointer?: string; detail?: string }[]
 }
 
-async function problemOf(res: Response): Promise<CliError> {
+/** A refusal as a CliError of `code`: the problem's detail, and each field error that says more. */
+export async function problemOf(res: Response, code: CliErrorCode = 'api'): Promise<CliError> {
   const fallback = `HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`
   let body: Problem = {}
   if ((res.headers.get('content-type') ?? '').includes('json')) body = ((await res.json().catch(() => ({}))) ?? {}) as Problem
@@ -52,22 +70,25 @@ async function problemOf(res: Response): Promise<CliError> {
   const errors = Array.isArray(body.errors) ? body.errors.map((e) => e.detail ?? '').filter(Boolean) : []
   // A single field error usually repeats `detail` word for word; print it once.
   const details = errors.length === 1 && errors[0] === detail ? [] : errors
-  return new CliError('api', detail, details)
+  return new CliError(code, detail, details)
 }
 
-function transportError(baseUrl: string, err: unknown): CliError {
+export function transportError(baseUrl: string, err: unknown, timeoutMs = REQUEST_TIMEOUT_MS): CliError {
   const e = err as Error
-  if (e?.name === 'TimeoutError') return new CliError('unreachable', `Herald at ${baseUrl} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`)
+  if (e?.name === 'TimeoutError') return new CliError('unreachable', `Herald at ${baseUrl} did not answer within ${timeoutMs / 1000} s`)
   const reason = (e?.message ?? String(err)).split('. ')[0]
   return new CliError('unreachable', `cannot reach Herald at ${baseUrl} (${reason}): is it running? Give its address with --url or HERALD_URL.`)
 }
 
-export function adminClient(opts: ClientOptions, env: Env = process.env): AdminClient {
+/** A bad --url is refused at once; the token is looked for at the first request, after the command checked its own arguments. */
+export function adminClient(opts: ClientOptions, processEnv: Env = process.env): AdminClient {
+  const env = localSettings(processEnv)
   const baseUrl = resolveBaseUrl(opts.url, env)
-  const token = resolveToken(opts.token, env)
+  let token: string | undefined
   return {
     baseUrl,
     async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+      token ??= resolveToken(opts.token, env)
       let res: Response
       try {
         res = await fetch(baseUrl + path, {

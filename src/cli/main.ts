@@ -1,124 +1,55 @@
 #!/usr/bin/env bun
-// `herald`: starts the server, applies migrations, and drives the operator API
-// of a running server. Exit codes: 0 success, 1 error, 2 usage error.
-import { parseArgs } from 'node:util'
-import pino from 'pino'
-import { ConfigError, loadConfig } from '../core/config'
-import { createLogger } from '../core/log'
-import { openDatabase } from '../core/db'
-import { migrate } from '../core/migrate'
-import { startHerald, startWorker } from '../server'
-import { adminCommands, type AdminCommand } from './admin'
-import { ROUTER_OPTIONS, routerCommands, type RouterCommand, type RouterOptions } from './routers'
-import { adminClient } from './client'
+// `herald`: starts the server, applies migrations, sends events, and drives
+// the operator API of a running server. Built on commander: each command
+// declares its arguments, options and examples once, and the help, the
+// suggestions for a misspelled name and the shell completion are read from
+// that. Exit codes: 0 success, 1 error, 2 usage error, 3 event refused (send).
+import { readFileSync } from 'node:fs'
+import { Command, CommanderError, Help } from 'commander'
+import { ConfigError } from '../core/config'
+import { addKeyCommands, addWorkspaceCommands } from './admin'
+import { addChannelCommands } from './channels'
+import { withExamples } from './command'
+import { addCompletionCommands } from './completion'
+import { addDeliveryCommands } from './deliveries'
+import { addInviteCommand, addMemberCommands } from './members'
 import { CliError, reportError, usageError } from './output'
-import { runStatus } from './status'
+import { addRouterCommands } from './routers'
+import { addSendCommand } from './send'
+import { addStatusCommand } from './status'
 
-export const USAGE = `Herald: a self-hostable event notification service.
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
-Usage: herald <command> [arguments] [options]
-
-Server commands (configured by the environment: PORT, DATABASE_URL, ... see the README):
-  start                        Run Herald all-in-one: the API, the outbox relay and the delivery worker.
-  serve                        Run the API and the outbox relay. With NATS_URL, deliveries are left to
-                               \`herald worker\` processes; without it, serve delivers too (as start).
-  worker                       Run a delivery worker only: JetStream consumer, retries and the thread pool.
-                               Needs DATABASE_URL and NATS_URL.
-  migrate                      Apply pending database migrations, then exit.
-  status [--json]              Print the JetStream stream and consumer, the outbox backlog, deliveries by
-                               state and the workspaces nearest their quota. Reads DATABASE_URL and NATS_URL.
-
-Operator commands (call the operator API of a running server):
-  workspace create <name> [--quota N] [--rate PER_SECOND] [--burst N]
-  workspace list
-  workspace show <name>
-  workspace set <name> [--quota N] [--rate PER_SECOND] [--burst N]
-  key create <workspace> [--name LABEL]
-  key list <workspace>
-  key revoke <workspace> <id>
-  delivery list <workspace>            Failed deliveries, newest first.
-  delivery replay <workspace> <id>     Send a delivery again (same id, fresh retry schedule).
-  router create <workspace> --name NAME --pattern PATTERN
-                (--webhook URL | --slack URL | --discord URL | --teams URL | --destination JSON)
-                [--title-template T] [--body-template T]
-  router list <workspace>
-  router show <workspace> <id|name>
-  router update <workspace> <id|name> [--name NAME] [--pattern PATTERN] [--webhook URL | ... | --destination JSON]
-                [--title-template T] [--body-template T]
-  router disable <workspace> <id|name>
-  router enable <workspace> <id|name>
-  router delete <workspace> <id|name>
-
-  help, --help, -h             Show this text.
-
-Options of the operator commands:
-  --url URL          Base URL of the server. Default: $HERALD_URL, else http://127.0.0.1:$PORT (PORT defaults to 8080).
-  --token TOKEN      Operator token. Default: $HERALD_ADMIN_TOKEN (prefer it: a flag shows up in ps).
-  --json             Print the API's JSON instead of text.
-  --quota N          Events accepted per calendar month (UTC), a whole number.
-  --rate PER_SECOND  Rate limit in events per second (decimals allowed).
-  --burst N          Most events accepted at once (the token bucket's size).
-  --name LABEL       A label for the API key, such as "production"; the name of a router, unique in its workspace.
-  --pattern PATTERN  Event keys a router takes: "*" matches any run of characters ('user.*' takes user.signup
-                     and user.a.b, not user); '*' alone takes every event, even one without a key.
-  --webhook URL, --slack URL, --discord URL, --teams URL
-                     A router's destination of that type.
-  --destination JSON A destination of any type, e.g. '{"type":"telegram","botToken":"…","chatId":42}';
-                     "-" reads it from stdin (keeps tokens out of ps and the shell history).
-  --title-template T, --body-template T
-                     Mustache templates ({{message}}, {{event}}, {{data.plan}}…); on update an empty value
-                     removes that part and the other part is kept.
-
-Exit codes: 0 success, 1 error (from the API or the connection), 2 usage error.`
-
-const OPTIONS = {
-  url: { type: 'string' },
-  token: { type: 'string' },
-  json: { type: 'boolean' },
-  quota: { type: 'string' },
-  rate: { type: 'string' },
-  burst: { type: 'string' },
-  name: { type: 'string' },
-  ...ROUTER_OPTIONS,
-  help: { type: 'boolean', short: 'h' },
-} as const
-const COMMON_OPTIONS = ['url', 'token', 'json', 'help']
-
-type Values = ReturnType<typeof parseOptions>['values']
-
-function parseOptions(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (err) {
-    const e = err as Error & { code?: string }
-    // parseArgs's own sentence for an unknown option is long-winded; name the option instead.
-    const option = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec(e.message)?.[1] : undefined
-    throw usageError(option ? `unknown option ${option}` : e.message.replaceAll('\n', ' '))
-  }
+/** What `start`, `serve` and `worker` leave behind: a server that runs until SIGTERM or SIGINT. */
+interface Running {
+  server: boolean
 }
 
-function rejectOptions(command: string, values: Values, allowed: string[]) {
-  const extra = Object.keys(values).find((k) => !allowed.includes(k))
-  if (extra) throw usageError(`${command} takes no option --${extra}`)
-}
-
-function checkArgs(command: string, names: string[], given: string[]) {
-  if (given.length < names.length) throw usageError(`${command} needs <${names[given.length]}>: herald ${command} ${names.map((n) => `<${n}>`).join(' ')}`)
-  if (given.length > names.length) throw usageError(`unexpected argument ${JSON.stringify(given[names.length])} after herald ${command}`)
-}
-
-/** `start`, `serve` and `worker` keep running until SIGTERM or SIGINT. */
-async function runServer(command: string) {
+// The server's modules (PGlite, NATS, the worker pool) load only for the commands that run one.
+async function runServer(command: 'start' | 'serve' | 'worker', running: Running) {
+  const [{ loadConfig, unknownSettings }, { createLogger }, { startHerald, startWorker }] = await Promise.all([import('../core/config'), import('../core/log'), import('../server')])
   const config = loadConfig()
-  const log = createLogger(config.LOG_LEVEL)
+  const log = createLogger(config.LOG_LEVEL, undefined, config.LOG_FORMAT)
+  for (const warning of unknownSettings()) log.warn(warning)
+  if (command === 'serve' && !config.DATABASE_URL) {
+    throw new CliError('config', 'herald serve is the API of a scaled-out Herald and needs DATABASE_URL (and NATS_URL for separate workers); `herald start` runs everything on the embedded database')
+  }
   const herald = command === 'worker' ? await startWorker(config, log) : await startHerald(config, log, command === 'serve' ? 'api' : 'all')
+  running.server = true
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => herald.stop().then(() => process.exit(0)))
 }
 
-async function runMigrate(): Promise<number> {
+async function runMigrate() {
+  const [{ default: pino }, { loadConfig }, { createLogger }, { openDatabase }, { migrate }] = await Promise.all([
+    import('pino'),
+    import('../core/config'),
+    import('../core/log'),
+    import('../core/db'),
+    import('../core/migrate'),
+  ])
   const config = loadConfig()
   // Logs go to stderr so that stdout holds only the list of migrations.
-  const log = createLogger(config.LOG_LEVEL, pino.destination({ dest: 2, sync: true }))
+  const log = createLogger(config.LOG_LEVEL, pino.destination({ dest: 2, sync: true }), config.LOG_FORMAT)
   const db = await openDatabase(config, log)
   try {
     const applied = await migrate(db.sql)
@@ -126,50 +57,128 @@ async function runMigrate(): Promise<number> {
   } finally {
     await db.close()
   }
-  return 0
 }
 
-const COMMANDS: Record<string, AdminCommand | RouterCommand> = { ...adminCommands, ...routerCommands }
-
-async function runAdmin(command: string, args: string[], values: Values): Promise<number> {
-  const spec = COMMANDS[command]!
-  rejectOptions(command, values, [...COMMON_OPTIONS, ...spec.options])
-  checkArgs(command, spec.args, args)
-  const client = adminClient({ url: values.url, token: values.token })
-  console.log(await spec.run(client, args, values as RouterOptions))
-  return 0
+function addServerCommands(program: Command, running: Running) {
+  program.commandsGroup('Server commands (configured by the environment: PORT, DATABASE_URL, NATS_URL… see the README):')
+  const server = (name: 'start' | 'serve' | 'worker', summary: string, description: string, examples: string[]) =>
+    withExamples(program.command(name).summary(summary).description(description).action(() => runServer(name, running)), examples)
+  server('start', 'Run Herald all-in-one: the API, the outbox relay and the delivery worker.',
+    'Run Herald all-in-one: the API, the outbox relay and the delivery worker. Without DATABASE_URL it runs on the embedded database in HERALD_DATA_DIR (./.herald), where it also writes the operator token the CLI reads (admin.token).',
+    ['herald start', 'PORT=9000 HERALD_DATA_DIR=/var/lib/herald herald start'])
+  server('serve', 'Run the API and the outbox relay (needs DATABASE_URL); with NATS_URL, herald worker delivers.',
+    'Run the API and the outbox relay, on PostgreSQL (DATABASE_URL). With NATS_URL, deliveries are left to herald worker processes; without it, serve delivers too, as start does.',
+    ['DATABASE_URL=postgres://herald@db/herald NATS_URL=nats://nats:4222 herald serve'])
+  server('worker', 'Run a delivery worker only: JetStream consumer, retries and the thread pool.',
+    'Run a delivery worker only: the JetStream consumer, the retries and the thread pool. Needs DATABASE_URL and NATS_URL.',
+    ['DATABASE_URL=postgres://herald@db/herald NATS_URL=nats://nats:4222 herald worker'])
+  withExamples(program.command('migrate').summary('Apply pending database migrations, then exit.').action(runMigrate), ['DATABASE_URL=postgres://herald@db/herald herald migrate'])
+  addStatusCommand(program)
 }
 
-const SERVER_COMMANDS = ['start', 'serve', 'worker', 'migrate', 'status']
-const GROUPS = ['workspace', 'key', 'router', 'delivery']
+/** Every command below `cmd`, by its full name: "router create". */
+export function commandPaths(cmd: Command, prefix = ''): { path: string; command: Command }[] {
+  return cmd.commands.flatMap((c) => {
+    const path = prefix ? `${prefix} ${c.name()}` : c.name()
+    return [{ path, command: c }, ...commandPaths(c, path)]
+  })
+}
 
-/** Runs one command. Returns the exit code, or undefined when a server keeps running. */
+const argsOf = (c: Command) => c.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ')
+
+/**
+ * The top-level help lists every command, not only the first word of each:
+ * `router create <workspace>` under the heading of `router`. The groups' own
+ * help keeps commander's listing of their commands.
+ */
+function listEveryCommand(program: Command) {
+  const leaves = commandPaths(program).filter(({ command }) => command.commands.length === 0)
+  const pathOf = new Map(leaves.map(({ path, command }) => [command, path]))
+  const topOf = (c: Command): Command => (c.parent && c.parent !== program ? topOf(c.parent) : c)
+  // Only the help's formatting lists the leaves: suggestions for a misspelled
+  // command still come from the program's own commands.
+  const everything: Partial<Help> = {
+    visibleCommands: () => leaves.map(({ command }) => command),
+    subcommandTerm: (c) => `${pathOf.get(c) ?? c.name()} ${argsOf(c)}`.trimEnd(),
+    groupItems: (unsorted, visible, getGroup) =>
+      Help.prototype.groupItems(unsorted, visible, (item) => (item instanceof Command ? topOf(item).helpGroup() || 'Commands:' : getGroup(item))),
+  }
+  program.configureHelp({
+    formatHelp(cmd, helper) {
+      const h = Object.assign(Object.create(helper) as Help, everything)
+      return Help.prototype.formatHelp.call(h, cmd, h)
+    },
+  })
+  program.addHelpText(
+    'after',
+    `
+The operator commands take --url URL (default: $HERALD_URL, else http://127.0.0.1:$PORT,
+PORT defaulting to 8080), --token TOKEN (default: $HERALD_ADMIN_TOKEN, else the
+admin.token file that a Herald on the embedded default keeps in $HERALD_DATA_DIR,
+./.herald by default) and --json (the API's JSON instead of text).
+
+Run 'herald <command> --help' for the options and examples of one command, such as
+'herald router create --help'. docs/cli.md is the guide.
+
+Exit codes: 0 success, 1 error (from the API or the connection), 2 usage error,
+3 the event was refused by Herald (herald send only: a 4xx answer).`,
+  )
+}
+
+/** A commander error as the CLI's own: help and version are done (exit 0), anything else is a usage error on one line. */
+function onCommanderError(cmd: Command, path: string, err: CommanderError): never {
+  if (err.exitCode === 0) throw err // help or version, printed
+  // A group alone (`herald router`): commander would print its help to stderr.
+  if (err.code === 'commander.help') throw usageError(`herald ${path} needs a command: ${cmd.commands.map((c) => c.name()).join(', ')}`)
+  const message = err.message.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)').replaceAll('\n', ' ')
+  throw usageError(path ? `herald ${path}: ${message}` : message)
+}
+
+export function buildProgram(running: Running = { server: false }): Command {
+  const program = new Command('herald')
+    .usage('<command> [arguments] [options]')
+    .description('Herald: a self-hostable event notification service.')
+    .version(VERSION, '-V, --version', 'print the version of Herald')
+    .helpOption('-h, --help', 'show help for a command')
+    .helpCommand('help [command]', 'show help for a command')
+    .option('--config <file>', 'a herald.toml of settings (HERALD_CONFIG); the environment wins over it')
+    .showSuggestionAfterError()
+    // Errors are printed by reportError, in the CLI's one style; help goes to stdout.
+    .configureOutput({ writeErr: () => {}, outputError: () => {} })
+  // Before any command reads the settings (the server's, or the CLI's PORT and token).
+  program.hook('preAction', () => {
+    const file = program.opts<{ config?: string }>().config
+    if (file) process.env.HERALD_CONFIG = file
+  })
+  addServerCommands(program, running)
+  program.commandsGroup('Sending events:')
+  addSendCommand(program)
+  program.commandsGroup('Operator commands (call the operator API of a running server):')
+  for (const add of [addWorkspaceCommands, addKeyCommands, addRouterCommands, addMemberCommands, addChannelCommands]) add(program)
+  addInviteCommand(program)
+  addDeliveryCommands(program)
+  program.commandsGroup('Other commands:')
+  addCompletionCommands(program)
+  listEveryCommand(program)
+  for (const { path, command } of [{ path: '', command: program }, ...commandPaths(program)]) {
+    command.exitOverride((err) => onCommanderError(command, path, err))
+  }
+  return program
+}
+
+/** Runs one command line. Returns the exit code, or undefined when a server keeps running. */
 export async function main(argv: string[]): Promise<number | undefined> {
-  const { values, positionals } = parseOptions(argv)
-  const [first, ...rest] = positionals
-  if (values.help || first === undefined || first === 'help') {
-    console.log(USAGE)
-    return 0
+  const running: Running = { server: false }
+  const program = buildProgram(running)
+  // No command at all: the help, as `herald help` prints it.
+  if (argv.length === 0) argv = ['help']
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+  } catch (err) {
+    if (err instanceof CommanderError && err.exitCode === 0) return 0
+    throw err
   }
-  if (SERVER_COMMANDS.includes(first)) {
-    rejectOptions(first, values, first === 'status' ? ['json'] : [])
-    checkArgs(first, [], rest)
-    if (first === 'migrate') return runMigrate()
-    if (first === 'status') {
-      console.log(await runStatus(loadConfig(), !!values.json))
-      return 0
-    }
-    await runServer(first)
-    return undefined
-  }
-  if (GROUPS.includes(first)) {
-    const [sub, ...args] = rest
-    const command = `${first} ${sub}`
-    if (!sub) throw usageError(`${first} needs a subcommand: ${Object.keys(COMMANDS).filter((c) => c.startsWith(first + ' ')).map((c) => c.split(' ')[1]).join(', ')}`)
-    if (!COMMANDS[command]) throw usageError(`unknown command: herald ${command}`)
-    return runAdmin(command, args, values)
-  }
-  throw usageError(`unknown command: ${first}`)
+  return running.server ? undefined : 0
 }
 
 function fail(err: unknown): number {

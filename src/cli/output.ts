@@ -1,8 +1,14 @@
 // How the CLI talks to people: aligned tables, `key: value` records, and the
-// one error class whose `code` decides the exit status (2 for a usage error,
-// 1 for everything else).
+// one error class whose `code` decides the exit status.
 
-export type CliErrorCode = 'usage' | 'api' | 'unreachable' | 'config'
+/**
+ * usage: the command line is wrong (exit 2). refused: Herald answered 4xx to
+ * `herald send`, so the event was not taken and resending it will not help
+ * (exit 3). api, unreachable, config: anything else (exit 1).
+ */
+export type CliErrorCode = 'usage' | 'refused' | 'api' | 'unreachable' | 'config'
+
+export const EXIT_CODES: Record<CliErrorCode, number> = { usage: 2, refused: 3, api: 1, unreachable: 1, config: 1 }
 
 export class CliError extends Error {
   constructor(
@@ -13,7 +19,7 @@ export class CliError extends Error {
     super(message)
   }
   get exitCode(): number {
-    return this.code === 'usage' ? 2 : 1
+    return EXIT_CODES[this.code]
   }
 }
 

@@ -1,45 +1,33 @@
 // The router commands: `herald router …`. Like the workspace and key commands
-// (cli_admin.ts), each one is a call to the operator API of a running server,
+// (admin.ts), each one is a call to the operator API of a running server,
 // printed as text or, with --json, as the API's JSON.
+import type { Command } from 'commander'
 import type { AdminClient } from './client'
-import type { AdminOptions } from './admin'
-import { CliError, json, record, table, usageError, utc } from './output'
 import type { RouterView } from '../delivery/routers'
+import { group, operatorCommand, UUID } from './command'
+import { CliError, json, record, table, usageError, utc } from './output'
 
-export interface RouterOptions extends AdminOptions {
+export interface RouterOptions {
+  name?: string
   pattern?: string
   webhook?: string
   slack?: string
   discord?: string
   teams?: string
   destination?: string
-  'title-template'?: string
-  'body-template'?: string
+  titleTemplate?: string
+  bodyTemplate?: string
 }
-
-export interface RouterCommand {
-  /** Names of the positional arguments, in order; all required. */
-  args: string[]
-  /** Options beyond the common --url, --token, --json and --help. */
-  options: (keyof RouterOptions)[]
-  run(client: AdminClient, args: string[], opts: RouterOptions): Promise<string>
-}
-
-/** The options parseArgs must know, merged into the CLI's own. */
-export const ROUTER_OPTIONS = {
-  pattern: { type: 'string' },
-  webhook: { type: 'string' },
-  slack: { type: 'string' },
-  discord: { type: 'string' },
-  teams: { type: 'string' },
-  destination: { type: 'string' },
-  'title-template': { type: 'string' },
-  'body-template': { type: 'string' },
-} as const
 
 const DESTINATION_FLAGS = ['webhook', 'slack', 'discord', 'teams', 'destination'] as const
-const TEMPLATE_FLAGS = ['title-template', 'body-template'] as const
+const TEMPLATE_FLAGS = ['titleTemplate', 'bodyTemplate'] as const
 const UPDATE_FLAGS = ['name', 'pattern', ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS] as const
+const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+
+// Of the destinations, only webhooks sign what they send (webhook-signature,
+// Standard Webhooks): every router has a signing secret, but the others'
+// receivers never see it, so it is printed for a webhook only.
+const SIGNED_TYPES = new Set(['webhook'])
 
 // --- arguments -------------------------------------------------------------
 
@@ -50,7 +38,7 @@ const UPDATE_FLAGS = ['name', 'pattern', ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS
  */
 async function destinationOf(opts: RouterOptions, readStdin: () => Promise<string>): Promise<Record<string, unknown> | undefined> {
   const given = DESTINATION_FLAGS.filter((f) => opts[f] !== undefined)
-  if (given.length > 1) throw usageError(`give one destination, not ${given.map((f) => `--${f}`).join(' and ')}`)
+  if (given.length > 1) throw usageError(`give one destination, not ${given.map(flagOf).join(' and ')}`)
   const flag = given[0]
   if (!flag) return undefined
   if (flag !== 'destination') return { type: flag, url: opts[flag] }
@@ -69,13 +57,12 @@ async function destinationOf(opts: RouterOptions, readStdin: () => Promise<strin
 function templateOf(opts: RouterOptions, current: RouterView['template'] = null) {
   if (TEMPLATE_FLAGS.every((f) => opts[f] === undefined)) return undefined
   const merged: Record<string, string | undefined> = { ...current }
-  if (opts['title-template'] !== undefined) merged.title = opts['title-template'] || undefined
-  if (opts['body-template'] !== undefined) merged.body = opts['body-template'] || undefined
+  if (opts.titleTemplate !== undefined) merged.title = opts.titleTemplate || undefined
+  if (opts.bodyTemplate !== undefined) merged.body = opts.bodyTemplate || undefined
   const template = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined))
   return Object.keys(template).length ? template : null
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const routersPath = (workspace: string) => `/admin/workspaces/${encodeURIComponent(workspace)}/routers`
 
 /** The router path of an id, or of a name looked up in the list (names are unique in a workspace). */
@@ -133,83 +120,128 @@ const signingSecret = (value: string) =>
 
 const readStdin = () => Bun.stdin.text()
 
-function setEnabled(enabled: boolean): RouterCommand {
-  return {
-    args: ['workspace', 'id'],
-    options: [],
+const WORKSPACE: [string, string] = ['<workspace>', "the workspace's name"]
+const ROUTER: [string, string] = ['<router>', "the router's id or its name (names are unique in a workspace)"]
+
+function destinationOptions(cmd: Command) {
+  cmd
+    .option('--webhook <url>', 'send each event as JSON to this URL, signed (Standard Webhooks)')
+    .option('--slack <url>', 'post to a Slack incoming webhook')
+    .option('--discord <url>', 'post to a Discord webhook')
+    .option('--teams <url>', 'post to a Microsoft Teams workflow webhook')
+    .option('--destination <json>', 'a destination of any type as JSON, e.g. \'{"type":"telegram","botToken":"…","chatId":42}\'; "-" reads it from stdin (keeps tokens out of ps and the shell history)')
+    .option('--title-template <template>', 'Mustache template of the title ({{message}}, {{event}}, {{data.plan}}…)')
+    .option('--body-template <template>', 'Mustache template of the body')
+}
+
+function setEnabled(g: Command, enabled: boolean) {
+  const verb = enabled ? 'enable' : 'disable'
+  operatorCommand(g, {
+    name: verb,
+    args: [WORKSPACE, ROUTER],
+    summary: enabled ? 'Enable a router: matching events go to it again.' : 'Disable a router: it keeps its settings and takes no events.',
+    examples: [`herald router ${verb} acme deploys`],
     async run(client, [workspace, id], opts) {
       const r = await client.request<RouterView>('PATCH', await routerPath(client, workspace!, id!), { enabled })
       if (opts.json) return json(r)
       return `${enabled ? 'Enabled' : 'Disabled'} router ${r.name} (${r.id}) in workspace ${workspace}.`
     },
-  }
+  })
 }
 
-export const routerCommands: Record<string, RouterCommand> = {
-  'router create': {
-    args: ['workspace'],
-    options: ['name', 'pattern', ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS],
-    async run(client, [workspace], opts) {
-      if (opts.name === undefined) throw usageError('router create needs --name NAME')
-      if (opts.pattern === undefined) throw usageError("router create needs --pattern PATTERN, such as 'user.*' or '*'")
-      const destination = await destinationOf(opts, readStdin)
-      if (!destination) throw usageError('router create needs a destination: --webhook URL, --slack URL, --discord URL, --teams URL or --destination JSON')
-      const template = templateOf(opts)
-      const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}) }
-      const created = await client.request<{ id: string; secret: string }>('POST', routersPath(workspace!), body)
-      if (opts.json) return json(created)
-      return `Created router ${opts.name} (${created.id}) in workspace ${workspace}: events matching ${opts.pattern} go to ${destination.type}.\n` + signingSecret(created.secret)
-    },
-  },
-  'router list': {
-    args: ['workspace'],
-    options: [],
-    async run(client, [workspace], opts) {
-      const list = await client.request<RouterView[]>('GET', routersPath(workspace!))
-      return opts.json ? json(list) : routersTable(workspace!, list)
-    },
-  },
-  'router show': {
-    args: ['workspace', 'id'],
-    options: [],
-    async run(client, [workspace, id], opts) {
-      const r = await client.request<RouterView>('GET', await routerPath(client, workspace!, id!))
-      return opts.json ? json(r) : routerText(r)
-    },
-  },
-  'router update': {
-    args: ['workspace', 'id'],
-    options: [...UPDATE_FLAGS],
-    async run(client, [workspace, id], opts) {
-      if (UPDATE_FLAGS.every((f) => opts[f] === undefined)) throw usageError(`router update needs at least one of ${UPDATE_FLAGS.map((f) => `--${f}`).join(', ')}`)
-      const destination = await destinationOf(opts, readStdin)
-      const path = await routerPath(client, workspace!, id!)
-      // The API replaces the template whole; one flag changes one part, so the other is read first.
-      const needsCurrent = TEMPLATE_FLAGS.some((f) => opts[f] !== undefined)
-      const current = needsCurrent ? await client.request<RouterView>('GET', path) : undefined
-      const template = templateOf(opts, current?.template)
-      const patch = {
-        ...(opts.name === undefined ? {} : { name: opts.name }),
-        ...(opts.pattern === undefined ? {} : { pattern: opts.pattern }),
-        ...(destination ? { destination } : {}),
-        ...(template === undefined ? {} : { template }),
-      }
-      const r = await client.request<RouterView>('PATCH', path, patch)
-      return opts.json ? json(r) : `Updated router ${r.name} in workspace ${workspace}.\n\n${routerText(r)}`
-    },
-  },
-  'router disable': setEnabled(false),
-  'router enable': setEnabled(true),
-  'router delete': {
-    args: ['workspace', 'id'],
-    options: [],
-    async run(client, [workspace, id], opts) {
-      const path = await routerPath(client, workspace!, id!)
-      await client.request<void>('DELETE', path)
-      const routerId = path.slice(path.lastIndexOf('/') + 1)
-      // The API answers 204 without a body; --json still prints something a script can read.
-      if (opts.json) return json({ workspace, id: routerId, deleted: true })
-      return `Deleted router ${routerId} from workspace ${workspace}.`
-    },
-  },
-}
+export const addRouterCommands = (program: Command) =>
+  group(program, 'router', 'Routers forward the events whose key matches a pattern to a destination: webhook, Slack, Discord, Teams, Telegram, e-mail, SMS.', (g) => {
+    operatorCommand<RouterOptions>(g, {
+      name: 'create',
+      args: [WORKSPACE],
+      summary: 'Create a router: events matching --pattern go to one destination.',
+      description:
+        "Create a router: the events whose key matches --pattern go to one destination. A pattern's \"*\" matches any run of characters ('user.*' takes user.signup and user.a.b, not user); '*' alone takes every event, even one without a key. A webhook router's signing secret is printed once.",
+      options: (cmd) => {
+        cmd.option('--name <name>', 'the router\'s name, unique in its workspace (required)').option('--pattern <pattern>', "event keys it takes, such as 'deploy.*' or '*' (required)")
+        destinationOptions(cmd)
+      },
+      examples: [
+        "herald router create acme --name signups --pattern 'user.*' --webhook https://example.com/hooks/herald",
+        "herald router create acme --name deploys --pattern 'deploy.*' --slack https://hooks.slack.com/services/T000/B000/XXXX --title-template 'Deploy {{data.sha}}'",
+        'echo \'{"type":"telegram","botToken":"123:abc","chatId":42}\' | herald router create acme --name tg --pattern \'*\' --destination -',
+      ],
+      async run(client, [workspace], opts) {
+        if (opts.name === undefined) throw usageError('router create needs --name NAME')
+        if (opts.pattern === undefined) throw usageError("router create needs --pattern PATTERN, such as 'user.*' or '*'")
+        const destination = await destinationOf(opts, readStdin)
+        if (!destination) throw usageError('router create needs a destination: --webhook URL, --slack URL, --discord URL, --teams URL or --destination JSON')
+        const template = templateOf(opts)
+        const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}) }
+        const created = await client.request<{ id: string; secret: string }>('POST', routersPath(workspace!), body)
+        if (opts.json) return json(created)
+        const line = `Created router ${opts.name} (${created.id}) in workspace ${workspace}: events matching ${opts.pattern} go to ${destination.type}.`
+        return SIGNED_TYPES.has(String(destination.type)) ? `${line}\n${signingSecret(created.secret)}` : line
+      },
+    })
+    operatorCommand(g, {
+      name: 'list',
+      args: [WORKSPACE],
+      summary: "List a workspace's routers, oldest first, without their secrets.",
+      examples: ['herald router list acme'],
+      async run(client, [workspace], opts) {
+        const list = await client.request<RouterView[]>('GET', routersPath(workspace!))
+        return opts.json ? json(list) : routersTable(workspace!, list)
+      },
+    })
+    operatorCommand(g, {
+      name: 'show',
+      args: [WORKSPACE, ROUTER],
+      summary: 'Show a router, without its secrets.',
+      examples: ['herald router show acme deploys'],
+      async run(client, [workspace, id], opts) {
+        const r = await client.request<RouterView>('GET', await routerPath(client, workspace!, id!))
+        return opts.json ? json(r) : routerText(r)
+      },
+    })
+    operatorCommand<RouterOptions>(g, {
+      name: 'update',
+      args: [WORKSPACE, ROUTER],
+      summary: 'Change what is given: name, pattern, destination, templates.',
+      description:
+        'Change what is given of a router: its name, pattern, destination or templates. A new destination replaces the whole old one (its secrets too); the signing secret is kept. One template flag keeps the other part, and an empty value removes that part.',
+      options: (cmd) => {
+        cmd.option('--name <name>', 'a new name').option('--pattern <pattern>', 'a new pattern')
+        destinationOptions(cmd)
+      },
+      examples: ["herald router update acme deploys --pattern 'deploy.prod.*'", "herald router update acme deploys --body-template ''"],
+      async run(client, [workspace, id], opts) {
+        if (UPDATE_FLAGS.every((f) => opts[f] === undefined)) throw usageError(`router update needs at least one of ${UPDATE_FLAGS.map(flagOf).join(', ')}`)
+        const destination = await destinationOf(opts, readStdin)
+        const path = await routerPath(client, workspace!, id!)
+        // The API replaces the template whole; one flag changes one part, so the other is read first.
+        const needsCurrent = TEMPLATE_FLAGS.some((f) => opts[f] !== undefined)
+        const current = needsCurrent ? await client.request<RouterView>('GET', path) : undefined
+        const template = templateOf(opts, current?.template)
+        const patch = {
+          ...(opts.name === undefined ? {} : { name: opts.name }),
+          ...(opts.pattern === undefined ? {} : { pattern: opts.pattern }),
+          ...(destination ? { destination } : {}),
+          ...(template === undefined ? {} : { template }),
+        }
+        const r = await client.request<RouterView>('PATCH', path, patch)
+        return opts.json ? json(r) : `Updated router ${r.name} in workspace ${workspace}.\n\n${routerText(r)}`
+      },
+    })
+    setEnabled(g, false)
+    setEnabled(g, true)
+    operatorCommand(g, {
+      name: 'delete',
+      args: [WORKSPACE, ROUTER],
+      summary: 'Delete a router; its past deliveries stay on their events.',
+      examples: ['herald router delete acme deploys'],
+      async run(client, [workspace, id], opts) {
+        const path = await routerPath(client, workspace!, id!)
+        await client.request<void>('DELETE', path)
+        const routerId = path.slice(path.lastIndexOf('/') + 1)
+        // The API answers 204 without a body; --json still prints something a script can read.
+        if (opts.json) return json({ workspace, id: routerId, deleted: true })
+        return `Deleted router ${routerId} from workspace ${workspace}.`
+      },
+    })
+  })

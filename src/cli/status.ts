@@ -1,77 +1,21 @@
-// `herald status`: what an operator watching the pipeline wants at a glance,
-// read straight from PostgreSQL (DATABASE_URL) and JetStream (NATS_URL), not
-// through a running server: the stream and the workers' consumer, the outbox
-// backlog, deliveries by state, and the workspaces nearest their monthly
-// quota. Text, or JSON with --json.
-import { connect } from '@nats-io/transport-node'
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream'
+// `herald status`: what an operator watching the pipeline wants at a glance:
+// the bus (JetStream's stream and the workers' consumer), the outbox backlog,
+// deliveries by state, and the workspaces nearest their monthly quota. Text,
+// or JSON with --json. With DATABASE_URL (and without --url) it reads
+// PostgreSQL and NATS itself, which works with no server running; otherwise
+// it asks a running server (GET /admin/status), which is the only way to
+// read the embedded default's database.
+import type { Command } from 'commander'
 import type { Config } from '../core/config'
 import type { BusState } from '../delivery/bus'
-import { openDatabase, type Sql } from '../core/db'
-import { createLogger } from '../core/log'
-import { readJetStreamState } from '../delivery/bus_jetstream'
-import { countOutbox, type OutboxBacklog } from '../delivery/relay'
+import { adminClient, localSettings } from './client'
+import { connectionOptions, withExamples, type CommonOptions } from './command'
 import { CliError, json, record, table } from './output'
+import type { Status } from '../delivery/status'
+
+export type { DeliveryCounts, QuotaUse, Status } from '../delivery/status'
 
 const TIMEOUT_MS = 5_000 // NATS connect and requests; PostgreSQL's connect_timeout is 5 s too (db.ts)
-const RECENT_MS = 24 * 3600 * 1000
-
-export interface DeliveryCounts {
-  pendingDue: number // all pending deliveries whose next attempt is due now
-  pendingLater: number // all pending deliveries waiting for a later attempt
-  succeeded: number // of the last 24 h's events
-  failed: number // of the last 24 h's events
-}
-
-export interface QuotaUse {
-  workspace: string
-  used: number
-  quota: number
-  percent: number
-}
-
-export interface Status {
-  bus: 'jetstream' | 'in-process'
-  /** null without NATS_URL, or while the stream does not exist yet. */
-  jetstream: BusState | null
-  outbox: OutboxBacklog
-  deliveries: DeliveryCounts
-  nearestQuota: QuotaUse[]
-}
-
-/**
- * The lowest delivery id of an event created at `t` or later: a delivery id
- * starts with its event's UUIDv7 timestamp (workers/send.ts), so "the last
- * 24 h" is a range of the primary key rather than a scan of the table.
- */
-export function deliveryIdFloor(t: Date): string {
-  const hex = Math.max(0, t.getTime()).toString(16).padStart(12, '0')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`
-}
-
-export async function countDeliveriesByState(sql: Sql, since: Date): Promise<DeliveryCounts> {
-  const [[pending], [recent]] = await Promise.all([
-    sql<{ due: number; later: number }[]>`
-      SELECT count(*) FILTER (WHERE next_attempt_at <= now())::int AS due, count(*) FILTER (WHERE next_attempt_at > now())::int AS later
-      FROM deliveries WHERE status = 'pending'`,
-    sql<{ succeeded: number; failed: number }[]>`
-      SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
-      FROM deliveries WHERE id >= ${deliveryIdFloor(since)}::uuid`,
-  ])
-  return { pendingDue: pending!.due, pendingLater: pending!.later, succeeded: recent!.succeeded, failed: recent!.failed }
-}
-
-/** The `limit` workspaces that have used the largest share of this month's quota (a quota of 0 counts as used up). */
-export async function findNearestQuota(sql: Sql, limit: number): Promise<QuotaUse[]> {
-  const rows = await sql<{ workspace: string; used: number; quota: number }[]>`
-    SELECT name AS workspace, used, monthly_quota AS quota FROM (
-      SELECT name, monthly_quota,
-        CASE WHEN quota_period < date_trunc('month', now() AT TIME ZONE 'UTC')::date THEN 0 ELSE quota_used END AS used
-      FROM workspaces) w
-    ORDER BY CASE WHEN monthly_quota = 0 THEN 1 ELSE used::float8 / monthly_quota END DESC, used DESC, name
-    LIMIT ${limit}`
-  return rows.map((r) => ({ ...r, percent: r.quota === 0 ? 100 : Math.round((r.used / r.quota) * 1000) / 10 }))
-}
 
 /** A URL without its credentials, for messages. */
 const shown = (url: string) => {
@@ -86,15 +30,12 @@ const shown = (url: string) => {
 const unreachable = (what: string, url: string, err: unknown) =>
   new CliError('unreachable', `cannot reach ${what} at ${shown(url)}: ${err instanceof Error ? err.message : String(err)}`)
 
+// PostgreSQL and NATS are imported when read: the other commands start without them.
 async function readDatabase(config: Config): Promise<Pick<Status, 'outbox' | 'deliveries' | 'nearestQuota'>> {
+  const [{ openDatabase }, { createLogger }, { readDatabaseStatus }] = await Promise.all([import('../core/db'), import('../core/log'), import('../delivery/status')])
   const db = await openDatabase({ ...config, DATABASE_POOL_MAX: 3 }, createLogger('silent'))
   try {
-    const [outbox, deliveries, nearestQuota] = await Promise.all([
-      countOutbox(db.sql, Number.MAX_SAFE_INTEGER),
-      countDeliveriesByState(db.sql, new Date(Date.now() - RECENT_MS)),
-      findNearestQuota(db.sql, 10),
-    ])
-    return { outbox, deliveries, nearestQuota }
+    return await readDatabaseStatus(db.sql)
   } catch (err) {
     if ((err as { code?: string }).code === '42P01') {
       throw new CliError('unreachable', `the database at ${shown(config.DATABASE_URL!)} has no Herald tables: run herald migrate`)
@@ -106,6 +47,11 @@ async function readDatabase(config: Config): Promise<Pick<Status, 'outbox' | 'de
 }
 
 async function readJetStream(url: string, stream: string): Promise<BusState | null> {
+  const [{ connect }, { JetStreamApiCodes, JetStreamApiError, jetstreamManager }, { readJetStreamState }] = await Promise.all([
+    import('@nats-io/transport-node'),
+    import('@nats-io/jetstream'),
+    import('../delivery/bus_jetstream'),
+  ])
   const nc = await connect({ servers: url, name: 'herald-status', timeout: TIMEOUT_MS, maxReconnectAttempts: 0 }).catch((err) => {
     throw unreachable('NATS', url, err)
   })
@@ -119,11 +65,8 @@ async function readJetStream(url: string, stream: string): Promise<BusState | nu
   }
 }
 
-/** Reads everything; throws a CliError naming PostgreSQL or NATS when either cannot be read. */
+/** Reads everything from DATABASE_URL and NATS_URL; throws a CliError naming PostgreSQL or NATS when either cannot be read. */
 export async function readStatus(config: Config): Promise<Status> {
-  if (!config.DATABASE_URL) {
-    throw new CliError('config', 'herald status reads PostgreSQL: set DATABASE_URL (the embedded database belongs to the running herald start)')
-  }
   const [db, jetstream] = await Promise.all([
     readDatabase(config),
     config.NATS_URL ? readJetStream(config.NATS_URL, config.NATS_STREAM) : null,
@@ -146,31 +89,43 @@ export function age(seconds: number): string {
 
 const bytes = (b: number) => (b < 1024 ? `${b} B` : b < 1024 ** 2 ? `${(b / 1024).toFixed(1)} KiB` : `${(b / 1024 ** 2).toFixed(1)} MiB`)
 
-function busText(s: Status, config: Config): string {
+/** Where the JetStream numbers come from, for their heading: NATS itself, or a server's view of it. */
+export interface BusSource {
+  label: string
+  /** The stream's name, for a stream that does not exist yet. */
+  stream: string
+  /** The numbers come from a server, which reads the consumer only when it consumes too. */
+  viaServer: boolean
+}
+
+function busText(s: Status, source: BusSource): string {
   if (s.bus === 'in-process') return 'Bus: in-process (NATS_URL is not set): each herald start delivers the events it commits.'
   const js = s.jetstream
-  if (!js) return `JetStream (${shown(config.NATS_URL!)}): stream ${config.NATS_STREAM} does not exist yet (no Herald has started with it).`
+  if (!js) return `JetStream (${source.label}): stream ${source.stream} does not exist yet (no Herald has started with it).`
   const st = js.stream
   const c = js.consumer
+  const noConsumer = source.viaServer
+    ? 'not read by this server, which does not consume (herald serve beside herald worker): run herald status with DATABASE_URL and NATS_URL'
+    : 'none yet (no herald worker has started)'
   const pairs: [string, string][] = [
     // An empty stream reports first = last + 1: show the last sequence alone.
     [`stream ${st.name}`, `${n(st.messages)} messages, ${bytes(st.bytes)}, ${st.messages ? `sequences ${st.firstSeq}–${st.lastSeq}` : `last sequence ${st.lastSeq}`}, ${st.consumers} consumer(s)`],
     c
       ? [`consumer ${c.name}`, `${n(c.pending)} pending, ${n(c.ackPending)} ack pending, ${n(c.redelivered)} redelivered, ${n(c.waiting)} waiting pull requests`]
-      : ['consumer', 'none yet (no herald worker has started)'],
+      : ['consumer', noConsumer],
   ]
-  return `JetStream (${shown(config.NATS_URL!)})\n${indent(record(pairs))}`
+  return `JetStream (${source.label})\n${indent(record(pairs))}`
 }
 
 const indent = (text: string) => text.replace(/^/gm, '  ')
 
-export function statusText(s: Status, config: Config): string {
+export function statusText(s: Status, source: BusSource): string {
   const d = s.deliveries
   const quota = s.nearestQuota.length
     ? table(['WORKSPACE', 'USED', 'QUOTA', 'PERCENT'], s.nearestQuota.map((q) => [q.workspace, q.used, q.quota, `${q.percent.toFixed(1)}%`]))
     : 'No workspaces yet.'
   return [
-    busText(s, config),
+    busText(s, source),
     `Outbox\n${indent(record([['rows', n(s.outbox.rows)], ['events', n(s.outbox.events)], ['oldest', age(s.outbox.oldestAgeSeconds)]]))}`,
     `Deliveries (pending: all; succeeded and failed: of the last 24 h's events)\n${indent(record([
       ['pending, due now', n(d.pendingDue)], ['pending, later', n(d.pendingLater)], ['succeeded', n(d.succeeded)], ['failed', n(d.failed)],
@@ -179,7 +134,43 @@ export function statusText(s: Status, config: Config): string {
   ].join('\n\n')
 }
 
-export async function runStatus(config: Config, asJson: boolean): Promise<string> {
+/** The status from a running server's operator API. */
+async function askServer(opts: CommonOptions): Promise<{ status: Status; source: BusSource }> {
+  const client = adminClient({ url: opts.url, token: opts.token })
+  try {
+    const status = await client.request<Status>('GET', '/admin/status')
+    return { status, source: { label: `as ${client.baseUrl} sees it`, stream: status.jetstream?.stream.name ?? '-', viaServer: true } }
+  } catch (err) {
+    if (err instanceof CliError && err.code === 'unreachable') {
+      throw new CliError('unreachable', `${err.message} Or set DATABASE_URL (and NATS_URL) for herald status to read them itself.`)
+    }
+    throw err
+  }
+}
+
+async function readDirectly(): Promise<{ status: Status; source: BusSource }> {
+  const { loadConfig } = await import('../core/config')
+  const config = loadConfig()
   const status = await readStatus(config)
-  return asJson ? json(status) : statusText(status, config)
+  return { status, source: { label: config.NATS_URL ? shown(config.NATS_URL) : '', stream: config.NATS_STREAM, viaServer: false } }
+}
+
+export async function runStatus(opts: CommonOptions, env: Record<string, string | undefined> = process.env): Promise<string> {
+  const direct = opts.url === undefined && !!localSettings(env).DATABASE_URL
+  const { status, source } = direct ? await readDirectly() : await askServer(opts)
+  return opts.json ? json(status) : statusText(status, source)
+}
+
+export function addStatusCommand(program: Command): Command {
+  const cmd = program
+    .command('status')
+    .summary('Print the bus, the outbox backlog, deliveries by state and the workspaces nearest their quota.')
+    .description(
+      'Print what the pipeline is doing: the JetStream stream and consumer (or the in-process bus), the outbox backlog, deliveries by state and the workspaces nearest their monthly quota. With DATABASE_URL set (and no --url) it reads PostgreSQL and NATS_URL itself, server or no server; otherwise it asks the running server (GET /admin/status, with the operator token), which is how it reads the embedded default.',
+    )
+  connectionOptions(cmd)
+  withExamples(cmd, ['herald status', 'herald status --json | jq .deliveries', 'DATABASE_URL=postgres://… NATS_URL=nats://… herald status', 'herald status --url https://herald.example.com'])
+  return cmd.action(async (opts: CommonOptions) => {
+    console.log(await runStatus(opts))
+  })
 }

@@ -1,8 +1,13 @@
-// The environment is read once, at boot, against this schema. A wrong value
-// stops the process with the name of the key at fault. Every key here is listed
-// in the README's configuration table.
+// The settings are read once, at boot, against this schema: from the
+// environment and, under it, an optional TOML file (herald.toml in the
+// working directory, or HERALD_CONFIG / `--config`) with the same keys. A
+// wrong value stops the process with the name of the key at fault. Every key
+// here is in docs/configuration.md's table, generated from this schema.
+import { existsSync, readFileSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import ipaddr from 'ipaddr.js'
+import { parse as parseToml, TomlError } from 'smol-toml'
 
 const Int = (def: number, min: number, max: number, description: string) =>
   Type.Integer({ default: def, minimum: min, maximum: max, description })
@@ -10,25 +15,25 @@ const Int = (def: number, min: number, max: number, description: string) =>
 export const ConfigSchema = Type.Object({
   PORT: Int(8080, 0, 65535, 'HTTP port of the API.'),
   HOST: Type.String({ default: '0.0.0.0', description: 'Address the API listens on.' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL. Unset: embedded PGlite in HERALD_DATA_DIR.' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', error: 'a PostgreSQL URL, e.g. postgres://user:password@host:5432/herald', description: 'PostgreSQL URL. Unset: embedded PGlite in HERALD_DATA_DIR.' })),
   // postgres.js opens connections lazily; 10 keeps a few batches in flight
   // without crowding PostgreSQL's default max_connections of 100 when scaled out.
   DATABASE_POOL_MAX: Int(10, 1, 200, 'Connections per process to PostgreSQL.'),
   HERALD_DATA_DIR: Type.String({ default: './.herald', description: 'Directory of the embedded database.' }),
-  HERALD_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of the operator API. Unset: the operator API is off.' })),
+  HERALD_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, error: 'at least 16 characters, e.g. from `openssl rand -hex 24`', description: 'Bearer token of the operator API (and of the CLI). Unset: on the embedded default, a token is generated into `HERALD_DATA_DIR/admin.token` (mode 0600), which the CLI on the same machine reads; with `DATABASE_URL`, the operator API is off.' })),
   // Unset by default: Prometheus scrapes over the internal network, and most
   // setups keep /metrics off the public ingress rather than share a token.
-  HERALD_METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token /metrics requires. Unset: /metrics is open (keep it on the internal network).' })),
+  HERALD_METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, error: 'at least 16 characters, e.g. from `openssl rand -hex 24`', description: 'Bearer token `/metrics` requires (16+ characters), on the API and on workers. Unset: `/metrics` is open; keep it on the internal network.' })),
   // 9464 is the port OpenTelemetry's Prometheus exporter uses by convention,
   // clear of the API's 8080; 0 picks a free port (the tests).
-  METRICS_PORT: Int(9464, 0, 65535, 'Port of the /metrics and /healthz server of `herald worker` (the API serves /metrics on PORT).'),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info', description: 'pino log level.' }),
+  METRICS_PORT: Int(9464, 0, 65535, 'Port of the `/metrics` and `/healthz` server of `herald worker` (the API serves `/metrics` on `PORT`). `0` picks a free port.'),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info', description: 'pino log level: `fatal` … `trace`, or `silent`.' }),
   // A lane sends what it has gathered as soon as it may (window 0): under
   // load, events gather while the batch ahead commits, so batches fill by
   // themselves, and an idle Herald answers in one commit. A window only delays
   // them: 1 ms cut the rate by a third (bench/ingest.ts).
   BATCH_MAX_EVENTS: Int(1000, 1, 10000, 'Most events written in one statement.'),
-  BATCH_WINDOW_MS: Int(0, 0, 1000, 'How long an idle lane waits for more events before it writes them.'),
+  BATCH_WINDOW_MS: Int(0, 0, 1000, 'How long an idle lane waits for more events before it writes them (0: at once; under load batches fill while the one ahead commits).'),
   // Each lane owns a share of the workspaces and a connection of its own. On
   // 2 cores one lane beat two and four (more, smaller batches, each with its
   // fixed cost); more lanes help where PostgreSQL has cores to spare.
@@ -45,58 +50,66 @@ export const ConfigSchema = Type.Object({
   API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up.'),
   HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept; older monthly partitions are dropped. 0 keeps everything.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
-  NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|wss?)://', description: 'NATS server with JetStream, e.g. nats://127.0.0.1:4222. Unset: the outbox is dispatched in-process.' })),
-  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>).' }),
+  NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|wss?)://', error: 'a NATS URL (nats://, tls://, ws:// or wss://), e.g. nats://127.0.0.1:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`). Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself.' })),
+  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>).' }),
   // A 32-byte key, base64. Unset: a key is generated once into
   // HERALD_DATA_DIR/secret.key; every instance sharing a database must then
   // share that file, so set this when scaling out.
-  HERALD_SECRET_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: 'AES-256 key (32 bytes, base64) encrypting router secrets at rest. Unset: generated into HERALD_DATA_DIR/secret.key.' })),
+  HERALD_SECRET_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', error: '32 random bytes in base64 (44 characters ending in "="), as `openssl rand -base64 32` prints them', description: 'AES-256 key (32 bytes, base64: `openssl rand -base64 32`) that encrypts router secrets at rest. Unset: generated once into `HERALD_DATA_DIR/secret.key`; set it (the same everywhere) when several instances share a database.' })),
   HERALD_OUTBOUND_ALLOW: Type.String({ default: '', description: 'Comma-separated CIDRs deliveries may reach despite the SSRF rules, e.g. 10.0.0.0/8 for on-premise receivers.' }),
   // Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
-  HERALD_RETRY_SCHEDULE: Type.String({ default: '0s,5s,5m,30m,2h,5h,10h,10h', pattern: '^\\s*[0-9]+(ms|s|m|h)(\\s*,\\s*[0-9]+(ms|s|m|h))*\\s*$', description: 'Delay before each attempt of a delivery; its length is the number of attempts.' }),
+  HERALD_RETRY_SCHEDULE: Type.String({ default: '0s,5s,5m,30m,2h,5h,10h,10h', error: 'delays separated by commas, each a whole number with ms, s, m or h, e.g. 0s,5s,5m,30m', pattern: '^\\s*[0-9]+(ms|s|m|h)(\\s*,\\s*[0-9]+(ms|s|m|h))*\\s*$', description: 'Delay before each attempt of a delivery; its length is the number of attempts.' }),
   DELIVERY_TIMEOUT_MS: Int(10000, 100, 120000, 'Time limit of one delivery attempt, connect to last byte.'),
   // Slow receivers must not stall the rest: this many deliveries run at once
   // per worker process; a batch of events waits while twice as many are queued.
-  WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process.'),
+  WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process; a batch of events waits while twice as many are queued.'),
   WORKER_THREADS: Int(2, 1, 64, 'Threads of the piscina pool that renders and sends deliveries.'),
   // One receiver that hangs may hold this many of a worker's sends, no more;
   // the rest of its deliveries wait a little, then are retried later.
-  DESTINATION_CONCURRENCY: Int(32, 1, 10000, 'Sends under way to one router\'s destination per worker process.'),
+  DESTINATION_CONCURRENCY: Int(32, 1, 10000, 'Sends under way to one router\'s destination per worker process; beyond it a delivery waits up to 2 s for a place, then is retried later.'),
   CIRCUIT_FAILURES: Int(5, 1, 1000, 'Consecutive failures (no answer, time-out, 429, 5xx) of a destination that open its circuit: its deliveries are then retried later without being sent.'),
   CIRCUIT_COOLDOWN_MS: Int(30000, 100, 3600000, 'How long an open circuit stays open before one trial send; doubled after each failed trial, up to 10 minutes.'),
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),
-  JETSTREAM_ACK_WAIT_MS: Int(30000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this.'),
+  JETSTREAM_ACK_WAIT_MS: Int(30000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this (a worker reports events still being delivered as in progress).'),
   // An event stays unacknowledged until its first attempts are made and
   // recorded; at 5,000 events/s and 100 ms each, 500 are pending. The bound
   // keeps a stalled worker from holding the whole stream.
   JETSTREAM_MAX_ACK_PENDING: Int(4096, 1, 1000000, 'Events handed to workers and not yet acknowledged, across all workers (the consumer\'s max_ack_pending).'),
   // Rows committed by this process are relayed at once; this interval only
   // matters for rows of other processes and after a failure.
-  OUTBOX_RELAY_INTERVAL_MS: Int(250, 10, 60000, 'How often the outbox relay looks for events committed by other processes.'),
-  TELEGRAM_API_URL: Type.String({ default: 'https://api.telegram.org', pattern: '^https?://', description: 'Base URL of the Telegram Bot API.' }),
-  TWILIO_API_URL: Type.String({ default: 'https://api.twilio.com', pattern: '^https?://', description: 'Base URL of the Twilio REST API (SMS).' }),
-  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', description: 'SMTP server of account e-mails (unset: logged instead) and default server of e-mail routers, e.g. smtps://user:pass@smtp.example.com:465.' })),
-  SMTP_FROM: Type.String({ default: 'Herald <herald@localhost>', description: 'Default sender of e-mail routers.' }),
+  OUTBOX_RELAY_INTERVAL_MS: Int(250, 10, 60000, 'How often the outbox relay looks for events committed by other processes (its own are relayed at once).'),
+  TELEGRAM_API_URL: Type.String({ default: 'https://api.telegram.org', pattern: '^https?://', error: 'an http:// or https:// URL', description: 'Base URL of the Telegram Bot API.' }),
+  TWILIO_API_URL: Type.String({ default: 'https://api.twilio.com', pattern: '^https?://', error: 'an http:// or https:// URL', description: 'Base URL of the Twilio REST API (SMS).' }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://', error: 'an SMTP URL: smtp:// or smtps://, e.g. smtps://user:pass@smtp.example.com:465', description: 'SMTP server of account e-mails (password resets, invitations; unset: they are logged instead) and default server of e-mail routers, e.g. `smtps://user:pass@smtp.example.com:465`.' })),
+  SMTP_FROM: Type.String({ default: 'Herald <herald@localhost>', description: 'Sender of account e-mails and default sender of e-mail routers.' }),
   // APNs token auth: all four of APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and
   // APNS_TOPIC, or none (then iOS devices are not pushed).
-  APNS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the APNs auth key (.p8) for token-based auth.' })),
-  APNS_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', description: 'Key ID of the .p8 key (10 characters).' })),
-  APNS_TEAM_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', description: 'Apple Developer Team ID (10 characters).' })),
+  APNS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the APNs auth key (`.p8`, token-based auth). APNs is on when all four `APNS_KEY_FILE`, `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC` are set; a partial set stops Herald naming the missing key.' })),
+  APNS_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', error: '10 capital letters and digits, as Apple shows the key id', description: 'Key ID of the .p8 key (10 characters).' })),
+  APNS_TEAM_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', error: '10 capital letters and digits, as Apple shows the team id', description: 'Apple Developer Team ID (10 characters).' })),
   APNS_TOPIC: Type.Optional(Type.String({ minLength: 1, description: 'Default apns-topic: the iOS app\'s bundle id. A device may name its own.' })),
-  APNS_ORIGIN: Type.Optional(Type.String({ pattern: '^https://', description: 'Replaces both APNs hosts (api.push.apple.com, api.sandbox.push.apple.com), e.g. https://127.0.0.1:8443 for a local stand-in.' })),
+  APNS_ORIGIN: Type.Optional(Type.String({ pattern: '^https://', error: 'an https:// URL', description: 'Replaces both APNs hosts (`https://api.push.apple.com`, `https://api.sandbox.push.apple.com`), e.g. `https://127.0.0.1:8443` for a local stand-in; its CA goes in `NODE_EXTRA_CA_CERTS`.' })),
   FCM_SERVICE_ACCOUNT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the Firebase service-account JSON. Unset: Android devices are not pushed.' })),
-  FCM_ORIGIN: Type.String({ default: 'https://fcm.googleapis.com', pattern: '^https?://', description: 'Base URL of the FCM HTTP v1 API.' }),
-  GOOGLE_OAUTH_TOKEN_URL: Type.String({ default: 'https://oauth2.googleapis.com/token', pattern: '^https?://', description: 'OAuth2 token endpoint for the FCM service account.' }),
+  FCM_ORIGIN: Type.String({ default: 'https://fcm.googleapis.com', pattern: '^https?://', error: 'an http:// or https:// URL', description: 'Base URL of the FCM HTTP v1 API.' }),
+  GOOGLE_OAUTH_TOKEN_URL: Type.String({ default: 'https://oauth2.googleapis.com/token', pattern: '^https?://', error: 'an http:// or https:// URL', description: 'OAuth2 token endpoint for the FCM service account.' }),
+  // Web Push (browsers, and the installed app on phones): a VAPID key pair,
+  // both keys or neither; neither: generated into HERALD_DATA_DIR/vapid.json.
+  WEB_PUSH_VAPID_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{87}$', error: 'a VAPID public key: 87 characters of base64url, as `npx web-push generate-vapid-keys` prints it', description: 'VAPID public key (65-byte P-256 point, base64url), as `npx web-push generate-vapid-keys` prints it. Unset: a pair is generated into HERALD_DATA_DIR/vapid.json. Changing it ends every browser subscription.' })),
+  WEB_PUSH_VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', error: 'a VAPID private key: 43 characters of base64url, as `npx web-push generate-vapid-keys` prints it', description: 'VAPID private key (32 bytes, base64url), the pair of WEB_PUSH_VAPID_PUBLIC_KEY.' })),
+  WEB_PUSH_SUBJECT: Type.Optional(Type.String({ error: 'mailto: with an e-mail address, or an https:// URL', pattern: '^(mailto:[^@\\s]+@[^@\\s]+|https://[^\\s]+)$', description: 'Contact the push services may use about your pushes: mailto:you@example.com or an https URL. Unset: HERALD_PUBLIC_URL when it is https, else mailto:herald@localhost (which Apple refuses).' })),
+  WEB_PUSH_TTL_S: Int(86400, 0, 2419200, 'How long (seconds) a push service keeps a Web Push for a browser that is offline; 0: deliver now or never.'),
   // Links in e-mails (password resets, invitations) and the dashboard's deep
   // links are built on this; behind a proxy, the address people use.
-  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', description: 'Public base URL of Herald, for links in e-mails. Unset: http://localhost:<PORT>.' })),
-  HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: 'open: anyone can sign up and gets a workspace; invite: only people with an invitation can sign up.' }),
+  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails. Unset: http://localhost:<PORT>.' })),
+  HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: '`open`: anyone can sign up (confirming the address by an e-mailed link) and gets a workspace of their own; `invite`: only people with an invitation can sign up.' }),
   // Only behind a proxy that sets them: otherwise a client could pick its own
   // address (sign-in throttling) and pretend to be on https.
-  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Take the client address from X-Forwarded-For and the scheme from X-Forwarded-Proto.' }),
-  HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key.' }),
+  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Behind a reverse proxy: take the client address from `X-Forwarded-For` (sign-in throttling) and the scheme from `X-Forwarded-Proto` (Secure cookies).' }),
+  HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key; the first account to sign up owns it.' }),
+  LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto', description: 'json: one JSON object per line; pretty: coloured lines for people; auto: pretty when stdout is a terminal, else json.' }),
+  HERALD_CONFIG: Type.Optional(Type.String({ description: 'A TOML file of settings, with the same keys as the environment (`PORT = 8080`). Unset: herald.toml in the working directory, when there is one. The environment wins over the file. `herald --config FILE` sets it.' })),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -104,19 +117,149 @@ export class ConfigError extends Error {
   code = 'CONFIG_INVALID'
 }
 
-/** Parses `env` against the schema; throws ConfigError naming the first bad key. */
+/** What a key takes, in words: its own `error` text, or what its type says. */
+function validValues(schema: Record<string, unknown>): string {
+  if (typeof schema.error === 'string') return schema.error
+  if (Array.isArray(schema.anyOf)) return `one of ${(schema.anyOf as { const: unknown }[]).map((s) => JSON.stringify(s.const)).join(', ')}`
+  if (schema.type === 'boolean') return 'true or false'
+  if (schema.type === 'integer') return `a whole number from ${schema.minimum} to ${schema.maximum}`
+  if (schema.type === 'number') return schema.exclusiveMinimum !== undefined ? `a number above ${schema.exclusiveMinimum}` : 'a number'
+  return 'text'
+}
+
+// Values never shown in an error: keys, tokens, and URLs (they carry passwords).
+const hidden = (key: string) => /TOKEN|URL|KEY|SECRET/.test(key)
+
+/**
+ * Why HERALD_OUTBOUND_ALLOW's entries are unusable, or null: each must be an
+ * IP address or a CIDR (names are not allowed: DNS could move them).
+ */
+function allowProblem(text: string): string | null {
+  const bad: string[] = []
+  for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+    try {
+      if (entry.includes('/')) ipaddr.parseCIDR(entry)
+      else ipaddr.parse(entry)
+      if (!ipaddr.isValid(entry.split('/')[0]!)) throw new Error()
+    } catch {
+      const [ip, bits] = entry.split('/')
+      bad.push(ipaddr.isValid(ip!) && bits !== undefined
+        ? `${JSON.stringify(entry)}: the prefix length must be 0 to ${ipaddr.parse(ip!).kind() === 'ipv4' ? 32 : 128}`
+        : `${JSON.stringify(entry)} is not an IP address or CIDR (host names are not allowed)`)
+    }
+  }
+  return bad.length ? `${bad.join('; ')}; expected IP addresses or CIDRs separated by commas, e.g. 10.0.0.0/8,192.168.1.20` : null
+}
+
+/**
+ * Parses `env` against the schema; throws one ConfigError naming every bad
+ * key, its value (unless secret) and what it takes, in words.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const file = readConfigFile(env)
+  const settings = { ...file?.values, ...env }
+  const from = (key: string) => (file && env[key] === undefined && file.values[key] !== undefined ? ` (in ${file.path})` : '')
   const raw: Record<string, unknown> = {}
   for (const key of Object.keys(ConfigSchema.properties)) {
-    const value = env[key]
+    const value = settings[key]
     if (value !== undefined && value !== '') raw[key] = value
   }
-  const value = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw))
-  const first = Value.Errors(ConfigSchema, value).First()
-  if (first) {
-    const key = first.path.split('/')[1] ?? '(config)'
-    const shown = key.includes('TOKEN') || key.includes('URL') ? '(hidden)' : JSON.stringify(raw[key])
-    throw new ConfigError(`invalid configuration: ${key}=${shown}: ${first.message}`)
+  const value = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw)) as Record<string, unknown>
+  const problems = new Map<string, string>()
+  for (const e of Value.Errors(ConfigSchema, value)) {
+    const key = e.path.split('/')[1] ?? '(config)'
+    if (problems.has(key)) continue
+    const schema = (ConfigSchema.properties as Record<string, Record<string, unknown>>)[key]
+    const shown = hidden(key) ? '(hidden)' : JSON.stringify(raw[key])
+    problems.set(key, `${key}=${shown}${from(key)}: expected ${schema ? validValues(schema) : e.message}`)
   }
+  const allow = typeof value.HERALD_OUTBOUND_ALLOW === 'string' ? allowProblem(value.HERALD_OUTBOUND_ALLOW) : null
+  if (allow) problems.set('HERALD_OUTBOUND_ALLOW', `HERALD_OUTBOUND_ALLOW${from('HERALD_OUTBOUND_ALLOW')}: ${allow}`)
+  if (problems.size) throw new ConfigError(`invalid configuration: ${[...problems.values()].join('\n  ')}`)
   return value as Config
+}
+
+// The prefixes of Herald's own settings: an unknown variable with one is a
+// typo. Another variable is one only when it is a near miss of a long key
+// (HOME is not a typo of HOST).
+const OURS = /^(HERALD|NATS|APNS|FCM|WEB_PUSH)_/
+// What the `herald` CLI reads as a client of a server, not as one.
+const CLIENT_SETTINGS = ['HERALD_URL', 'HERALD_KEY']
+const nearMiss = (key: string, known: string) => key.length >= 8 && distance(known, key) <= 2
+
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/**
+ * Warnings for variables that look like Herald's but are not
+ * (`DATABSE_URL`: "did you mean DATABASE_URL?"): a typo must not pass as
+ * an unset key.
+ */
+export function unknownSettings(env: Record<string, string | undefined> = process.env): string[] {
+  const known = [...Object.keys(ConfigSchema.properties), ...CLIENT_SETTINGS]
+  const closest = (key: string) => {
+    const [best] = known.map((k) => ({ k, d: distance(k, key) })).sort((a, b) => a.d - b.d)
+    return best && best.d <= Math.max(2, Math.floor(key.length / 4)) ? `: did you mean ${best.k}?` : ''
+  }
+  const out: string[] = []
+  for (const key of Object.keys(env).sort()) {
+    if (known.includes(key) || !(OURS.test(key) || known.some((k) => nearMiss(key, k)))) continue
+    out.push(`${key} is not a Herald setting${closest(key)}`)
+  }
+  // Every key of the file is meant as a setting: all of them are checked.
+  const file = readConfigFile(env)
+  for (const key of Object.keys(file?.values ?? {}).sort()) {
+    if (!known.includes(key) || key === 'HERALD_CONFIG') out.push(`${key} in ${file!.path} is not a Herald setting${key === 'HERALD_CONFIG' ? ' there: name the file with --config or HERALD_CONFIG' : closest(key)}`)
+  }
+  return out
+}
+
+/** The default configuration file, looked for in the working directory. */
+export const CONFIG_FILE = 'herald.toml'
+
+/**
+ * The settings of the TOML file HERALD_CONFIG names, or of ./herald.toml
+ * when there is one, as the environment would spell them (strings); undefined
+ * without a file. A file that is named but missing, or does not parse, or
+ * holds a value that is not a string, number, true/false or a list of those,
+ * is a ConfigError naming the file and the place.
+ */
+export function readConfigFile(env: Record<string, string | undefined>): { path: string; values: Record<string, string> } | undefined {
+  const named = env.HERALD_CONFIG || undefined
+  const path = named ?? (existsSync(CONFIG_FILE) ? CONFIG_FILE : undefined)
+  if (!path) return undefined
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new ConfigError(`cannot read the configuration file ${path} (HERALD_CONFIG or --config): ${(err as { code?: string }).code ?? String(err)}`)
+  }
+  let doc: Record<string, unknown>
+  try {
+    doc = parseToml(text)
+  } catch (err) {
+    const where = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : ''
+    throw new ConfigError(`${path} is not valid TOML${where}: ${(err as Error).message.split('\n')[0]}`)
+  }
+  const values: Record<string, string> = {}
+  const bad: string[] = []
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint'
+  for (const [key, v] of Object.entries(doc)) {
+    if (scalar(v)) values[key] = String(v)
+    else if (Array.isArray(v) && v.every(scalar)) values[key] = v.map(String).join(',')
+    else bad.push(`${key} in ${path}: expected a string, a number, true or false, or a list of them, not ${Array.isArray(v) ? 'a mixed list' : v instanceof Date ? 'a date' : 'a table'}`)
+  }
+  if (bad.length) throw new ConfigError(`invalid configuration: ${bad.join('\n  ')}`)
+  return { path, values }
 }

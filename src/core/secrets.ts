@@ -43,15 +43,24 @@ export function loadSecretKey(config: Pick<Config, 'HERALD_SECRET_KEY' | 'HERALD
   if (config.HERALD_SECRET_KEY) return Buffer.from(config.HERALD_SECRET_KEY, 'base64')
   // An in-memory database (tests) gets an in-memory key: its secrets die with it.
   if (config.HERALD_DATA_DIR.startsWith('memory://')) return randomBytes(32)
-  const file = join(config.HERALD_DATA_DIR, 'secret.key')
+  const { value, file } = secretInFile(config.HERALD_DATA_DIR, 'secret.key', () => randomBytes(32).toString('base64'))
+  if (config.DATABASE_URL) log?.warn({ file }, 'HERALD_SECRET_KEY is unset: router secrets use the key in this file; give every instance the same key')
+  return Buffer.from(value, 'base64')
+}
+
+/**
+ * The secret kept in `dir`/`name`, made by `make` on first use and written
+ * with mode 0600; when two processes start at once, the first file wins.
+ */
+export function secretInFile(dir: string, name: string, make: () => string): { value: string; file: string } {
+  const file = join(dir, name)
   if (!existsSync(file)) {
-    mkdirSync(config.HERALD_DATA_DIR, { recursive: true })
+    mkdirSync(dir, { recursive: true })
     try {
-      writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' })
+      writeFileSync(file, make() + '\n', { mode: 0o600, flag: 'wx' })
     } catch (err) {
       if ((err as { code?: string }).code !== 'EEXIST') throw err // another process made it first
     }
   }
-  if (config.DATABASE_URL) log?.warn({ file }, 'HERALD_SECRET_KEY is unset: router secrets use the key in this file; give every instance the same key')
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')
+  return { value: readFileSync(file, 'utf8').trim(), file }
 }

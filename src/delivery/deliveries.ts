@@ -139,9 +139,9 @@ export interface DeliveryView {
 /** The deliveries of one event with every attempt, oldest first. */
 export const listEventDeliveries = (sql: Tx, workspaceId: number, eventId: string) => sql<DeliveryView[]>`
   SELECT d.id, d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId", d.status,
-    CASE WHEN d.status = 'pending' THEN to_json(d.next_attempt_at)#>>'{}' END AS "nextAttemptAt",
-    to_json(d.created_at)#>>'{}' AS "createdAt", to_json(d.updated_at)#>>'{}' AS "updatedAt",
-    COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', to_json(a.started_at)#>>'{}', 'durationMs', a.duration_ms,
+    CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
+    iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
+    COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', iso_time(a.started_at), 'durationMs', a.duration_ms,
         'ok', a.ok, 'status', a.status, 'error', a.error, 'response', a.response) ORDER BY a.started_at)
       FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
   FROM deliveries d WHERE d.workspace_id = ${workspaceId} AND d.event_id = ${eventId}
@@ -161,15 +161,159 @@ export interface FailedDeliveryView {
 }
 export const listFailedDeliveries = (sql: Tx, workspaceId: number, limit: number) => sql<FailedDeliveryView[]>`
   SELECT d.id, d.event_id AS "eventId", d.kind, d.router_id AS "routerId", d.status, d.last_error AS "lastError",
-    to_json(d.created_at)#>>'{}' AS "createdAt", to_json(d.updated_at)#>>'{}' AS "updatedAt", d.attempts AS "attemptCount"
+    iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt", d.attempts AS "attemptCount"
   FROM deliveries d WHERE d.workspace_id = ${workspaceId} AND d.status = 'failed'
   ORDER BY d.updated_at DESC LIMIT ${limit}`
+
+/**
+ * What a replay sets, for one delivery or many: due now, with a fresh retry
+ * schedule (attempts count from 0 again), its id and attempt history kept.
+ * The caller then wakes the scheduler, so that it is sent at once.
+ */
+const replayed = (sql: Tx) => sql`status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()`
 
 /** Makes a finished delivery due again with a fresh schedule, keeping its id and its attempt history. */
 export async function replayDelivery(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
   const rows = await sql`
-    UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
+    UPDATE deliveries SET ${replayed(sql)}
     WHERE id = ${id} AND workspace_id = ${workspaceId} AND status IN ('failed', 'succeeded')
     RETURNING id`
   return rows.length > 0
+}
+
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const
+export type DeliveryState = (typeof DELIVERY_STATES)[number]
+
+/** An event's deliveries by state, as the feed shows them. */
+export interface DeliveryCounts {
+  pending: number
+  succeeded: number
+  failed: number
+}
+
+/**
+ * The deliveries of each of these events by state, in one grouped query that
+ * reads the (event_id, kind, target) index: no event row is read, so no
+ * partition of events either. Events without deliveries count zeros.
+ */
+export async function countEventDeliveries(sql: Tx, workspaceId: number, eventIds: string[]): Promise<Map<string, DeliveryCounts>> {
+  const counts = new Map<string, DeliveryCounts>(eventIds.map((id) => [id, { pending: 0, succeeded: 0, failed: 0 }]))
+  if (!eventIds.length) return counts
+  const rows = await sql<({ eventId: string } & DeliveryCounts)[]>`
+    SELECT event_id AS "eventId", count(*) FILTER (WHERE status = 'pending')::int AS pending,
+      count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
+    FROM deliveries WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId}
+    GROUP BY event_id`
+  for (const { eventId, ...c } of rows) counts.set(eventId, c)
+  return counts
+}
+
+/** Which deliveries of a workspace a list or a bulk replay takes; times are those of the events. */
+export interface DeliveryFilter {
+  state?: DeliveryState
+  routerId?: string
+  deviceId?: string
+  since?: Date // events created at or after
+  until?: Date // events created at or before
+}
+
+/**
+ * The lowest UUID of the milliseconds `ms`: an event id (a UUIDv7) and a
+ * delivery id (workers/send.ts) both begin with the event's time, so a time
+ * range of events is a range of either key.
+ */
+export function uuidFloor(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`
+}
+
+const matching = (sql: Tx, workspaceId: number, f: DeliveryFilter) => sql`
+  d.workspace_id = ${workspaceId}
+  ${f.state ? sql`AND d.status = ${f.state}` : sql``}
+  ${f.routerId ? sql`AND d.kind = 'router' AND d.router_id = ${f.routerId}::uuid` : sql``}
+  ${f.deviceId ? sql`AND d.kind = 'push' AND d.target = ${f.deviceId.toLowerCase()}` : sql``}
+  ${f.since ? sql`AND d.id >= ${uuidFloor(f.since.getTime())}::uuid` : sql``}
+  ${f.until ? sql`AND d.id < ${uuidFloor(f.until.getTime() + 1)}::uuid` : sql``}`
+
+/** A delivery as the list across events shows it, with what it needs of its event. */
+export interface DeliveryListItem {
+  id: string
+  eventId: string
+  kind: 'router' | 'push'
+  routerId: string | null
+  deviceId: string | null
+  status: DeliveryState
+  attemptCount: number
+  lastStatus: number | null
+  lastError: string | null
+  nextAttemptAt: string | null
+  createdAt: string
+  updatedAt: string
+  event: { title: string | null; message: string; event: string | null; channel: string; createdAt: string } | null
+}
+
+/**
+ * A page of a workspace's deliveries, newest event first, after the delivery
+ * `before` (a cursor: ids sort by event time, see uuidFloor). The page is cut
+ * on the primary key first; only its rows look up their events, each in the
+ * one partition its id names.
+ */
+export async function listDeliveries(sql: Tx, workspaceId: number, filter: DeliveryFilter, before: string | null, limit: number) {
+  const rows = await sql<DeliveryListItem[]>`
+    WITH page AS (
+      SELECT d.* FROM deliveries d
+      WHERE ${matching(sql, workspaceId, filter)} ${before ? sql`AND d.id < ${before}::uuid` : sql``}
+      ORDER BY d.id DESC LIMIT ${limit + 1}
+    )
+    SELECT d.id, d.event_id AS "eventId", d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId",
+      d.status, d.attempts AS "attemptCount", d.last_status AS "lastStatus", d.last_error AS "lastError",
+      CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
+      iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
+      CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('title', e.title, 'message', left(e.message, 200), 'event', e.event,
+        'channel', e.channel, 'createdAt', iso_time(e.created_at)) END AS event
+    FROM page d
+    LEFT JOIN events e ON e.workspace_id = d.workspace_id AND e.id = d.event_id AND e.created_at = uuidv7_time(d.event_id)
+    ORDER BY d.id DESC`
+  const deliveries = rows.slice(0, limit)
+  return { deliveries, nextCursor: rows.length > limit ? deliveries[deliveries.length - 1]!.id : null }
+}
+
+/** The most failed deliveries one bulk replay sends again: a bounded statement, and a bounded burst for the receivers. */
+export const REPLAY_MAX = 1000
+
+export interface BulkReplay {
+  matched: number // failed deliveries that matched, counted up to REPLAY_MAX
+  replayed: number // of them, made due again (0 on a dry run)
+  more: boolean // more than REPLAY_MAX matched: replay again for the rest
+}
+
+/**
+ * Replays the failed deliveries that match `filter`, newest first, at most
+ * REPLAY_MAX, in one statement. Each is locked as it is picked and skipped
+ * when another statement holds it, so two bulk replays at once send each
+ * delivery again once: the second finds it no longer failed, or locked by
+ * the first. A dry run only counts them.
+ */
+export async function replayFailedDeliveries(sql: Tx, workspaceId: number, filter: DeliveryFilter, dryRun = false): Promise<BulkReplay> {
+  if (filter.state && filter.state !== 'failed') return { matched: 0, replayed: 0, more: false }
+  const failed = { ...filter, state: 'failed' as const }
+  if (dryRun) {
+    const [row] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM (SELECT 1 FROM deliveries d WHERE ${matching(sql, workspaceId, failed)} LIMIT ${REPLAY_MAX + 1}) x`
+    return { matched: Math.min(row!.n, REPLAY_MAX), replayed: 0, more: row!.n > REPLAY_MAX }
+  }
+  const [row] = await sql<{ picked: number; replayed: number }[]>`
+    WITH picked AS (
+      SELECT d.id FROM deliveries d WHERE ${matching(sql, workspaceId, failed)}
+      ORDER BY d.id DESC LIMIT ${REPLAY_MAX + 1}
+      FOR UPDATE SKIP LOCKED
+    ), chosen AS (
+      SELECT id FROM picked ORDER BY id DESC LIMIT ${REPLAY_MAX}
+    ), done AS (
+      UPDATE deliveries d SET ${replayed(sql)}
+      FROM chosen WHERE d.id = chosen.id AND d.status = 'failed'
+      RETURNING d.id
+    )
+    SELECT (SELECT count(*) FROM picked)::int AS picked, (SELECT count(*) FROM done)::int AS replayed`
+  return { matched: Math.min(row!.picked, REPLAY_MAX), replayed: row!.replayed, more: row!.picked > REPLAY_MAX }
 }

@@ -72,6 +72,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
     apns: push.apns,
     fcm: push.fcm,
+    webpush: push.webpush,
   }
   // The APNs provider token and the FCM access token are had here, once for
   // the process, and go to the pool's threads with each task: one token of
@@ -95,7 +96,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   const devices = pushTargetCache(sql, AUDIENCE_TTL_MS)
   bus.onChange((c) => (c.kind === 'routers' ? routers.forget(c.workspaceId) : devices.clear()))
   const recorder = attemptRecorder(sql, log)
-  const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!push.apns : !!push.fcm)
+  const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!push.apns : d.provider === 'fcm' ? !!push.fcm : !!push.webpush)
 
   // Backpressure. Work is counted in units of one event plus one per device
   // it pushes (routers are few, devices can be thousands); past twice

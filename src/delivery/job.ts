@@ -2,7 +2,7 @@
 // attempt, and the result it returns. An expected failure (a 500, a refused
 // address, a timeout) is a result with ok: false, never a throw.
 import type { Destination, Template } from './destinations/schema'
-import type { ApnsConfig, FcmConfig } from './push/job'
+import type { ApnsConfig, FcmConfig, WebPushConfig } from './push/job'
 import type { CircuitOptions } from './circuit'
 import type { EventView } from './event_view'
 
@@ -37,6 +37,7 @@ export interface SendConfig {
   endpoints: Endpoints
   apns?: ApnsConfig
   fcm?: FcmConfig
+  webpush?: WebPushConfig
 }
 
 export interface DeliveryJob {

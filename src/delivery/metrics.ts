@@ -14,7 +14,7 @@ export const OUTBOX_COUNT_CAP = 100_000
 
 const attempts = new Counter({
   name: 'herald_delivery_attempts_total',
-  help: 'Delivery attempts by destination type (webhook, slack, …, apns, fcm) and outcome: succeeded, retry (failed, another attempt is scheduled) or failed (for good).',
+  help: 'Delivery attempts by destination type (webhook, slack, …, apns, fcm, webpush) and outcome: succeeded, retry (failed, another attempt is scheduled) or failed (for good).',
   labelNames: ['type', 'outcome'] as const,
   registers,
 })

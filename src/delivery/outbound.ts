@@ -10,7 +10,7 @@
 // Every outcome is a value; nothing here throws.
 import { lookup as resolveDns } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { checkServerIdentity, rootCertificates, type PeerCertificate } from 'node:tls'
+import { rootCertificates } from 'node:tls'
 import { readFileSync } from 'node:fs'
 import ipaddr from 'ipaddr.js'
 import type { DeliveryResult, OutboundOptions } from './job'
@@ -228,9 +228,13 @@ function redirected(prev: OutboundRequest, status: number, location: string): Ou
 
 /**
  * One exchange with Bun's fetch, sent to the checked address: the URL names
- * the IP, `Host` names the host, and for https the TLS server name and the
- * certificate check use the host name too, so the certificate is verified
- * against the name in the router's URL while no second DNS look-up happens.
+ * the IP, `Host` names the host, and for https the TLS server name is the
+ * host name, which Bun's fetch also verifies the certificate against (an IP
+ * in the URL is checked against the certificate's IP names), so the
+ * certificate is verified against the name in the router's URL while no
+ * second DNS look-up happens (test/delivery/outbound.ssrf.test.ts). No
+ * `checkServerIdentity` callback: with one, Bun's fetch opens a new
+ * connection (TCP and a TLS handshake) for every request.
  * (fetch ignores Node agents and their `lookup`; pinning the IP in the URL is
  * how it is told where to connect. Under Bun it also costs a quarter of
  * node:http's CPU per request, and it pools connections per address.)
@@ -250,9 +254,7 @@ async function exchange(req: OutboundRequest, url: URL, target: { address: strin
       body: req.body as BodyInit | undefined,
       redirect: 'manual',
       signal,
-      tls: url.protocol === 'https:'
-        ? { ...(named ? { serverName: host } : {}), checkServerIdentity: (_: string, cert: PeerCertificate) => checkServerIdentity(host, cert), ca: extraCa() }
-        : undefined,
+      tls: url.protocol === 'https:' ? { ...(named ? { serverName: host } : {}), ...fetchCa() } : undefined,
     } as RequestInit)
   } catch (err) {
     return networkFailure(err, url.host, signal)
@@ -343,7 +345,7 @@ export function preview(text: string, max = 1024): string {
 }
 
 /**
- * What a delivery makes of an outcome (DECISIONS.md "Delivery guarantees"):
+ * What a delivery makes of an outcome (docs/routers.md, "Delivery guarantees"):
  * 2xx is delivered; 408, 429, 5xx, network errors and time-outs are worth
  * retrying; other statuses, refusals and redirect loops are permanent.
  */
@@ -384,3 +386,25 @@ export function extraCa(): string[] | undefined {
   return caCache.ca
 }
 let caCache: { file: string; ca: string[] } | undefined
+
+// Bun's fetch trusts the NODE_EXTRA_CA_CERTS of the process's start by
+// itself. Handing it a `ca` list costs about 100 µs per request (it parses
+// the ~140 bundled roots each time), so one is passed only when the variable
+// changed since (tests set it once their stand-ins have a certificate). A
+// pool thread's process.env is a copy made when the thread started, so the
+// value at the process's start is read from /proc; where there is no /proc,
+// the list is always passed.
+const CA_AT_START = caAtStart()
+function caAtStart(): string | null | undefined {
+  try {
+    const entry = readFileSync('/proc/self/environ', 'latin1').split('\0').find((e) => e.startsWith('NODE_EXTRA_CA_CERTS='))
+    return entry?.slice('NODE_EXTRA_CA_CERTS='.length) || undefined
+  } catch {
+    return null // unknown
+  }
+}
+function fetchCa(): { ca?: string[] } {
+  if (CA_AT_START !== null && process.env.NODE_EXTRA_CA_CERTS === CA_AT_START) return {}
+  const ca = extraCa()
+  return ca ? { ca } : {}
+}

@@ -1,4 +1,4 @@
-// Router patterns (DECISIONS.md, "Routers"): a glob on an event's `event` key
+// Router patterns (docs/routers.md, "Patterns"): a glob on an event's `event` key
 // where `*` matches any run of characters, dots included. `user.*` matches
 // `user.signup` and `user.a.b` but neither `user` nor `users.x`. `*` alone
 // matches every event, even one without a key; any other pattern needs a key.

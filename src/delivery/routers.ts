@@ -65,7 +65,7 @@ export const isRouterId = (id: string) => UUID.test(id)
 
 const viewColumns = (sql: Tx) => sql`
   id::text AS id, name, pattern, destination_view AS destination, template, enabled,
-  to_json(created_at)#>>'{}' AS "createdAt", to_json(updated_at)#>>'{}' AS "updatedAt"`
+  iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
 export async function insertRouter(sql: Tx, box: SecretBox, workspaceId: number, input: RouterInput): Promise<{ id: string; secret: string } | null> {

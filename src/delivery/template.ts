@@ -2,7 +2,7 @@
 // tokens mustache parses. Mustache's own renderer calls any function it finds
 // in the view (lambdas) and reads inherited properties (`{{constructor}}`), so
 // the walker below reads own properties only and never calls anything: a
-// template can never run code, whatever the event data holds (DECISIONS.md).
+// template can never run code, whatever the event data holds (docs/routers.md).
 // Nor can it run long: sections nest a few levels at most, and every render
 // has a budget of steps, time and output (a section inside a section over a
 // list grows as items^depth), so no template stalls the API or a pool thread.
@@ -70,7 +70,7 @@ export function validateTemplate(template: string): string | null {
   return null
 }
 
-/** The variables a template can read (DECISIONS.md "Routers"). */
+/** The variables a template can read (docs/routers.md, "Templates"). */
 function viewOf(e: EventView): Record<string, unknown> {
   return {
     message: e.message,

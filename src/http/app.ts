@@ -19,17 +19,22 @@ import { membersRoute } from './routes/members'
 import { keysRoute } from './routes/keys'
 import { userRoutersRoute } from './routes/routers'
 import { feedRoute } from './routes/feed'
+import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
 import { adminGroup } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminMembersRoute } from './routes/admin_members'
-import { devicesRoute } from './routes/devices'
+import { adminChannelsRoute } from './routes/admin_channels'
+import { adminInvitesRoute } from './routes/admin_invites'
+import { adminStatusRoute } from './routes/admin_status'
+import { devicesRoute, pushKeyRoute } from './routes/devices'
 import { createUserAuth } from '../accounts/session'
 import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
+import { eventsBatchRoute } from './routes/events_batch'
 import { eventReadRoute } from './routes/event_read'
 import { healthRoute } from './routes/health'
 import { webRoute } from './routes/web'
@@ -51,6 +56,8 @@ export interface AppDeps {
   /** The live feed's source of new events. */
   bus: Pick<EventBus, 'watch'>
   mailer: Mailer
+  /** The VAPID public key browsers subscribe with (GET /v1/push/vapid-public-key); unset: Web Push is off. */
+  vapidPublicKey?: string
 }
 
 const WHERE = { body: 'the body', query: 'the query string', params: 'the path', headers: 'the headers', cookie: 'the cookies', response: 'the response' } as const
@@ -122,7 +129,7 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 }
 
 export function createApp(deps: AppDeps) {
-  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer } = deps
+  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey } = deps
   const users = createUserAuth(sql)
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
@@ -161,6 +168,7 @@ export function createApp(deps: AppDeps) {
     .use(docsRoute(() => app.handle, () => app.routes))
     .use(healthRoute(sql, state))
     .use(eventRoute(auth, batcher))
+    .use(eventsBatchRoute(auth, batcher))
     .use(eventReadRoute(sql, auth))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
@@ -168,9 +176,13 @@ export function createApp(deps: AppDeps) {
         .use(adminKeysRoute(sql, auth))
         .use(adminRoutersRoute(sql, secrets, routersChanged))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
-        .use(adminMembersRoute(sql, audienceChanged)),
+        .use(adminMembersRoute(sql, audienceChanged))
+        .use(adminChannelsRoute(sql, auth, audienceChanged))
+        .use(adminInvitesRoute({ sql, config, log, mailer }))
+        .use(adminStatusRoute(sql, bus as EventBus)),
     )
-    .use(devicesRoute(sql, users, audienceChanged))
+    .use(devicesRoute(sql, users, audienceChanged, config.HERALD_OUTBOUND_ALLOW.split(',').map((a) => a.trim()).filter(Boolean)))
+    .use(pushKeyRoute(vapidPublicKey))
     .use(authRoute({ sql, config, log, mailer, users }))
     .use(workspacesRoute(sql, config, users, check))
     .use(channelsRoute(sql, users, check, changed, auth))
@@ -178,6 +190,7 @@ export function createApp(deps: AppDeps) {
     .use(keysRoute(sql, users, auth, check))
     .use(userRoutersRoute(sql, users, secrets, config, check, routersChanged))
     .use(feedRoute(sql, users, check, bus as EventBus, wakeScheduler))
+    .use(deliveriesRoute(sql, users, check, wakeScheduler))
     .use(webRoute(log))
   return app
 }

@@ -190,13 +190,20 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     queue: Item[]
     timer: ReturnType<typeof setTimeout> | null
     inflight: number
+    keyed: number // queued submissions with an idempotency key
+    keyedInflight: number // batches in flight that hold such submissions
     last: number // events in the batch sent last
-    lost: Promise<never> // rejects when `conn` is given up
+    // The batches in flight on `conn`, told when it is given up. Not a
+    // promise that every batch races: a promise that stays pending keeps
+    // every race's reaction, and with it every batch's outcomes, for as long
+    // as the connection lives (it grew the API process by ~2 objects per
+    // event, hundreds of MB under load).
+    lost: Set<(err: Error) => void>
     giveUp: (err: Error) => void
   }
   const pipeline = opts.pipeline ?? 1
   const timeoutMs = opts.timeoutMs ?? 10_000
-  const lanes: Lane[] = Array.from({ length: opts.lanes ?? 1 }, () => withConnection({ queue: [], timer: null, inflight: 0, last: 0 } as unknown as Lane, connect()))
+  const lanes: Lane[] = Array.from({ length: opts.lanes ?? 1 }, () => withConnection({ queue: [], timer: null, inflight: 0, keyed: 0, keyedInflight: 0, last: 0 } as unknown as Lane, connect()))
   const laneOf = (it: Item) => lanes[it.principal.workspaceId % lanes.length]!
   const idle = new Set<() => void>()
   // Channels this process has seen committed, so that their rows are not
@@ -206,13 +213,23 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   setInterval(() => knownChannels.clear(), 60_000).unref()
   const pending = () => lanes.some((l) => l.inflight > 0 || l.queue.length)
   // Whether the lane sends its queue now: at once when idle (or after the
-  // window), alongside a batch in flight only once enough has gathered.
+  // window), alongside a batch in flight only once enough has gathered. A
+  // batch with idempotency keys runs in a transaction on a pooled connection,
+  // not on the lane's: it neither goes alongside another batch nor lets one
+  // go alongside it, so that a lane's batches still take their workspaces'
+  // quota and tokens in the order their events came (POST /events relies on it).
   const ready = (lane: Lane) =>
-    lane.inflight === 0 || (lane.inflight < pipeline && lane.queue.length >= lane.last)
+    lane.inflight === 0 ||
+    (lane.inflight < pipeline && lane.queue.length >= lane.last && lane.keyed === 0 && lane.keyedInflight === 0)
+
+  function queue(lane: Lane, it: Item) {
+    lane.queue.push(it)
+    if (it.idempotency) lane.keyed++
+  }
 
   function enqueue(it: Item) {
     const lane = laneOf(it)
-    lane.queue.push(it)
+    queue(lane, it)
     if (lane.inflight > 0) return ready(lane) ? flush(lane) : undefined
     if (lane.queue.length >= opts.maxEvents || opts.windowMs === 0) return flush(lane)
     lane.timer ??= setTimeout(() => flush(lane), opts.windowMs)
@@ -223,12 +240,17 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     lane.timer = null
     if (!lane.queue.length || !ready(lane)) return
     const items = lane.queue.splice(0, opts.maxEvents)
+    let keyed = 0
+    for (const it of items) if (it.idempotency) keyed++
+    lane.keyed -= keyed
+    if (keyed) lane.keyedInflight++
     lane.last = items.length
     lane.inflight++
     run(lane, items)
       .catch((err) => fail(lane, items, err))
       .finally(() => {
         lane.inflight--
+        if (keyed) lane.keyedInflight--
         // Whatever arrived while this batch committed has waited long enough.
         if (lane.queue.length) flush(lane)
         else if (!pending()) for (const f of idle) f()
@@ -238,36 +260,43 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   /** Sets the lane's connection, and how a batch on it learns that it was given up. */
   function withConnection(lane: Lane, conn: Sql): Lane {
     lane.conn = conn
-    lane.lost = new Promise<never>((_, reject) => {
-      lane.giveUp = reject
-    })
-    lane.lost.catch(() => {}) // only batches in flight need to hear of it
+    const inFlight = new Set<(err: Error) => void>()
+    lane.lost = inFlight
+    lane.giveUp = (err) => [...inFlight].forEach((tell) => tell(err))
     return lane
   }
 
   /** Gives up the lane's connection (once per connection) and continues on a new one. */
   function renew(lane: Lane, conn: Sql, err: Error) {
     if (lane.conn !== conn) return
-    lane.giveUp(err)
+    // The new connection first: a batch told of the loss renews no further.
+    const giveUp = lane.giveUp
     withConnection(lane, connect())
+    giveUp(err)
     if (conn !== lane.conn) conn.end({ timeout: 0 }).catch(() => {})
   }
 
   /** A batch's own promise, or its connection's loss or timeout, whichever comes first. */
   function settled<T>(lane: Lane, batch: Promise<T>): Promise<T> {
     const conn = lane.conn
-    const timer = timeoutMs > 0 ? setTimeout(() => renew(lane, conn, laneLost(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined
-    return Promise.race([batch, lane.lost]).then(
-      (v) => {
+    const inFlight = lane.lost
+    return new Promise<T>((resolve, reject) => {
+      const timer = timeoutMs > 0 ? setTimeout(() => renew(lane, conn, laneLost(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined
+      const done = () => {
         clearTimeout(timer)
-        return v
-      },
-      (err) => {
-        clearTimeout(timer)
+        inFlight.delete(fail)
+      }
+      function fail(err: Error) {
+        done()
         if (connectionLost(err)) renew(lane, conn, err)
-        throw err
-      },
-    )
+        reject(err)
+      }
+      inFlight.add(fail)
+      batch.then((v) => {
+        done()
+        resolve(v)
+      }, fail)
+    })
   }
 
   async function run(lane: Lane, items: Item[]) {
@@ -277,7 +306,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     const now: Item[] = []
     for (const it of items) {
       const k = it.idempotency && `${it.principal.workspaceId}:${it.idempotency.key}`
-      if (k && seen.has(k)) laneOf(it).queue.push(it)
+      if (k && seen.has(k)) queue(lane, it)
       else {
         if (k) seen.add(k)
         now.push(it)

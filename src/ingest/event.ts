@@ -1,5 +1,5 @@
 // The event body of POST /event: its TypeBox schema (which also feeds the
-// OpenAPI document) and the rules of SPEC.md and DECISIONS.md that turn a
+// OpenAPI document) and the rules of docs/events.md that turn a
 // parsed body into the event Herald stores, or into a 400.
 import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
@@ -111,7 +111,7 @@ function typeErrors(body: unknown): FieldError[] {
 }
 
 /**
- * Applies SPEC.md 2.1 and DECISIONS.md to a parsed body. Returns the event and
+ * Applies the rules of docs/events.md to a parsed body. Returns the event and
  * the list of changes made to it (the response's `errors`), or throws a 400.
  */
 export function normalizeEvent(body: unknown): { event: NormalizedEvent; changes: string[] } {

@@ -1,6 +1,8 @@
 // The dashboard's client of the JSON API: same-origin fetch with the session
 // cookie, the CSRF token on every change, and every failure as one ApiError
-// that carries the problem's detail and its field errors.
+// that carries the problem's detail and its field errors. It notes answers
+// the service worker gave from its saved copies, so a page can say so.
+import { OFFLINE_HEADER } from './offline'
 
 export interface FieldError {
   pointer?: string
@@ -33,6 +35,18 @@ export interface Me {
 }
 
 let csrf = ''
+let savedAt: string | null = null
+
+/**
+ * When answers came from the service worker's saved copies (offline): the
+ * time the oldest of them was saved, since `resetOffline`; null when all
+ * came from Herald.
+ */
+export const offlineSince = () => savedAt
+export const resetOffline = () => {
+  savedAt = null
+}
+
 export const setCsrf = (token: string | undefined) => {
   csrf = token ?? ''
 }
@@ -58,6 +72,8 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     throw new ApiError(0, 'Herald could not be reached: check your connection, then try again.')
   }
   if (!res.ok) throw await problemOf(res)
+  const saved = res.headers.get(OFFLINE_HEADER)
+  if (saved && (!savedAt || saved < savedAt)) savedAt = saved
   if (res.status === 204) return undefined as T
   const text = await res.text()
   return (text ? JSON.parse(text) : undefined) as T
@@ -88,4 +104,7 @@ export const paths = {
   router: (w: string, id: string) => `${ws(w)}/routers/${encodeURIComponent(id)}`,
   event: (w: string, id: string) => `${ws(w)}/events/${encodeURIComponent(id)}`,
   replay: (w: string, id: string) => `${ws(w)}/deliveries/${encodeURIComponent(id)}/replay`,
+  deliveries: (w: string) => `${ws(w)}/deliveries`,
+  deliveryCounts: (w: string, eventIds: string[]) => `${ws(w)}/deliveries/counts?events=${eventIds.map(encodeURIComponent).join(',')}`,
+  replayFailed: (w: string) => `${ws(w)}/deliveries/replay`,
 }

@@ -43,5 +43,17 @@ export function safeHref(url: string | null | undefined): string | null {
   return /^(https?:\/\/|mailto:|tel:)/i.test(url.trim()) ? url.trim() : null
 }
 
+/** An event's `link` when it is a web address (http or https) to open in a new tab, otherwise null. */
+export function httpHref(url: string | null | undefined): string | null {
+  if (!url) return null
+  const href = url.trim()
+  if (!/^https?:\/\//i.test(href)) return null
+  try {
+    return new URL(href).href
+  } catch {
+    return null
+  }
+}
+
 /** Path segments of internal links, escaped for a URL. */
 export const path = (...segments: string[]) => '/' + segments.map(encodeURIComponent).join('/')

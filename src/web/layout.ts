@@ -1,18 +1,22 @@
 // The header on every page: the brand, the workspace switcher (with "create
-// workspace"), the sections of the current workspace, and the account menu.
+// workspace"), the sections of the current workspace, and the account menu,
+// whose sign-out also leaves this device with nothing of the person's.
 import { api, type MyWorkspace } from './api'
 import { html, path, render } from './html'
 import { navigate, toSignIn, type PageContext } from './router'
 import { session } from './session'
 import { announce, onSubmit } from './ui'
+import { forgetDevice, unregisterDevice } from './device'
 
 const SECTIONS = [
   ['feed', 'Feed'],
   ['channels', 'Channels'],
   ['routers', 'Routers'],
+  ['deliveries', 'Deliveries'],
   ['keys', 'API keys'],
   ['members', 'Members'],
   ['usage', 'Usage'],
+  ['notifications', 'Notifications'],
 ] as const
 
 function switcher(current: MyWorkspace | undefined) {
@@ -93,9 +97,11 @@ export function wireHeader() {
       openCreateWorkspace()
     }
     if (target.closest('[data-signout]')) {
+      await unregisterDevice() // no request at all when this browser has no device
       try {
         await api('POST', '/v1/auth/signout')
       } catch {}
+      await forgetDevice()
       session.clear()
       navigate('/signin?signedout=1')
     }

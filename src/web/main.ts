@@ -1,5 +1,5 @@
-// The dashboard's entry point: the route table, the header, and the session,
-// then the first page.
+// The dashboard's entry point: the route table, the header, the session and
+// the service worker, then the first page.
 import { html, render } from './html'
 import { home, navigate, route, setLayout, start } from './router'
 import { mayBeSignedIn, session } from './session'
@@ -13,11 +13,16 @@ import { keysPage } from './page_keys'
 import { routersPage } from './page_routers'
 import { routerFormPage } from './page_router_form'
 import { usagePage } from './page_usage'
+import { deliveriesPage } from './page_deliveries'
+import { notificationsPage } from './page_notifications'
+import { registerWorker, watchInstall } from './device'
 
 route('/', 'public', (ctx) => {
   if (!session.me?.workspaces.length) return welcomePage(ctx)
   navigate(home(), true)
 })
+// The installed app's shortcut: the feed of the first workspace.
+route('/feed', 'user', () => navigate(home(), true))
 route('/signin', 'guest', signinPage)
 route('/signup', 'guest', signupPage)
 route('/signup/confirm/:token', 'public', signupConfirmPage)
@@ -33,9 +38,13 @@ route('/w/:workspace/keys', 'workspace', keysPage)
 route('/w/:workspace/routers', 'workspace', routersPage)
 route('/w/:workspace/routers/new', 'workspace', routerFormPage)
 route('/w/:workspace/routers/:id', 'workspace', routerFormPage)
+route('/w/:workspace/deliveries', 'workspace', deliveriesPage)
 route('/w/:workspace/usage', 'workspace', usagePage)
+route('/w/:workspace/notifications', 'workspace', notificationsPage)
 
 async function boot() {
+  watchInstall() // before anything awaits: the browser's offer may come early
+  registerWorker()
   setLayout(renderHeader)
   wireHeader()
   try {

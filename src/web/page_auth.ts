@@ -1,7 +1,7 @@
 // Signed-out pages: sign in, sign up, password reset (ask for a link, and
 // the page the link opens), and accepting an invitation.
 import { api, ApiError, type Role } from './api'
-import { html, path, render, type Html } from './html'
+import { html, insert, path, render, type Html } from './html'
 import { home, navigate, safeNext, type PageContext } from './router'
 import { session } from './session'
 import { announce, onSubmit } from './ui'
@@ -71,6 +71,14 @@ export function signupPage(ctx: PageContext) {
       <p>Have an account? <a href="/signin">Sign in</a></p>`,
     ),
   )
+  // On a fresh install, say whose the demo workspace will be before anyone signs up.
+  void api<{ waitingWorkspace: string | null }>('GET', '/v1/auth/signup').then(({ waitingWorkspace }) => {
+    const form = ctx.root.querySelector('form')
+    if (!waitingWorkspace || !form?.isConnected) return
+    insert(form, 'beforebegin', html`<p class="notice" role="status" data-testid="first-owner">You are the first to sign up on this Herald: your account will own the workspace <strong>${waitingWorkspace}</strong>, where the events sent with the key printed at first start already are.</p>`)
+    const hint = form.querySelector('#signup-workspace-hint')
+    if (hint) hint.textContent = `Optional: a second workspace of yours, besides ${waitingWorkspace}.`
+  }).catch(() => {})
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
     const workspace = String(data.get('workspace') ?? '').trim()
     const created = await api<{ workspace: string } | { status: 'confirmation-sent'; detail: string }>('POST', '/v1/auth/signup', {

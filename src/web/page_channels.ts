@@ -44,7 +44,7 @@ export async function channelsPage(ctx: PageContext) {
     render(
       ctx.root,
       html`<h1 tabindex="-1">Channels</h1>
-      <p class="lead">Events go to a channel (the default one when they name none). Mute a channel to stop its pushes to your devices; the feed still shows it.</p>
+      <p class="lead">Events go to a channel (the default one when they name none). Mute a channel to stop its pushes to your devices; the feed still shows it. To get notifications on this device, turn them on in <a href="${path('w', ws, 'notifications')}">Notifications</a>.</p>
       ${ctx.canManage
         ? html`<form class="inline" data-create novalidate>
             <p class="form-error" role="alert"></p>

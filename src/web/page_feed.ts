@@ -1,14 +1,17 @@
 // The feed: a workspace's events newest first, filtered by channel, tag,
 // event key and words (all in the URL), older pages on demand, and new
-// events live over Server-Sent Events, announced politely.
-import type { FeedEvent } from '../ingest/feed'
+// events live over Server-Sent Events, announced politely. Each event links
+// to its page, shows its link, and says what became of its deliveries; a
+// channel first seen live joins the channel filter.
+import type { FeedEvent as StoredEvent } from '../ingest/feed'
 import { api, paths, query } from './api'
-import { html, insert, path, render } from './html'
+import { html, httpHref, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
+import { stateBadge, watchDeliveryStates, type DeliveryCounts } from './delivery_state'
 
-/** An event as the feed lists it: the server's type (src/ingest/feed.ts). */
-export type { FeedEvent }
+/** An event as the feed lists it: the server's type (src/ingest/feed.ts), with its deliveries counted by state (none on a live event). */
+export type FeedEvent = StoredEvent & { deliveryCounts?: DeliveryCounts }
 
 interface FeedPage {
   events: FeedEvent[]
@@ -20,10 +23,20 @@ const PAGE_SIZE = 50
 
 export const eventHref = (e: Pick<FeedEvent, 'workspace' | 'eventId'>) => path('w', e.workspace, 'events', e.eventId)
 
-/** The chips under an event in the feed: channel, key and tags. */
+/** The event's own link, when it is a web address: shown as host and path, opened in a new tab without a referrer. */
+function eventLink(e: FeedEvent) {
+  const href = httpHref(e.link)
+  if (!href) return ''
+  const url = new URL(href)
+  const shown = url.host + (url.pathname === '/' ? '' : url.pathname) + url.search
+  return html`<a class="event-link" href="${href}" rel="noopener noreferrer" target="_blank" title="${href}">${shown}<span class="visually-hidden"> (opens in a new tab)</span></a>`
+}
+
+/** The chips under an event in the feed: channel, key and tags; then its link. */
 const eventMeta = (e: FeedEvent) => html`<span class="chip channel" title="Channel">#${e.channel}</span>
   ${e.event ? html`<code class="chip key" title="Event key">${e.event}</code>` : ''}
-  ${e.tags.map((t) => html`<span class="chip tag" title="Tag">${t}</span>`)}`
+  ${e.tags.map((t) => html`<span class="chip tag" title="Tag">${t}</span>`)}
+  ${eventLink(e)}`
 
 function eventItem(e: FeedEvent, fresh = false) {
   const id = `ev-${e.eventId}`
@@ -31,7 +44,7 @@ function eventItem(e: FeedEvent, fresh = false) {
     <article aria-labelledby="${id}">
       <div class="event-head">
         <h3><a id="${id}" href="${eventHref(e)}">${e.title ?? e.message}</a></h3>
-        ${time(e.createdAt)}
+        <span class="event-when">${stateBadge(e.deliveryCounts, e.createdAt)} ${time(e.createdAt)}</span>
       </div>
       ${e.title ? html`<p class="message">${e.message}</p>` : ''}
       <p class="meta">${eventMeta(e)}</p>
@@ -98,14 +111,24 @@ function newEventsAnnouncer() {
   }
 }
 
+/** Adds a channel first seen live to the channel filter, in order, without a reload. */
+function addChannel(ctx: PageContext, channel: string) {
+  const select = ctx.root.querySelector<HTMLSelectElement>('#f-channel')
+  if (!select || [...select.options].some((o) => o.value === channel)) return
+  const option = new Option(channel, channel)
+  const after = [...select.options].slice(1).find((o) => o.value.localeCompare(channel) > 0)
+  select.add(option, after ?? null)
+}
+
 /** The "Load older events" button: the next page from the cursor, appended. */
-function olderPages(ctx: PageContext, list: Element, url: (cursor: string) => string, cursor: string | null, seen: Set<string>) {
+function olderPages(ctx: PageContext, list: Element, url: (cursor: string) => string, cursor: string | null, seen: Set<string>, shown: (e: FeedEvent) => void) {
   on(ctx.root, 'click', '[data-older]', (button) =>
     act(button as HTMLButtonElement, ctx.root.querySelector('[data-older-status]'), async () => {
       const older = await api<FeedPage>('GET', url(cursor!))
       const fresh = older.events.filter((e) => !seen.has(e.eventId))
       fresh.forEach((e) => seen.add(e.eventId))
       insert(list, 'beforeend', html`${fresh.map((e) => eventItem(e))}`)
+      fresh.forEach(shown)
       cursor = older.nextCursor
       button.hidden = !cursor
       ctx.root.querySelector('[data-older-status]')!.textContent = `${plural(fresh.length, 'older event')} loaded${cursor ? '' : '; that is all of them'}.`
@@ -120,6 +143,8 @@ export async function feedPage(ctx: PageContext) {
   const seen = new Set<string>() // the stream may repeat an event
   const early: FeedEvent[] = []
   let list: Element | null = null
+  let states: ReturnType<typeof watchDeliveryStates> | null = null
+  const shown = (e: FeedEvent) => states!.track(e.eventId, e.createdAt, e.deliveryCounts)
   const announceNew = newEventsAnnouncer()
   const arrived = (e: FeedEvent) => {
     if (!list) return void early.push(e)
@@ -127,6 +152,8 @@ export async function feedPage(ctx: PageContext) {
     seen.add(e.eventId)
     ctx.root.querySelector('.empty')?.remove()
     insert(list, 'afterbegin', eventItem(e, true))
+    shown(e)
+    addChannel(ctx, e.channel)
     announceNew(e)
   }
   // The stream opens before the first page is read, so that nothing posted meanwhile is missed.
@@ -146,8 +173,10 @@ export async function feedPage(ctx: PageContext) {
   )
   stream.show()
   list = ctx.root.querySelector('ol.events')!
+  states = watchDeliveryStates(ctx, list)
   page.events.forEach((e) => seen.add(e.eventId))
   insert(list, 'beforeend', html`${page.events.map((e) => eventItem(e))}`)
+  page.events.forEach(shown)
   early.forEach(arrived)
 
   ctx.root.querySelector('form.filters')!.addEventListener('submit', (e) => {
@@ -155,5 +184,5 @@ export async function feedPage(ctx: PageContext) {
     const data = new FormData(e.target as HTMLFormElement)
     navigate(path('w', ws, 'feed') + query(Object.fromEntries(FILTERS.map((f) => [f, String(data.get(f) ?? '').trim()]))))
   })
-  olderPages(ctx, list, (before) => `/v1/feed${query({ workspace: ws, ...filters, before, limit: PAGE_SIZE })}`, page.nextCursor, seen)
+  olderPages(ctx, list, (before) => `/v1/feed${query({ workspace: ws, ...filters, before, limit: PAGE_SIZE })}`, page.nextCursor, seen, shown)
 }

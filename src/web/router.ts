@@ -1,9 +1,9 @@
 // Client-side routing: a table of path patterns, links intercepted so that a
 // page changes without a reload, and one context per visit whose signal is
 // aborted when the visitor leaves (the live feed closes its stream on it).
-import { ApiError, type MyWorkspace } from './api'
+import { ApiError, offlineSince, resetOffline, type MyWorkspace } from './api'
 import { session } from './session'
-import { html, render } from './html'
+import { html, insert, render } from './html'
 
 export interface PageContext {
   /** A fresh container inside <main>; once the visitor leaves, it is detached, so a late render goes nowhere. */
@@ -126,8 +126,11 @@ async function show(focus: boolean) {
       document.title = [text, workspace?.workspace, 'Herald'].filter(Boolean).join(' · ')
     },
   }
+  resetOffline()
   try {
     await match.r.page(ctx)
+    const since = offlineSince()
+    if (since && !controller.signal.aborted) insert(root, 'afterbegin', offlineMark(since, path))
   } catch (err) {
     if (controller.signal.aborted) return
     if (err instanceof ApiError && err.status === 401) {
@@ -140,6 +143,15 @@ async function show(focus: boolean) {
     render(root, html`<h1 tabindex="-1">${heading}</h1><p class="error" role="alert">${detail}</p><p><a href="/">Go to the dashboard</a></p>`)
   }
   if (focus && !controller.signal.aborted) (root.querySelector<HTMLElement>('h1') ?? document.getElementById('main'))?.focus()
+}
+
+const savedTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+
+/** Says that a page shows what was saved on this device, and from when (the service worker answered while offline). */
+function offlineMark(since: string, pathname: string) {
+  const at = html`<time datetime="${since}">${savedTime.format(new Date(since))}</time>`
+  const what = /^\/w\/[^/]+\/(feed|events)\b/.test(pathname) ? html`the events from ${at}` : html`what this device saved at ${at}`
+  return html`<p class="offline-mark" role="status" data-offline="${since}"><strong>Offline</strong> — showing ${what}. New events and changes wait for the connection.</p>`
 }
 
 /** Follows internal links without reloading, and the back and forward buttons. */

@@ -1,4 +1,4 @@
-// The operator API's minimum contract (DECISIONS.md): POST /admin/workspaces
+// The operator API's minimum contract (docs/operating.md): POST /admin/workspaces
 // with only `name` required, 201 with workspace/defaultChannel/apiKey, 409 on a
 // duplicate, slug names, the admin token on every call, and PATCH of quota and
 // rate limit taking effect on POST /event.

@@ -108,7 +108,9 @@ for (const backend of backends) {
       running = false
       await probe
       expect(answers.map((r) => r.status)).toEqual(Array(30).fill(401))
-      expect(slowest).toBeLessThan(200)
+      // Hashed on the event loop, 30 hashes would hold /healthz for 3 s; a
+      // busy CI machine adds tens of milliseconds of its own.
+      expect(slowest).toBeLessThan(500)
       // argon2id takes 64 MiB per hash in flight: one at a time, that is all.
       expect(rssPeak - rss0).toBeLessThan(24)
     }, 60_000)

@@ -76,6 +76,18 @@ describe('herald router commands', () => {
       expect((await api(`/admin/workspaces/${ws}/routers/${JSON.parse(r.stdout).id}`)).destination).toEqual({ type, url: `https://${type}.example.com/…` })
     })
 
+    test('only a webhook router prints a signing secret: the others do not sign what they send', async () => {
+      const { name: ws } = await h.workspace()
+      const cases: string[][] = [['--slack', SLACK], ['--discord', 'https://discord.com/api/webhooks/1/CLISLACKSECRET'], ['--teams', 'https://teams.example.com/hook/CLISLACKSECRET'], ['--destination', JSON.stringify(TELEGRAM)]]
+      for (const [i, flags] of cases.entries()) {
+        const r = await op('router', 'create', ws, '--name', `r${i}`, '--pattern', '*', ...flags)
+        expect(r.code).toBe(0)
+        expect(r.stdout).toMatch(/^Created router r\d \(\S+\) in workspace \S+: events matching \* go to (slack|discord|teams|telegram)\.\n$/)
+        expect(r.stdout).not.toContain('secret')
+        expectNoSecret(r)
+      }
+    })
+
     test('router create --destination takes JSON of any type, and "-" reads it from stdin', async () => {
       const { name: ws } = await h.workspace()
       const a = await op('router', 'create', ws, '--name', 'tg', '--pattern', 'deploy.*', '--destination', JSON.stringify(TELEGRAM), '--title-template', 'Deploy {{data.version}}', '--body-template', '{{message}}')
@@ -163,11 +175,16 @@ describe('herald router commands', () => {
       expect(again.code).toBe(1)
     })
 
-    test('help lists every router command and option', async () => {
+    test('help lists every router command, and router create --help every option with examples', async () => {
       const r = await herald(['help'])
-      for (const c of ['router create', 'router list', 'router show', 'router update', 'router disable', 'router enable', 'router delete', '--pattern', '--webhook', '--slack', '--discord', '--teams', '--destination', '--title-template', '--body-template']) {
-        expect(r.stdout).toContain(c)
+      for (const c of ['router create', 'router list', 'router show', 'router update', 'router disable', 'router enable', 'router delete']) expect(r.stdout).toContain(c)
+      const create = await herald(['router', 'create', '--help'])
+      expect(create.code).toBe(0)
+      expect(create.stdout).toStartWith('Usage: herald router create [options] <workspace>')
+      for (const c of ['--name', '--pattern', '--webhook', '--slack', '--discord', '--teams', '--destination', '--title-template', '--body-template', '--json', '--url', '--token']) {
+        expect(create.stdout).toContain(c)
       }
+      expect(create.stdout).toContain('Examples:\n  $ herald router create acme --name signups')
     })
   })
 

@@ -1,10 +1,12 @@
 // `herald status`, run as a subprocess against real PostgreSQL and NATS: the
 // JetStream stream and consumer, the outbox, deliveries by state and the
 // workspaces nearest their quota, as text and as JSON; without NATS; and the
-// exit codes when PostgreSQL or NATS cannot be reached.
+// exit codes when PostgreSQL or NATS cannot be reached. Without DATABASE_URL
+// (the embedded default), or with --url, it asks the running server instead
+// (GET /admin/status) and prints the same.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { NATS_URL, PG_URL, startPipelineHerald, testStream, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, PG_URL, startPipelineHerald, startTestHerald, testStream, type TestHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import type { Status } from '../../src/cli/status'
 
@@ -118,6 +120,19 @@ describeJs('herald status', () => {
     expect(s).toMatchObject({ bus: 'in-process', jetstream: null })
   })
 
+  test('--url asks the server instead, and prints the same numbers', async () => {
+    const direct = await settled()
+    const r = await herald(['status', '--url', h.url, '--json'], { ...env, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.stdout) as Status
+    expect(s).toMatchObject({ bus: 'jetstream', outbox: direct.outbox, deliveries: direct.deliveries, nearestQuota: direct.nearestQuota })
+    // This server consumes too (herald start): it reads the workers' consumer.
+    expect(s.jetstream).toMatchObject({ stream: { name: h.stream, lastSeq: 12 }, consumer: { name: 'herald-workers', pending: 0, ackPending: 0 } })
+    const text = await herald(['status', '--url', h.url], { HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
+    expect(text.stdout).toStartWith(`JetStream (as ${h.url} sees it)\n`)
+    expect(text.stdout).toMatch(/pending, due now:\s+0\n\s+pending, later:\s+1\n\s+succeeded:\s+7\n\s+failed:\s+1/)
+  })
+
   test('NATS that cannot be reached: exit 1 and a message naming it', async () => {
     const r = await herald(['status'], { ...env, NATS_URL: 'nats://127.0.0.1:1' })
     expect(r.code).toBe(1)
@@ -133,14 +148,56 @@ describeJs('herald status', () => {
 })
 
 describe('herald status without a database', () => {
-  test('no DATABASE_URL: exit 1, naming the key', async () => {
-    const r = await herald(['status'])
+  test('no DATABASE_URL and no server: exit 1, naming the server and DATABASE_URL', async () => {
+    const r = await herald(['status'], { HERALD_URL: 'http://127.0.0.1:1', HERALD_ADMIN_TOKEN: 'any-token' })
     expect(r.code).toBe(1)
+    expect(r.stderr).toStartWith('error: cannot reach Herald at http://127.0.0.1:1')
     expect(r.stderr).toContain('set DATABASE_URL')
   })
 
   test('usage errors exit 2', async () => {
     expect((await herald(['status', 'now'])).code).toBe(2)
     expect((await herald(['status', '--quota', '3'])).code).toBe(2)
+  })
+})
+
+describe('herald status on the embedded default, through the API', () => {
+  let h: TestHerald
+  beforeAll(async () => {
+    h = await startTestHerald('embedded')
+    const near = await h.workspace({ name: 'emb-near', monthlyQuota: 4 })
+    await h.workspace({ name: 'emb-idle', monthlyQuota: 100 })
+    for (let i = 0; i < 3; i++) expect((await h.post(near.apiKey, { message: `m${i}` })).status).toBe(200)
+  }, 30_000)
+  afterAll(() => h?.close())
+  const env = () => ({ HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
+
+  test('--json: what GET /admin/status answers', async () => {
+    const r = await herald(['status', '--json'], env())
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.stdout) as Status
+    expect(s).toMatchObject({ bus: 'in-process', jetstream: null, deliveries: { pendingDue: 0, pendingLater: 0, succeeded: 0, failed: 0 } })
+    expect(s.outbox.rows).toBeGreaterThanOrEqual(0)
+    expect(s.nearestQuota.slice(0, 2)).toEqual([
+      { workspace: 'emb-near', used: 3, quota: 4, percent: 75 },
+      { workspace: 'emb-idle', used: 0, quota: 100, percent: 0 },
+    ])
+    expect(await (await h.admin('GET', '/admin/status')).json()).toMatchObject({ bus: 'in-process', nearestQuota: s.nearestQuota })
+  })
+
+  test('text: the same sections as with DATABASE_URL', async () => {
+    const r = await herald(['status'], env())
+    expect(r.code).toBe(0)
+    expect(r.stdout).toStartWith('Bus: in-process')
+    expect(r.stdout).toMatch(/Outbox\n\s+rows:/)
+    expect(r.stdout).toMatch(/Deliveries \(pending: all; succeeded and failed: of the last 24 h's events\)\n/)
+    expect(r.stdout).toMatch(/Nearest their monthly quota\n\s+WORKSPACE\s+USED\s+QUOTA\s+PERCENT\n\s+emb-near\s+3\s+4\s+75\.0%/)
+  })
+
+  test('the operator token is checked: a wrong one exits 1 with the server\'s words', async () => {
+    const r = await herald(['status'], { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: 'wrong-token-abcdefghijklmnop' })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('error: The admin token is wrong: it is not the HERALD_ADMIN_TOKEN this server was started with.\n')
   })
 })

@@ -2,6 +2,8 @@
 // commands in text and JSON, API errors (exit 1), usage errors (exit 2), and
 // `herald migrate` on a throwaway PostgreSQL database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, createTestDatabase, describePg, startTestHerald, type TestHerald } from '../harness'
 
@@ -113,14 +115,19 @@ describe('herald operator commands', () => {
       expect((await h.post(apiKey, { message: 'hi' })).status).toBe(200)
     })
 
-    test('help, --help and no arguments print the usage of every command', async () => {
-      for (const args of [['help'], ['--help'], [], ['key', '-h']]) {
+    test('help, --help and no arguments list every command; a command\'s --help lists its options', async () => {
+      for (const args of [['help'], ['--help'], []]) {
         const r = await herald(args)
         expect(r.code).toBe(0)
-        for (const c of ['start', 'serve', 'migrate', 'workspace create', 'workspace list', 'workspace show', 'workspace set', 'key create', 'key list', 'key revoke', '--json', '--url', '--token', '--quota', '--rate', '--burst', '--name']) {
+        for (const c of ['start', 'serve', 'migrate', 'workspace create', 'workspace list', 'workspace show', 'workspace set', 'key create', 'key list', 'key revoke', '--json', '--url', '--token']) {
           expect(r.stdout).toContain(c)
         }
       }
+      const key = await herald(['key', '-h'])
+      expect(key.code).toBe(0)
+      for (const c of ['create', 'list', 'revoke', 'herald key create acme']) expect(key.stdout).toContain(c)
+      const set = await herald(['workspace', 'set', '--help'])
+      for (const c of ['--quota', '--rate', '--burst', '--json', '--url', '--token']) expect(set.stdout).toContain(c)
     })
   })
 
@@ -176,7 +183,8 @@ describe('herald operator commands', () => {
     }, 30_000) // fifteen processes at once on two cores
 
     test('a missing token is a usage error; nothing is sent', async () => {
-      const r = await herald(['workspace', 'list'], { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: '' })
+      // No token file either: the data directory of no Herald.
+      const r = await herald(['workspace', 'list'], { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: '', HERALD_DATA_DIR: mkdtempSync(join(tmpdir(), 'herald-none-')) })
       expect(r.code).toBe(2)
       expect(r.stderr).toContain('HERALD_ADMIN_TOKEN')
     })
@@ -232,4 +240,21 @@ describePg('herald migrate on PostgreSQL', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toStartWith('error: ')
   }, 30_000)
+})
+
+describe('herald --config', () => {
+  test('names the settings file for every command, as HERALD_CONFIG does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-config-'))
+    const file = join(dir, 'settings.toml')
+    writeFileSync(file, `HERALD_DATA_DIR = "${join(dir, 'data')}"\nLOG_LEVEL = "error"\n`)
+    const { DATABASE_URL: _, NATS_URL: __, HERALD_DATA_DIR: ___, ...inherited } = process.env
+    const proc = Bun.spawn([process.execPath, CLI, '--config', file, 'migrate'], { env: inherited, stdout: 'pipe', stderr: 'pipe' })
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()])
+    expect(code).toBe(0)
+    expect(stdout).toContain('applied 0001_init.sql')
+    expect(existsSync(join(dir, 'data'))).toBe(true)
+    const missing = await herald(['migrate', '--config', join(dir, 'none.toml')], { DATABASE_URL: undefined })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toStartWith(`error: cannot read the configuration file ${join(dir, 'none.toml')}`)
+  }, 60_000)
 })

@@ -1,5 +1,5 @@
-// The operator API of routers (DECISIONS.md, "Operator API for routers and
-// members"): create answers exactly {"id", "secret": "whsec_…"}; lists and
+// The operator API of routers (docs/operating.md, "The operator API", routers and
+// members): create answers exactly {"id", "secret": "whsec_…"}; lists and
 // reads never show a URL path, token, password or the signing secret; PATCH,
 // disable and delete; 404, 409 and 400 with JSON pointers; the routersChanged
 // hook; and loadRouters, which alone opens the sealed secrets.

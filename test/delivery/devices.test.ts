@@ -25,7 +25,7 @@ for (const backend of backends) {
         body: body === undefined ? undefined : JSON.stringify(body),
       })
 
-    test('adding a member answers exactly userId and userToken; the address from DECISIONS.md works', async () => {
+    test('adding a member answers exactly userId and userToken; the documented address works', async () => {
       const res = await h.admin('POST', `/admin/workspaces/${ws.name}/members`, { email: 'a@b.c' })
       expect(res.status).toBe(201)
       const body = await res.json()

@@ -1,4 +1,4 @@
-// Router patterns (DECISIONS.md, "Routers"): `*` matches any run of
+// Router patterns (docs/routers.md, "Patterns"): `*` matches any run of
 // characters, dots included; `*` alone matches every event, even one without
 // a key; every other pattern needs a key. Everything else is literal.
 import { describe, expect, test } from 'bun:test'

@@ -1,4 +1,4 @@
-// Router templates (DECISIONS.md "Routers"): the variables, missing ones as
+// Router templates (docs/routers.md, "Templates"): the variables, missing ones as
 // '', JSON-safe escaping in webhook bodies, and no way to run code.
 import { describe, expect, test } from 'bun:test'
 import { renderMessage, renderTemplate, validateTemplate } from '../../src/delivery/template'

@@ -35,7 +35,9 @@ export function heraldEnv(env: Record<string, string>): Record<string, string> {
 
 /** Spawns a Herald process that is SIGKILLed by the clean-ups (a no-op once it has exited). */
 export async function spawn(c: Cleanups, env: Record<string, string>, cmd: 'serve' | 'worker'): Promise<HeraldProcess> {
-  const p = await spawnHerald(heraldEnv(env), cmd)
+  const full = heraldEnv(env)
+  // The embedded database has no separate API: `start` is its API.
+  const p = await spawnHerald(full, cmd === 'serve' && !full.DATABASE_URL ? 'start' : cmd)
   c.add(() => p.kill('SIGKILL'))
   return p
 }

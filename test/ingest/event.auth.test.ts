@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { generateApiKey } from '../../src/core/keys'
 import { backends, startTestHerald, type TestHerald } from '../harness'
-import { accepted, bodyOfSize, expectProblem, MAX_BODY, postEvent, readEvent, send, vias } from '../support'
+import { accepted, bodyOfSize, expectProblem, MAX_BODY, postEvent, readEvent, send, eventVias } from '../support'
 
 describe.each(backends)('POST /event authentication on %s', (backend) => {
   let h: TestHerald
@@ -30,12 +30,12 @@ describe.each(backends)('POST /event authentication on %s', (backend) => {
     expect(last).toBe(status)
   }
 
-  describe.each(vias)('via %s', (via) => {
+  describe.each(eventVias)('via %s', (via) => {
     const withAuth = (authorization: string | undefined) =>
-      send(h, via, '/event', {
+      send(h, via, via === 'batch' ? '/events' : '/event', {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
-        body: JSON.stringify({ message: 'hi' }),
+        body: JSON.stringify(via === 'batch' ? { events: [{ message: 'hi' }] } : { message: 'hi' }),
       })
 
     test('no Authorization header is 401', async () => {

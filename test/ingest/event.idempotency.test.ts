@@ -1,10 +1,10 @@
-// Idempotency-Key (DECISIONS.md): a repeat of the same key in the same
+// Idempotency-Key (docs/events.md): a repeat of the same key in the same
 // workspace within 24 h returns the original 200 body, creates no event and
 // consumes no quota; the same key with another body is 422; a key longer than
 // 255 characters is 400.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
-import { accepted, countEvents, expectProblem, postEvent, vias } from '../support'
+import { accepted, countEvents, expectProblem, postEvent, eventVias } from '../support'
 
 describe.each(backends)('POST /event Idempotency-Key on %s', (backend) => {
   let h: TestHerald
@@ -15,7 +15,7 @@ describe.each(backends)('POST /event Idempotency-Key on %s', (backend) => {
 
   const key = () => `idem-${crypto.randomUUID()}`
 
-  describe.each(vias)('via %s', (via) => {
+  describe.each(eventVias)('via %s', (via) => {
     test('a repeat returns the original 200 body, with no new event and no quota used', async () => {
       const ws = await h.workspace({ monthlyQuota: 10 })
       const k = key()

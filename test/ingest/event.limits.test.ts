@@ -4,7 +4,7 @@
 // validation costs nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
-import { accepted, bodyOfSize, expectProblem, MAX_BODY, postEvent, secondsToNextMonthUtc, vias } from '../support'
+import { accepted, bodyOfSize, expectProblem, MAX_BODY, postEvent, secondsToNextMonthUtc, eventVias } from '../support'
 
 const rateHeaders = (res: Response) => ({
   limit: res.headers.get('ratelimit-limit'),
@@ -33,7 +33,7 @@ describe.each(backends)('POST /event quota and rate limit on %s', (backend) => {
   }, 30_000)
   afterAll(() => h?.close())
 
-  describe.each(vias)('via %s', (via) => {
+  describe.each(eventVias)('via %s', (via) => {
     test('a quota of 3 answers remainingQuota 2, 1, 0, then 429 quota-exceeded', async () => {
       const { apiKey } = await h.workspace({ monthlyQuota: 3 })
       for (const left of [2, 1, 0]) expect((await accepted(h, via, apiKey, { message: `n${left}` })).remainingQuota).toBe(left)

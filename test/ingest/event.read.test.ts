@@ -3,7 +3,7 @@
 // truncation, scoped to the API key's workspace.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
-import { accepted, expectProblem, postEvent, readEvent, send, stored, UUIDV7, vias } from '../support'
+import { accepted, expectProblem, postEvent, readEvent, send, stored, UUIDV7, eventVias } from '../support'
 
 describe.each(backends)('submission result and GET /events/{id} on %s', (backend) => {
   let h: TestHerald
@@ -19,7 +19,7 @@ describe.each(backends)('submission result and GET /events/{id} on %s', (backend
     return rows.length === 1
   }
 
-  describe.each(vias)('via %s', (via) => {
+  describe.each(eventVias)('via %s', (via) => {
     test('the 200 body holds workspace, channel, eventId and remainingQuota, as JSON', async () => {
       const res = await postEvent(h, via, ws.apiKey, { message: 'hello' })
       expect(res.status).toBe(200)

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
 import {
-  LAST_CHUNK, MAX_BODY, bodyOfSize, chunk, expectProblem, postEvent, rawHead, rawRequest, send, vias,
+  LAST_CHUNK, MAX_BODY, bodyOfSize, chunk, eventVias, expectProblem, postEvent, rawHead, rawRequest, send, vias,
 } from '../support'
 
 /** A stream that yields `total` bytes of `body` in `size`-byte pieces and counts what was pulled. */
@@ -134,7 +134,7 @@ describe.each(backends)('POST /event body size on %s', (backend) => {
     })
   })
 
-  describe.each(vias)('order of checks via %s', (via) => {
+  describe.each(eventVias)('order of checks via %s', (via) => {
     const big = bodyOfSize(MAX_BODY + 1)
     const garbageBig = '{' + 'x'.repeat(MAX_BODY + 10)
 
@@ -149,7 +149,8 @@ describe.each(backends)('POST /event body size on %s', (backend) => {
       await expectProblem(await postEvent(h, via, null, '{"message":"hi"}', { 'content-type': 'text/plain' }), 401)
     })
 
-    test('413 before 400: an oversized body that is not JSON, sent as text/plain', async () => {
+    // Via 'batch' 256 KiB is far from the batch's 4 MiB (test/ingest/events.batch.test.ts).
+    if (via !== 'batch') test('413 before 400: an oversized body that is not JSON, sent as text/plain', async () => {
       await expectProblem(await postEvent(h, via, apiKey, garbageBig), 413)
       await expectProblem(await postEvent(h, via, apiKey, garbageBig, { 'content-type': 'text/plain' }), 413)
     })

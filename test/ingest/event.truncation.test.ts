@@ -3,7 +3,7 @@
 // reported in `errors`, and `errors` is absent when nothing changed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
-import { accepted, codePoints, stored, vias } from '../support'
+import { accepted, codePoints, stored, eventVias } from '../support'
 
 const FIELDS = [
   ['message', 500],
@@ -20,7 +20,7 @@ describe.each(backends)('POST /event truncation on %s', (backend) => {
   }, 30_000)
   afterAll(() => h?.close())
 
-  describe.each(vias)('via %s', (via) => {
+  describe.each(eventVias)('via %s', (via) => {
     const base = { message: 'hi' }
 
     describe.each(FIELDS)('%s (limit %i)', (field, max) => {

@@ -4,8 +4,9 @@
 // NATS it runs fsyncs before acknowledging; the Dockerfile is multi-stage, on
 // the official Bun image, non-root, with the CLI as its entry point.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
 import { ConfigSchema } from '../../src/core/config'
 
 const ROOT = join(import.meta.dir, '..', '..')
@@ -29,7 +30,7 @@ describe('compose.yaml', () => {
 
   test('the commands are the CLI commands the tests run, through the image entry point', () => {
     expect(read('Dockerfile')).toContain('ENTRYPOINT ["bun", "src/cli/main.ts"]')
-    expect(read('test/processes.ts')).toContain("Bun.spawn([process.execPath, 'src/cli/main.ts', cmd]")
+    expect(read('test/processes.ts')).toContain("Bun.spawn([process.execPath, 'src/cli/main.ts', command]")
     const cli = read('src/cli/main.ts')
     for (const c of ['serve', 'worker', 'migrate', 'start']) expect(cli).toContain(`'${c}'`)
   })
@@ -45,6 +46,8 @@ describe('compose.yaml', () => {
     expect(env.DATABASE_URL).toStartWith('postgres://herald:')
     expect(env.NATS_URL).toBe('nats://nats:4222')
     expect(env.HERALD_SECRET_KEY).toMatch(/^\$\{HERALD_SECRET_KEY:\?/) // required: shared by every instance
+    expect(env.WEB_PUSH_VAPID_PUBLIC_KEY).toMatch(/^\$\{WEB_PUSH_VAPID_PUBLIC_KEY:\?/) // likewise: browsers subscribed with it
+    expect(env.WEB_PUSH_VAPID_PRIVATE_KEY).toMatch(/^\$\{WEB_PUSH_VAPID_PRIVATE_KEY:\?/)
     expect(env.HERALD_TRUST_PROXY).toBe('true')
     expect(Number(env.DATABASE_POOL_MAX) * 5).toBeLessThanOrEqual(100)
   })
@@ -78,5 +81,59 @@ describe('Dockerfile', () => {
     expect(docker).toMatch(/^CMD \["start"\]$/m)
     expect(docker).toContain(`ARG BUN_VERSION=${JSON.parse(read('package.json')).engines.bun}`)
     for (const dir of ['src', 'workers', 'sql']) expect(docker).toContain(`COPY ${dir} ./${dir}`)
+    expect(docker).toContain('HEALTHCHECK --interval=10s --timeout=6s CMD ["bun", "src/cli/healthcheck.ts"]')
+  })
+
+  test('every file the image runs is in it: the imports of src/ and workers/, followed, stay inside what it copies', () => {
+    const copied = [...docker.matchAll(/^COPY (?!--from)(\S+) \.\/(\S+)$/gm)].map((m) => m[1]!)
+    const inImage = (path: string) => copied.some((c) => path === c || path.startsWith(`${c}/`))
+    const transpiler = new Bun.Transpiler({ loader: 'ts' })
+    const seen = new Set<string>()
+    const outside: string[] = []
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      if (!inImage(file)) outside.push(file)
+      if (!/\.tsx?$/.test(file)) return // the image reads it (a README, an asset); it imports nothing
+      const text = readFileSync(join(ROOT, file), 'utf8').replace(/^#!.*/, '')
+      for (const { path: spec } of transpiler.scanImports(text)) {
+        if (!spec.startsWith('.')) continue
+        const base = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, '')
+        const found = [base, `${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(join(ROOT, p)) && statSync(join(ROOT, p)).isFile())
+        if (found) visit(found)
+      }
+    }
+    visit('src/cli/main.ts')
+    for (const w of readdirSync(join(ROOT, 'workers')).filter((f) => f.endsWith('.ts'))) visit(`workers/${w}`)
+    expect(seen.has('clients/typescript/src/herald.ts')).toBe(true) // herald send's client: the walk reaches it
+    expect(outside).toEqual([])
+  })
+
+  // The script the HEALTHCHECK runs, against listeners on loopback as each role has them.
+  test('the health check fits every role: the API on PORT, a worker on METRICS_PORT only', async () => {
+    const { healthy } = await import('../../src/cli/healthcheck')
+    const serve = (status: number) => Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(null, { status }) })
+    const free = () => {
+      const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+      const port = String(s.port)
+      s.stop(true)
+      return port
+    }
+    const api = serve(200)
+    const sick = serve(503)
+    const worker = serve(200)
+    try {
+      expect(await healthy({ PORT: String(api.port), METRICS_PORT: free() })).toBe(true) // start, serve
+      expect(await healthy({ PORT: free(), METRICS_PORT: String(worker.port) })).toBe(true) // worker
+      expect(await healthy({ PORT: String(sick.port), METRICS_PORT: String(worker.port) })).toBe(false) // an API answering 503 is not saved by another port
+      expect(await healthy({ PORT: free(), METRICS_PORT: free() })).toBe(false) // nothing listens
+      // Ports set in the configuration file count, under the environment's.
+      const file = join(mkdtempSync(join(tmpdir(), 'herald-hc-')), 'herald.toml')
+      writeFileSync(file, `PORT = ${free()}\nMETRICS_PORT = ${worker.port}\n`)
+      expect(await healthy({ HERALD_CONFIG: file })).toBe(true)
+      expect(await healthy({ HERALD_CONFIG: file, METRICS_PORT: free() })).toBe(false)
+    } finally {
+      for (const s of [api, sick, worker]) s.stop(true)
+    }
   })
 })

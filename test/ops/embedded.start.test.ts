@@ -1,7 +1,8 @@
 // `herald start` with no DATABASE_URL: embedded PGlite in HERALD_DATA_DIR, a
-// demo workspace whose key is printed once, and data that survives a restart.
+// demo workspace whose key is printed once, an operator token kept in the
+// data directory, and data that survives a restart.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnHerald } from '../processes'
@@ -26,14 +27,30 @@ describe('embedded default', () => {
     const { eventId, workspace, channel } = (await post.json()) as { eventId: string; workspace: string; channel: string }
     expect(workspace).toBe('demo')
     expect(channel).toBe('general')
-    // The operator API is off without HERALD_ADMIN_TOKEN.
-    expect((await fetch(`${first.url}/admin/workspaces`)).status).toBe(404)
+    // The banner: where the dashboard is, who will own the demo, and the
+    // operator token's file, generated for the CLI on this machine.
+    const banner = first.output.join('\n')
+    expect(banner).toContain(`Dashboard:   http://localhost:${first.port}  (the first account to sign up owns the workspace "demo")`)
+    expect(banner).toContain(`API docs:    http://localhost:${first.port}/docs`)
+    expect(banner).toContain(`the CLI on this machine reads the token in ${join(dir, 'admin.token')}`)
+    expect(statSync(join(dir, 'admin.token')).mode & 0o777).toBe(0o600)
+    const token = readFileSync(join(dir, 'admin.token'), 'utf8').trim()
+    expect(token.length).toBeGreaterThanOrEqual(32)
+    expect(banner).not.toContain(token)
+    const admin = (t: string) => fetch(`${first.url}/admin/workspaces`, { headers: { authorization: `Bearer ${t}` } })
+    expect((await admin(token)).status).toBe(200)
+    const wrong = await admin('x'.repeat(32))
+    expect(wrong.status).toBe(401)
+    expect(((await wrong.json()) as { detail: string }).detail).toContain('The admin token is wrong')
     expect(await first.kill('SIGTERM')).toBe(0)
 
     const second = await spawnHerald({ HERALD_DATA_DIR: dir, HERALD_ADMIN_TOKEN: '' }, 'start')
     try {
       await Bun.sleep(100)
       expect(second.output.join('\n')).not.toMatch(/hrld_/)
+      // The same token: the file is kept.
+      expect(readFileSync(join(dir, 'admin.token'), 'utf8').trim()).toBe(token)
+      expect((await fetch(`${second.url}/admin/workspaces`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
       const read = await fetch(`${second.url}/events/${eventId}`, { headers: { authorization: `Bearer ${key}` } })
       expect(read.status).toBe(200)
       expect(((await read.json()) as { message: string }).message).toBe('hello')

@@ -5,20 +5,16 @@
 // make a key, watch an event arrive live, route events to a webhook, read
 // the delivery log. Screenshots of the main pages go to test/screenshots/.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { browserSuite, launchChromium, SCREENSHOTS, watchPage } from '../browser'
 import { backends, startTestHerald, type TestHerald } from '../harness'
 import { startReceiver, type Receiver } from '../receiver'
 import { startSmtp } from '../smtp'
 
-const CHROMIUM = '/usr/bin/chromium'
-const haveChromium = existsSync(CHROMIUM)
-if (process.env.CI === 'true' && !haveChromium) throw new Error(`CI=true but ${CHROMIUM} is missing: .ci/run installs it (apt-get install -y chromium)`)
-if (!haveChromium) console.warn(`dashboard.browser.test.ts: skipped, ${CHROMIUM} is missing (apt-get install chromium)`)
-const describeBrowser = haveChromium ? describe : describe.skip
-
-const SHOTS = join(import.meta.dir, 'screenshots')
+const describeBrowser = browserSuite('dashboard.browser.test.ts')
+const SHOTS = SCREENSHOTS
 const STEP_MS = 45_000
 const PASSWORD = 'correct horse battery'
 const DESKTOP = { width: 1200, height: 860 }
@@ -32,15 +28,7 @@ const EXPECTED = [
 ]
 
 /** Console errors and uncaught exceptions of a page, except the expected ones. */
-function watch(page: Page, errors: string[]) {
-  page.on('console', (m: ConsoleMessage) => {
-    if (m.type() !== 'error') return
-    if (EXPECTED.some((x) => m.text().includes(`status of ${x.status}`) && m.location().url.endsWith(x.path))) return
-    errors.push(`${page.url()}: ${m.text()} (${m.location().url})`)
-  })
-  page.on('pageerror', (e) => errors.push(`${page.url()}: uncaught ${e.message}`))
-  return page
-}
+const watch = (page: Page, errors: string[]) => watchPage(page, errors, EXPECTED)
 
 /** Basic accessibility rules on the current page: labelled controls, named buttons and links, one h1, no skipped heading level. */
 const a11yProblems = (page: Page) =>
@@ -96,10 +84,7 @@ for (const backend of backends) {
       herald = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', SMTP_URL: `smtp://127.0.0.1:${smtp.port}` })
       herald.mails = smtp.mails
       // launch() gives the browser a fresh, temporary user-data dir of its own.
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      })
+      browser = await launchChromium()
       context = await browser.newContext({ viewport: DESKTOP })
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: herald.url })
       page = watch(await context.newPage(), errors)

@@ -15,6 +15,7 @@ import { createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import type { EventView } from '../event_view'
 import type { ApnsConfig, PushJob, PushResult } from './job'
 import { extraCa, parseRetryAfter, preview } from '../outbound'
+import { ELLIPSIS, fitText, jsonBytes } from './payload'
 
 export const APNS_HOSTS = {
   production: 'https://api.push.apple.com',
@@ -36,7 +37,6 @@ const TIMEOUT_MS = 10_000
 const EXPIRATION_S = 24 * 60 * 60
 const COLLAPSE_ID_MAX_BYTES = 64 // APNs: apns-collapse-id "must not exceed 64 bytes"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const ELLIPSIS = '…'
 // Reasons a fresh provider token may cure, so worth exactly one retry.
 const TOKEN_REASONS = new Set(['ExpiredProviderToken', 'InvalidProviderToken'])
 
@@ -87,26 +87,6 @@ function dropProviderToken(config: ApnsConfig, jwt: string): void {
 }
 
 // ---------------------------------------------------------------- payload
-
-const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s)) - 2
-
-/**
- * `text` cut to whole code points so that its JSON-escaped UTF-8 form,
- * "…" included, fits `budget` bytes; `text` itself when it already fits.
- * A lone surrogate is one code point here and is escaped, never split.
- */
-export function fitText(text: string, budget: number): string {
-  if (jsonBytes(text) <= budget) return text
-  let used = Buffer.byteLength(ELLIPSIS)
-  let end = 0
-  for (const ch of text) {
-    const n = jsonBytes(ch)
-    if (used + n > budget) break
-    used += n
-    end += ch.length
-  }
-  return used <= budget ? text.slice(0, end) + ELLIPSIS : ''
-}
 
 function buildPayload(event: EventView, title: string, body: string, link: string | null): string {
   return JSON.stringify({
@@ -304,7 +284,7 @@ const reasonOf = (body: string): string | undefined => {
 }
 
 /**
- * What a push makes of APNs' answer (DECISIONS.md "Delivery guarantees"):
+ * What a push makes of APNs' answer (docs/push.md, "Errors"):
  * 200 is delivered; 410 and BadDeviceToken mean the token is dead (delete the
  * device, do not retry); 429 and 5xx retry; every other 4xx is permanent.
  */

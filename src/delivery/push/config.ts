@@ -1,14 +1,17 @@
 // Reads the APNs and FCM credentials named by the config once, at start, into
-// the plain objects the push task receives on its worker thread. A provider
-// left unconfigured is simply off: its devices are not pushed.
+// the plain objects the push task receives on its worker thread. APNs or FCM
+// left unconfigured is simply off: its devices are not pushed. Web Push is
+// always on (src/delivery/push/vapid.ts).
 import { readFileSync } from 'node:fs'
 import { ConfigError, type Config } from '../../core/config'
 import type { Logger } from '../../core/log'
-import type { ApnsConfig, FcmConfig } from './job'
+import type { ApnsConfig, FcmConfig, WebPushConfig } from './job'
+import { loadWebPushConfig } from './vapid'
 
 export interface PushConfig {
   apns?: ApnsConfig
   fcm?: FcmConfig
+  webpush: WebPushConfig // always on: its key pair is generated when none is configured
 }
 
 const APNS_KEYS = ['APNS_KEY_FILE', 'APNS_KEY_ID', 'APNS_TEAM_ID', 'APNS_TOPIC'] as const
@@ -22,7 +25,7 @@ function read(key: string, path: string): string {
 }
 
 export function loadPushConfig(config: Config, log?: Logger): PushConfig {
-  const out: PushConfig = {}
+  const out: PushConfig = { webpush: loadWebPushConfig(config, log) }
   const apnsSet = APNS_KEYS.filter((k) => config[k])
   if (apnsSet.length && apnsSet.length < APNS_KEYS.length) {
     const missing = APNS_KEYS.find((k) => !config[k])!
@@ -46,6 +49,6 @@ export function loadPushConfig(config: Config, log?: Logger): PushConfig {
     }
     out.fcm = { serviceAccount: account, origin: config.FCM_ORIGIN, tokenUrl: config.GOOGLE_OAUTH_TOKEN_URL }
   }
-  log?.info({ apns: !!out.apns, fcm: !!out.fcm }, 'push providers')
+  log?.info({ apns: !!out.apns, fcm: !!out.fcm, webpush: true }, 'push providers')
   return out
 }

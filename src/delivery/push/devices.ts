@@ -1,4 +1,4 @@
-// Queries on devices: what a mobile app registers, and who is pushed for an
+// Queries on devices: what a mobile app or a browser registers, and who is pushed for an
 // event (every device of every member of the workspace who has not muted the
 // event's channel; a device counts once however many ways it qualifies).
 import { uuidv7 } from 'uuidv7'
@@ -6,11 +6,12 @@ import type { Sql, Tx } from '../../core/db'
 import type { PushTarget } from './job'
 
 export interface DeviceInput {
-  platform: 'ios' | 'android'
-  provider: 'apns' | 'fcm'
-  token: string
+  platform: 'ios' | 'android' | 'web'
+  provider: 'apns' | 'fcm' | 'webpush'
+  token: string // Web Push: the subscription's endpoint
   environment?: 'sandbox' | 'production'
   topic?: string
+  keys?: { p256dh: string; auth: string } // Web Push only
 }
 
 export interface DeviceView {
@@ -20,6 +21,7 @@ export interface DeviceView {
   environment: string
   topic: string | null
   tokenPrefix: string
+  endpoint: string | null // Web Push only
   lastSeenAt: string
   createdAt: string
 }
@@ -27,38 +29,56 @@ export interface DeviceView {
 export type { PushTarget } from './job'
 
 /**
+ * Devices one person may have. Each event pushes every one of them, so
+ * without a bound a signed-in account could turn one event into thousands
+ * of requests at someone else's endpoints.
+ */
+export const MAX_DEVICES_PER_USER = 100
+
+/**
  * Registers a device, or refreshes it when its token is known (then it also
  * moves to this user: the app was signed in by someone else on that phone).
+ * null when the user already has MAX_DEVICES_PER_USER others; the user's row
+ * is locked meanwhile, so two registrations at once cannot both take the last
+ * place.
  */
-export async function upsertDevice(sql: Tx, userId: string, d: DeviceInput): Promise<{ id: string; created: boolean }> {
-  const [row] = await sql<{ id: string; created: boolean }[]>`
-    INSERT INTO devices (id, user_id, platform, provider, token, environment, topic)
-    VALUES (${uuidv7()}, ${userId}, ${d.platform}, ${d.provider}, ${d.token}, ${d.environment ?? 'production'}, ${d.topic ?? null})
-    ON CONFLICT (provider, token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
-      environment = excluded.environment, topic = excluded.topic, last_seen_at = now()
-    RETURNING id, (xmax = 0) AS created`
-  return row!
+export function upsertDevice(sql: Sql, userId: string, d: DeviceInput): Promise<{ id: string; created: boolean } | null> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
+    const [{ others } = { others: 0 }] = await tx<{ others: number }[]>`
+      SELECT count(*)::int AS others FROM devices WHERE user_id = ${userId} AND NOT (provider = ${d.provider} AND token = ${d.token})`
+    if (others >= MAX_DEVICES_PER_USER) return null
+    const [row] = await tx<{ id: string; created: boolean }[]>`
+      INSERT INTO devices (id, user_id, platform, provider, token, environment, topic, p256dh, auth)
+      VALUES (${uuidv7()}, ${userId}, ${d.platform}, ${d.provider}, ${d.token}, ${d.environment ?? 'production'}, ${d.topic ?? null},
+        ${d.keys?.p256dh ?? null}, ${d.keys?.auth ?? null})
+      ON CONFLICT (provider, token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
+        environment = excluded.environment, topic = excluded.topic, p256dh = excluded.p256dh, auth = excluded.auth, last_seen_at = now()
+      RETURNING id, (xmax = 0) AS created`
+    return row!
+  })
 }
 
 export const listDevices = (sql: Tx, userId: string) => sql<DeviceView[]>`
   SELECT id, platform, provider, environment, topic, left(token, 8) AS "tokenPrefix",
-    to_json(last_seen_at)#>>'{}' AS "lastSeenAt", to_json(created_at)#>>'{}' AS "createdAt"
+    CASE WHEN provider = 'webpush' THEN token END AS endpoint,
+    iso_time(last_seen_at) AS "lastSeenAt", iso_time(created_at) AS "createdAt"
   FROM devices WHERE user_id = ${userId} ORDER BY created_at`
 
 export async function deleteDevice(sql: Tx, userId: string, id: string): Promise<boolean> {
   return (await sql`DELETE FROM devices WHERE id = ${id} AND user_id = ${userId} RETURNING id`).length > 0
 }
 
-/** Removes devices whose tokens APNs or FCM reported as unregistered. */
+/** Removes devices whose tokens APNs, FCM or a Web Push service reported as unregistered. */
 export async function deleteDevicesById(sql: Tx, ids: string[]) {
   if (ids.length) await sql`DELETE FROM devices WHERE id = ANY(${ids}::uuid[])`
 }
 
 /** The devices to push for an event of `workspaceId` on `channel`. */
 export const findPushTargets = (sql: Tx, workspaceId: number, channel: string) => sql<PushTarget[]>`
-  SELECT DISTINCT d.id, d.provider, d.token, d.environment, d.topic
+  SELECT DISTINCT d.id, d.provider, d.token, d.environment, d.topic, d.p256dh, d.auth
   FROM memberships m JOIN devices d ON d.user_id = m.user_id
   WHERE m.workspace_id = ${workspaceId}
     AND NOT EXISTS (SELECT 1 FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = m.user_id AND c.channel = ${channel})`
 
-export const findDevice = async (sql: Tx, id: string) => (await sql<PushTarget[]>`SELECT id, provider, token, environment, topic FROM devices WHERE id = ${id}`)[0] ?? null
+export const findDevice = async (sql: Tx, id: string) => (await sql<PushTarget[]>`SELECT id, provider, token, environment, topic, p256dh, auth FROM devices WHERE id = ${id}`)[0] ?? null

@@ -94,7 +94,7 @@ function fcmError(body: string): FcmError {
 }
 
 /**
- * What a push makes of FCM's answer (DECISIONS.md "Delivery guarantees"):
+ * What a push makes of FCM's answer (docs/push.md, "Errors"):
  * 2xx is delivered; UNREGISTERED means the token is dead; quota errors retry
  * after at least a minute; 5xx retry; every other 4xx is permanent.
  */

@@ -32,13 +32,27 @@ export interface FcmConfig {
   shared?: { token: string; expiresAt: number } // the access token the process's main thread holds, used by every pool thread
 }
 
+/**
+ * Web Push (RFC 8030) with VAPID (RFC 8292), from WEB_PUSH_VAPID_PUBLIC_KEY,
+ * WEB_PUSH_VAPID_PRIVATE_KEY and WEB_PUSH_SUBJECT, or a pair generated into
+ * HERALD_DATA_DIR/vapid.json. Keys are base64url, as browsers take them.
+ */
+export interface WebPushConfig {
+  publicKey: string // the 65-byte uncompressed P-256 point: the app's applicationServerKey
+  privateKey: string // its 32-byte private scalar
+  subject: string // the JWT's `sub`: mailto: or https: contact for the push services
+  ttlSeconds: number // how long a push service keeps a push for a browser that is offline
+}
+
 /** A device to push: what a push needs of a `devices` row. */
 export interface PushTarget {
   id: string
-  provider: 'apns' | 'fcm'
-  token: string
-  environment: 'sandbox' | 'production' // APNs host; FCM has one
+  provider: 'apns' | 'fcm' | 'webpush'
+  token: string // Web Push: the subscription's endpoint URL
+  environment: 'sandbox' | 'production' // APNs host; FCM and Web Push have one
   topic: string | null // APNs topic override (bundle id)
+  p256dh?: string | null // Web Push: the browser's public key (base64url)
+  auth?: string | null // Web Push: the subscription's auth secret (base64url)
 }
 
 export interface PushJob {
@@ -48,6 +62,7 @@ export interface PushJob {
   device: PushTarget
   apns?: ApnsConfig
   fcm?: FcmConfig
+  webpush?: WebPushConfig
   /** Whole attempt, queueing for a stream included; default 10 s (DELIVERY_TIMEOUT_MS fits). */
   timeoutMs?: number
 }

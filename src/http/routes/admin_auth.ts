@@ -8,6 +8,8 @@ import { secretsEqual } from '../../core/keys'
 import { bearer } from '../../core/keys'
 import { HeraldError } from '../../core/problems'
 import { routeGroup } from './group'
+import type { Sql } from '../../core/db'
+import { findWorkspaceId } from '../../accounts/workspaces'
 
 export function adminGuard(token: string | undefined) {
   return (request: Request) => {
@@ -21,3 +23,13 @@ export function adminGuard(token: string | undefined) {
 /** The operator API: every route `use`d into this group is behind the admin token. */
 export const adminGroup = (token: string | undefined): Elysia<any, any, any, any, any, any, any> =>
   routeGroup({ name: 'group.admin', guard: adminGuard(token), bodyLimit: 64 * 1024 })
+
+/** The OpenAPI `detail` of an operator route. */
+export const operatorDetail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
+
+/** The id of the workspace an operator route names, or a 404 naming it. */
+export const workspaceIdOf = (sql: Sql) => async (name: string): Promise<number> => {
+  const id = await findWorkspaceId(sql, name)
+  if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
+  return id
+}

@@ -1,24 +1,42 @@
-// Operator API: a workspace's failed deliveries, and replaying one.
+// Operator API: a workspace's deliveries (failed ones by default, or those of
+// any state), and replaying one.
 import { Elysia } from 'elysia'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { HeraldError } from '../../core/problems'
 import { findWorkspaceId } from '../../accounts/workspaces'
-import { listFailedDeliveries, replayDelivery } from '../../delivery/deliveries'
+import { listDeliveries, listFailedDeliveries, replayDelivery } from '../../delivery/deliveries'
 import { Limit, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 
-export const FailedDelivery = Type.Object({
+export const DeliverySummary = Type.Object({
   id: Type.String({ format: 'uuid' }),
   eventId: Type.String({ format: 'uuid' }),
-  kind: Type.String(),
+  kind: Type.String({ description: 'router, or push (to a device).' }),
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  status: Type.Literal('failed'),
+  deviceId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The device of a push; absent from the failed list.' })),
+  lastStatus: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; absent from the failed list.' })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
   lastError: Type.Union([Type.String(), Type.Null()]),
   attemptCount: Type.Integer(),
+  nextAttemptAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next; absent from the failed list.' })),
   createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time', description: 'When it failed.' }),
+  updatedAt: Type.String({ format: 'date-time', description: 'When it last changed: for a failed one, when it failed.' }),
+  event: Type.Optional(
+    Type.Union(
+      [Type.Object({ title: Type.Union([Type.String(), Type.Null()]), message: Type.String({ description: 'Its first 200 characters.' }), event: Type.Union([Type.String(), Type.Null()]), channel: Type.String(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
+      { description: 'What the list shows of its event (null once the event is gone); absent from the failed list.' },
+    ),
+  ),
+})
+
+export type DeliverySummary = Static<typeof DeliverySummary>
+
+const State = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('all')], {
+  default: 'failed',
+  description: 'failed (the default): failed for good, newest failure first. pending, succeeded or all: newest event first.',
+  error: 'state must be failed, pending, succeeded or all',
 })
 
 export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
@@ -28,12 +46,25 @@ export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
     return id
   }
   return new Elysia({ name: 'route.admin.deliveries', prefix: '/admin/workspaces/:workspace/deliveries' })
-    .get('', async ({ params, query }) => listFailedDeliveries(sql, await workspaceId(params.workspace), query.limit ?? 100), {
-      params: WorkspaceParams,
-      query: Type.Object({ limit: Type.Optional(Limit(1000, 100, 'Most deliveries returned, newest first.')) }),
-      response: { 200: Type.Array(FailedDelivery) },
-      detail: detail('List failed deliveries', 'Deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest first. Each attempt is visible in GET /events/{eventId}.'),
-    })
+    .get(
+      '',
+      async ({ params, query }) => {
+        const id = await workspaceId(params.workspace)
+        const state = query.state ?? 'failed'
+        const limit = query.limit ?? 100
+        if (state === 'failed') return listFailedDeliveries(sql, id, limit)
+        return (await listDeliveries(sql, id, state === 'all' ? {} : { state }, null, limit)).deliveries
+      },
+      {
+        params: WorkspaceParams,
+        query: Type.Object({ state: Type.Optional(State), limit: Type.Optional(Limit(1000, 100, 'Most deliveries returned, newest first.')) }),
+        response: { 200: Type.Array(DeliverySummary) },
+        detail: detail(
+          'List deliveries',
+          'By default the deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest failure first; with `state`, those of another state or of all. Each attempt is visible in GET /events/{eventId}.',
+        ),
+      },
+    )
     .post(
       '/:id/replay',
       async ({ params, set }) => {

@@ -1,16 +1,19 @@
 // Operator API: the members of a workspace. Adding one issues a user token
 // for the device API, for a person who has not signed up (people who have
-// sign in themselves: routes/auth.ts).
+// sign in themselves: routes/auth.ts). The operator is nobody's peer: it may
+// give any role and remove anyone, owners included, except that the last
+// owner stays one (the same rule, under the same lock, as for people).
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { HeraldError } from '../../core/problems'
 import { findWorkspaceId } from '../../accounts/workspaces'
-import { addMember, listMembers, removeMemberChecked } from '../../accounts/members'
+import { addMember, changeRole, listMembers, removeMemberChecked } from '../../accounts/members'
 import { EmailAddress, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
+const MemberParams = Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', 'The member\'s user id.') })
 
 export const MemberSchema = Type.Object({
   userId: Type.String({ format: 'uuid' }),
@@ -52,6 +55,25 @@ export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
       response: { 200: Type.Array(MemberSchema) },
       detail: detail('List members'),
     })
+    .patch(
+      '/:userId',
+      async ({ params, body }) => {
+        const id = await workspaceId(params.workspace)
+        const result = await changeRole(sql, id, 'operator', params.userId, body.role)
+        if (result === 'not-member') throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        if (result === 'last-owner') throw new HeraldError('conflict', 'This is the last owner of the workspace: make someone else owner first.')
+        // Removed by another request since: as if it had come first.
+        const member = (await listMembers(sql, id)).find((m) => m.userId === params.userId)
+        if (!member) throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+        return member
+      },
+      {
+        params: MemberParams,
+        body: Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { description: 'The new role.' }) }, { additionalProperties: false }),
+        response: { 200: MemberSchema },
+        detail: detail("Change a member's role", 'Any role, owners included; the last owner stays one (409): make someone else owner first.'),
+      },
+    )
     .delete(
       '/:userId',
       async ({ params, set }) => {
@@ -61,6 +83,6 @@ export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
         audienceChanged()
         set.status = 204
       },
-      { params: Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', 'The member\'s user id.') }), detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.') },
+      { params: MemberParams, detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.') },
     )
 }

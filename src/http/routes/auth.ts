@@ -21,7 +21,7 @@ import { routeGroup } from './group'
 import { EmailAddress, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../../accounts/session'
 import { acceptInvitation, findInvitation } from '../../accounts/invitations'
-import { createOwnedWorkspace, workspaceNameTaken } from '../../accounts/workspaces'
+import { claimWaitingWorkspace, createOwnedWorkspace, waitingWorkspace, workspaceNameTaken } from '../../accounts/workspaces'
 import { listMyWorkspaces } from '../../accounts/members'
 
 const Email = EmailAddress()
@@ -88,6 +88,12 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
   async function createAccount(tx: Tx, email: string, passwordHash: string, workspace: string | null) {
     const user = await insertUser(tx, email, passwordHash)
     if (!user) return null
+    // On a fresh install the first account owns the demo workspace, where the
+    // events posted with the key printed at first start already are; a name
+    // given as well still makes that workspace.
+    const demo = await claimWaitingWorkspace(tx, user.id)
+    if (demo && workspace && !(await createOwnedWorkspace(tx, workspace, limits, user.id))) throw workspaceTaken(workspace)
+    if (demo) return { user, email, workspace: demo, role: 'owner' as const }
     for (let attempt = 0; ; attempt++) {
       const name = attempt === 0 && workspace ? workspace : workspaceNameFrom(email, attempt)
       const ws = await createOwnedWorkspace(tx, name, limits, user.id)
@@ -102,6 +108,19 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
   const accountExists = () => new HeraldError('conflict', 'An account with this address exists: sign in, or reset its password.')
 
   const publicRoutes = routeGroup({ name: 'route.auth', prefix: '/v1', bodyLimit: AUTH_BODY_LIMIT })
+    .get(
+      '/auth/signup',
+      async () => ({ signup: config.HERALD_SIGNUP, waitingWorkspace: await waitingWorkspace(sql) }),
+      {
+        response: {
+          200: Type.Object({
+            signup: Type.Union([Type.Literal('open'), Type.Literal('invite')], { description: '`open`: anyone may sign up; `invite`: only with an invitation.' }),
+            waitingWorkspace: Type.Union([Type.String(), Type.Null()], { description: 'On a fresh install, the workspace made at first start (`demo`) that the first account to sign up will own; null once it has an owner.' }),
+          }),
+        },
+        detail: detail('How sign-up works here', 'What the sign-up page shows before anyone fills it in: whether sign-up is open, and the workspace the first account will own.'),
+      },
+    )
     .post(
       '/auth/signup',
       async ({ body, request, set, server }) => {
@@ -162,7 +181,7 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
         response: { 201: Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })]), 202: SignupPending },
         detail: detail(
           'Sign up',
-          'With an invitation: creates the account, joins that workspace and signs in (201). The first account of a fresh install is also created at once (201), as the owner of a new workspace. Otherwise: 202, and a link is e-mailed (logged when SMTP_URL is unset) that finishes the sign-up through POST /v1/auth/signup/confirm; an address that already has an account gets the same 202, and its owner an e-mail saying someone tried. E-mails are throttled per address (429).',
+          'With an invitation: creates the account, joins that workspace and signs in (201). The first account of a fresh install is also created at once (201), as the owner of the demo workspace made at first start when there is one (and of the named workspace, if one is given), else of a new workspace. Otherwise: 202, and a link is e-mailed (logged when SMTP_URL is unset) that finishes the sign-up through POST /v1/auth/signup/confirm; an address that already has an account gets the same 202, and its owner an e-mail saying someone tried. E-mails are throttled per address (429).',
         ),
       },
     )

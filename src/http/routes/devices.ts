@@ -1,23 +1,105 @@
-// The device API a mobile app calls, as a signed-in user: register (or
-// refresh) its push token, list the user's devices, delete one. Muting a
-// channel is in routes/channels.ts.
-import { Type } from '@sinclair/typebox'
+// The device API a mobile app or the web app calls, as a signed-in user:
+// register (or refresh) its push token or browser subscription, list the
+// user's devices, delete one; and the VAPID public key browsers subscribe
+// with. Muting a channel is in routes/channels.ts.
+import { Type, type Static } from '@sinclair/typebox'
+import { createECDH } from 'node:crypto'
+import { isIP } from 'node:net'
 import type { Sql } from '../../core/db'
 import { userSecurity, type UserAuth } from '../../accounts/session'
-import { HeraldError } from '../../core/problems'
-import { deleteDevice, listDevices, upsertDevice } from '../../delivery/push/devices'
+import { HeraldError, validationError, type FieldError } from '../../core/problems'
+import { checkAddress } from '../../delivery/outbound'
+import { MAX_DEVICES_PER_USER, deleteDevice, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
 import { routeGroup } from './group'
 import { Uuid } from './input'
 
 const security = userSecurity
 
+// base64url as browsers give it (PushSubscription.toJSON), padding tolerated.
+const Base64Url = (name: string, bytes: number, description: string) =>
+  Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+={0,2}$', description, error: `${name} must be base64url (${bytes} bytes)` })
+
+export const PushSubscriptionBody = Type.Object({
+  endpoint: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https://[\\x21-\\x7e]+$', description: 'The push service URL the browser gave (PushSubscription.endpoint); https only.', error: 'subscription.endpoint must be an https URL of at most 2048 characters' }),
+  expirationTime: Type.Optional(Type.Union([Type.Null(), Type.Number()], { description: 'As the browser gives it; ignored (a push service answers 404 or 410 once a subscription is gone).' })),
+  keys: Type.Object({
+    p256dh: Base64Url('subscription.keys.p256dh', 65, 'The browser\'s P-256 public key: 65 bytes, base64url.'),
+    auth: Base64Url('subscription.keys.auth', 16, 'The subscription\'s auth secret: 16 bytes, base64url.'),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false, description: 'A browser\'s PushSubscription as JSON (`subscription.toJSON()`).' })
+
 export const DeviceBody = Type.Object({
-  platform: Type.Union([Type.Literal('ios'), Type.Literal('android')], { description: 'The phone\'s OS.' }),
-  provider: Type.Union([Type.Literal('apns'), Type.Literal('fcm')], { description: 'apns for iOS (Apple Push Notification service), fcm for Firebase Cloud Messaging.' }),
-  token: Type.String({ minLength: 1, maxLength: 4096, pattern: '^[\\x21-\\x7e]+$', description: 'The push token the OS gave the app.' }),
-  environment: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'production', description: 'APNs only: sandbox for development builds.' })),
+  platform: Type.Optional(Type.Union([Type.Literal('ios'), Type.Literal('android'), Type.Literal('web')], { description: 'The device\'s OS: ios or android for apns and fcm (required), web for webpush (the default).' })),
+  provider: Type.Union([Type.Literal('apns'), Type.Literal('fcm'), Type.Literal('webpush')], { description: 'apns for iOS (Apple Push Notification service), fcm for Firebase Cloud Messaging, webpush for a browser or the installed web app.' }),
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, pattern: '^[\\x21-\\x7e]+$', description: 'apns and fcm: the push token the OS gave the app.' })),
+  subscription: Type.Optional(PushSubscriptionBody),
+  environment: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { description: 'APNs only: sandbox for development builds; production when absent.' })),
   topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'APNs only: the app\'s bundle id, when it differs from APNS_TOPIC.' })),
 }, { additionalProperties: false })
+
+type DeviceBodyT = Static<typeof DeviceBody>
+
+/** The device a body describes, or the 400 that says what is wrong with it. */
+export function deviceInput(body: DeviceBodyT, allow: readonly string[]): DeviceInput {
+  const errors: FieldError[] = []
+  const wrong = (pointer: string, detail: string) => errors.push({ pointer, detail })
+  if (body.provider === 'webpush') {
+    if (body.platform !== undefined && body.platform !== 'web') wrong('/platform', 'provider webpush needs platform web')
+    for (const field of ['token', 'environment', 'topic'] as const) if (body[field] !== undefined) wrong(`/${field}`, `${field} is not a field of a webpush device: send the browser's subscription`)
+    if (!body.subscription) wrong('/subscription', 'provider webpush needs subscription: the browser\'s PushSubscription as JSON')
+    else {
+      const problem = endpointProblem(body.subscription.endpoint, allow)
+      if (problem) wrong('/subscription/endpoint', `subscription.endpoint ${problem}`)
+      const p256dh = Buffer.from(body.subscription.keys.p256dh, 'base64url')
+      if (p256dh.length !== 65 || !onCurve(p256dh)) wrong('/subscription/keys/p256dh', `subscription.keys.p256dh must be a P-256 public key: 65 bytes, uncompressed, base64url (got ${p256dh.length} bytes${p256dh.length === 65 ? ', not a point of the curve' : ''})`)
+      const auth = Buffer.from(body.subscription.keys.auth, 'base64url')
+      if (auth.length !== 16) wrong('/subscription/keys/auth', `subscription.keys.auth must be 16 bytes, base64url (got ${auth.length})`)
+      if (!errors.length) return { platform: 'web', provider: 'webpush', token: body.subscription.endpoint, keys: { p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') } }
+    }
+    throw validationError(errors)
+  }
+  if (body.subscription !== undefined) wrong('/subscription', `subscription is for provider webpush, not ${body.provider}`)
+  if (body.token === undefined) wrong('/token', `provider ${body.provider} needs token: the push token the OS gave the app`)
+  if (body.platform === undefined) wrong('/platform', `provider ${body.provider} needs platform ios or android`)
+  else if (body.platform === 'web') wrong('/platform', 'platform web needs provider webpush')
+  else if (body.provider === 'apns' && body.platform !== 'ios') wrong('/platform', 'provider apns needs platform ios')
+  if (errors.length) throw validationError(errors)
+  return { platform: body.platform as 'ios' | 'android', provider: body.provider, token: body.token!, environment: body.environment, topic: body.topic }
+}
+
+/**
+ * Why a browser's endpoint cannot be pushed to, or null. What DNS says is
+ * checked when pushing (src/delivery/outbound.ts); an address written in the
+ * URL is refused here already, with the same rules.
+ */
+function endpointProblem(endpoint: string, allow: readonly string[]): string | null {
+  let url: URL
+  try {
+    url = new URL(endpoint)
+  } catch {
+    return 'is not a URL'
+  }
+  if (url.protocol !== 'https:') return 'must be https'
+  if (url.username || url.password) return 'must not carry a user name or password'
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host)) {
+    const refusal = checkAddress(host, allow)
+    if (refusal) return `is refused: ${refusal}`
+  } else if (!host.includes('.') || /(^|\.)localhost$/i.test(host)) return `is refused: ${host} is not a public host name`
+  return null
+}
+
+/** Whether 65 bytes are an uncompressed point of P-256 (an ECDH with it succeeds). */
+function onCurve(point: Buffer): boolean {
+  try {
+    probe.computeSecret(point)
+    return true
+  } catch {
+    return false
+  }
+}
+const probe = createECDH('prime256v1')
+probe.generateKeys()
 
 export const DeviceSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -25,20 +107,22 @@ export const DeviceSchema = Type.Object({
   provider: Type.String(),
   environment: Type.String(),
   topic: Type.Union([Type.String(), Type.Null()]),
-  tokenPrefix: Type.String({ description: 'The first 8 characters of the token.' }),
+  tokenPrefix: Type.String({ description: 'The first 8 characters of the token (of the endpoint for webpush).' }),
+  endpoint: Type.Union([Type.String(), Type.Null()], { description: 'webpush only: the subscription\'s endpoint, so the app can find its own device.' }),
   lastSeenAt: Type.String({ format: 'date-time', description: 'Last registration or refresh.' }),
   createdAt: Type.String({ format: 'date-time' }),
 })
 
 
-export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void) =>
+export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void, allow: readonly string[]) =>
   routeGroup({ name: 'route.devices', prefix: '/v1', guard: auth.authenticate })
     .post(
       '/devices',
       async ({ request, body, set }) => {
         const user = await auth.authenticate(request)
-        if (body.provider === 'apns' && body.platform !== 'ios') throw new HeraldError('validation-failed', 'provider apns needs platform ios', [{ pointer: '/platform', detail: 'provider apns needs platform ios' }])
-        const { id } = await upsertDevice(sql, user.userId, body)
+        const device = await upsertDevice(sql, user.userId, deviceInput(body, allow))
+        if (!device) throw new HeraldError('conflict', `You have ${MAX_DEVICES_PER_USER} devices, the most one person may have: delete one you no longer use (DELETE /v1/devices/{id}).`)
+        const { id } = device
         audienceChanged()
         set.status = 201
         return { id }
@@ -63,3 +147,18 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
       },
       { params: Type.Object({ id: Uuid('id', 'Device id, from the list.') }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
     )
+
+/** GET /v1/push/vapid-public-key: public, as the key is (every subscription carries it). */
+export const pushKeyRoute = (publicKey: string | undefined) =>
+  routeGroup({ name: 'route.push-key', prefix: '/v1' }).get(
+    '/push/vapid-public-key',
+    ({ set }) => {
+      if (!publicKey) throw new HeraldError('not-found', 'Web Push is not configured on this server.')
+      set.headers['cache-control'] = 'no-cache'
+      return { publicKey }
+    },
+    {
+      response: { 200: Type.Object({ publicKey: Type.String({ description: 'The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe().' }) }) },
+      detail: { summary: 'The Web Push public key', description: 'What a browser subscribes with: `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey })`. Then register the subscription with POST /v1/devices.', tags: ['Devices'] },
+    },
+  )

@@ -1,4 +1,4 @@
-// POST /event. The checks run in the order DECISIONS.md fixes: 401 from the
+// POST /event. The checks run in the order docs/events.md gives: 401 from the
 // headers alone, 413 before more than 256 KiB is read, 400, then 429 from the
 // batch that also makes the event durable.
 import { Elysia } from 'elysia'
@@ -10,7 +10,7 @@ import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { HeraldError, problemResponse, validationError } from '../../core/problems'
-import { isJsonType, parseJson, readBody } from '../body'
+import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
 
 export const MAX_BODY_BYTES = 262_144
 
@@ -25,10 +25,10 @@ export const SubmitResultSchema = Type.Object({
 export const unauthorized = () =>
   new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
 
-/** POST /event's body: a Content-Type other than JSON is a 400 here (DECISIONS.md), not the 415 of other routes. */
-export function parseJsonBody(bytes: Uint8Array, contentType: string | null): unknown {
+/** POST /event's body: a Content-Type other than JSON is a 400 here (docs/events.md), not the 415 of other routes. */
+export function parseJsonBody(bytes: Uint8Array, contentType: string | null, maxDepth = MAX_JSON_DEPTH): unknown {
   if (!isJsonType(contentType)) throw new HeraldError('invalid-content-type', 'Content-Type must be application/json.')
-  return parseJson(bytes)
+  return parseJson(bytes, maxDepth)
 }
 
 export const rateHeaders = (r: RateState): Record<string, string> => ({
@@ -37,6 +37,12 @@ export const rateHeaders = (r: RateState): Record<string, string> => ({
   'ratelimit-reset': String(r.reset),
 })
 
+/** The problem of an event refused by the rate limit or the quota; POST /events uses it too. */
+export const limitedProblem = (reason: 'quota' | 'rate') =>
+  reason === 'quota'
+    ? new HeraldError('quota-exceeded', 'The monthly event quota of this workspace is used up; it resets at 00:00 UTC on the first day of next month.')
+    : new HeraldError('rate-limited', 'The rate limit of this workspace was reached; retry after the number of seconds in Retry-After.')
+
 function respond(o: Outcome): Response {
   switch (o.kind) {
     case 'accepted':
@@ -44,12 +50,8 @@ function respond(o: Outcome): Response {
       return new Response(JSON.stringify(o.body), {
         headers: { 'content-type': 'application/json', 'ratelimit-limit': String(o.rate.limit), 'ratelimit-remaining': String(o.rate.remaining), 'ratelimit-reset': String(o.rate.reset) },
       })
-    case 'limited': {
-      const err = o.reason === 'quota'
-        ? new HeraldError('quota-exceeded', 'The monthly event quota of this workspace is used up; it resets at 00:00 UTC on the first day of next month.')
-        : new HeraldError('rate-limited', 'The rate limit of this workspace was reached; retry after the number of seconds in Retry-After.')
-      return problemResponse(err, { 'retry-after': String(o.retryAfter), ...rateHeaders(o.rate) })
-    }
+    case 'limited':
+      return problemResponse(limitedProblem(o.reason), { 'retry-after': String(o.retryAfter), ...rateHeaders(o.rate) })
     case 'idempotency-mismatch':
       return problemResponse(new HeraldError('idempotency-key-reused', 'This Idempotency-Key was already used in the last 24 hours with a different body.'))
     case 'unknown-workspace':

@@ -1,7 +1,9 @@
 // The feed a member reads (the dashboard and the mobile app): a workspace's
 // events newest first with filters and a cursor, the same as a live stream of
-// Server-Sent Events, and one event with its delivery log. Replaying a
-// delivery is for owners and admins.
+// Server-Sent Events, and one event with its delivery log. Each event of a
+// page comes with its deliveries counted by state (the stream's events have
+// none yet: they are fanned out after). Replaying a delivery is for owners
+// and admins.
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { findAccess, type AccessCheck } from '../../accounts/access'
@@ -11,7 +13,8 @@ import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
 import { FEED_PAGE_MAX, findEvent, matchesFilter, readFeed, type FeedFilter } from '../../ingest/feed'
 import { StoredEvent, EventWithDeliveries } from './event_read'
-import { listEventDeliveries, replayDelivery } from '../../delivery/deliveries'
+import { countEventDeliveries, listEventDeliveries, replayDelivery } from '../../delivery/deliveries'
+import { DeliveryCountsSchema } from './deliveries'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { checkUuidv7Time, Limit, Text, Uuid, UuidV7, WorkspaceParam } from './input'
@@ -33,6 +36,8 @@ const FilterQuery = {
   q: Type.Optional(Text('q', 200, 'Words that must each begin a word of the title or the message.')),
 }
 
+const FeedEvent = Type.Composite([StoredEvent, Type.Object({ deliveryCounts: DeliveryCountsSchema })])
+
 const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string }): FeedFilter => ({
   ...(q.channel ? { channel: q.channel.toLowerCase() } : {}),
   ...(q.tag ? { tag: q.tag } : {}),
@@ -49,7 +54,9 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       async ({ request, query }) => {
         const { access } = await check(request, query.workspace)
         checkUuidv7Time('before', query.before)
-        return readFeed(sql, access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
+        const page = await readFeed(sql, access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
+        const counts = await countEventDeliveries(sql, access.workspaceId, page.events.map((e) => e.eventId))
+        return { ...page, events: page.events.map((e) => ({ ...e, deliveryCounts: counts.get(e.eventId)! })) }
       },
       {
         query: Type.Object({
@@ -57,8 +64,8 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
           before: Type.Optional(UuidV7('before', 'The nextCursor of the previous page.')),
           limit: Type.Optional(Limit(FEED_PAGE_MAX, 50, `Events per page, at most ${FEED_PAGE_MAX}.`)),
         }),
-        response: { 200: Type.Object({ events: Type.Array(StoredEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }) },
-        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters; every member may read it.'),
+        response: { 200: Type.Object({ events: Type.Array(FeedEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }) },
+        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters, each with its deliveries counted by state; every member may read it.'),
       },
     )
     .get(

@@ -87,7 +87,10 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         const { session, access } = await check(request, params.workspace, 'manage')
         const result = await changeRole(sql, access.workspaceId, { userId: session.userId }, params.userId, body.role)
         if (typeof result === 'string') throw membershipProblem(result)
-        return (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)!
+        // Removed (or gone) by another request since: as if that had come first.
+        const member = (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)
+        if (!member) throw membershipProblem('not-member')
+        return member
       },
       {
         params: MemberParams,
@@ -126,7 +129,7 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         await mailer.send({
           to: email,
           subject: `${session.email} invited you to ${access.workspace} on Herald`,
-          text: `${session.email} invited you to join the workspace "${access.workspace}" on Herald as ${role === 'admin' ? 'an admin' : `a ${role}`}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
+          text: `${session.email} invited you to join the workspace "${access.workspace}" on Herald as ${role === 'member' ? 'a member' : `an ${role}`}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
         }).catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
         set.status = 201
         return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bun
+// The floor of Web Push on this machine: the smallest sender there can be,
+// measured beside Herald's figures in bench/push.ts. It does only what every
+// Web Push needs (the web-push package encrypts each payload for its
+// subscription, the VAPID header is signed once, and Bun's fetch posts it
+// over kept-alive connections) against the same push service stand-in
+// (test/web_push_service.ts, verify: 'sample'), which runs in a child process
+// so that its CPU is counted apart. No database, no queue, no SSRF checks, no
+// delivery rows: what it reaches, no Herald on this machine can exceed.
+// Prints one JSON object.
+//
+//   npx bun bench/push_floor.ts [--pushes 30000] [--concurrency 64] [--subscriptions 1000]
+import { parseArgs } from 'node:util'
+import webpush from 'web-push'
+import type { WebPushSubscription } from '../test/web_push_service'
+import { webPushPayload } from '../src/delivery/push/webpush'
+import { cpuSeconds, machine, round } from './proc'
+import { loadavg } from 'node:os'
+
+const { values: flags } = parseArgs({
+  options: {
+    pushes: { type: 'string', default: '30000' },
+    concurrency: { type: 'string', default: '64' },
+    subscriptions: { type: 'string', default: '1000' },
+    'stand-in': { type: 'string' }, // internal: run the stand-in with this VAPID public key
+  },
+})
+
+if (flags['stand-in']) {
+  // The child: the push service, its subscriptions on stdout, then its count on stdin's end.
+  const { startPushService } = await import('../test/web_push_service') // only here: importing it makes a certificate
+  const service = startPushService({ keep: false, verify: 'sample', vapidPublicKey: flags['stand-in'] })
+  const subs: WebPushSubscription[] = []
+  for (let i = 0; i < Number(flags.subscriptions); i++) subs.push(await service.newSubscription({ applicationServerKey: flags['stand-in'] }))
+  process.stdout.write(JSON.stringify({ subs }) + '\n')
+  for await (const _ of Bun.stdin.stream()) {}
+  process.stdout.write(JSON.stringify({ count: service.count, problems: service.problems.length }) + '\n')
+  process.exit(0)
+}
+
+const PUSHES = Number(flags.pushes)
+const CONCURRENCY = Number(flags.concurrency)
+const vapid = webpush.generateVAPIDKeys()
+const child = Bun.spawn(['bun', import.meta.path, '--stand-in', vapid.publicKey, '--subscriptions', flags.subscriptions!], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader()
+let buffered = ''
+async function line(): Promise<string> {
+  for (;;) {
+    const at = buffered.indexOf('\n')
+    if (at >= 0) {
+      const out = buffered.slice(0, at)
+      buffered = buffered.slice(at + 1)
+      return out
+    }
+    const { value, done } = await lines.read()
+    if (done) throw new Error('the stand-in ended')
+    buffered += value
+  }
+}
+const { subs } = JSON.parse(await line()) as { subs: WebPushSubscription[] }
+const audience = new URL(subs[0]!.endpoint).origin
+const authorization = webpush.getVapidHeaders(audience, 'mailto:bench@example.com', vapid.publicKey, vapid.privateKey, 'aes128gcm').Authorization
+const payload = webPushPayload({
+  eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'bench', channel: 'alerts', event: 'deploy.done', title: 'Deploy finished',
+  message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(),
+})
+
+let next = 0
+let failed = 0
+async function sender() {
+  while (next < PUSHES) {
+    const sub = subs[next++ % subs.length]!
+    const r = webpush.generateRequestDetails(sub, payload, { vapidDetails: null as unknown as undefined, headers: { Authorization: authorization }, TTL: 86400, urgency: 'high', topic: 'abc' })
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(r.headers)) if (k !== 'Content-Length') headers[k] = String(v)
+    const res = await fetch(sub.endpoint, { method: 'POST', headers, body: r.body, tls: { rejectUnauthorized: false } } as RequestInit) // the floor: the stand-in's own certificate, on loopback
+    await res.arrayBuffer()
+    if (res.status !== 201) failed++
+  }
+}
+// Warm-up, then the measured run.
+const measured = PUSHES
+next = 0
+await Promise.all(Array.from({ length: CONCURRENCY }, () => sender().catch(() => failed++)))
+next = 0
+failed = 0
+const cpu0 = { sender: cpuSeconds(process.pid), standIn: cpuSeconds(child.pid) }
+const t0 = performance.now()
+await Promise.all(Array.from({ length: CONCURRENCY }, () => sender().catch(() => failed++)))
+const seconds = (performance.now() - t0) / 1000
+const cpu = { sender: cpuSeconds(process.pid) - cpu0.sender, standIn: cpuSeconds(child.pid) - cpu0.standIn }
+child.stdin.end()
+const final = JSON.parse(await line()) as { count: number; problems: number }
+await child.exited
+process.stdout.write(JSON.stringify({
+  benchmark: 'push_floor',
+  started_at: new Date().toISOString(),
+  machine: machine(loadavg()[0]!),
+  params: { pushes: measured, concurrency: CONCURRENCY, subscriptions: subs.length, payload_bytes: Buffer.byteLength(payload) },
+  results: {
+    pushes_per_s: round(measured / seconds, 0),
+    failed,
+    stand_in_problems: final.problems,
+    cpu_us_per_push: { sender: round((cpu.sender * 1e6) / measured, 0), stand_in: round((cpu.standIn * 1e6) / measured, 0) },
+    cores: { sender: round(cpu.sender / seconds, 2), stand_in: round(cpu.standIn / seconds, 2) },
+  },
+}, null, 2) + '\n')

@@ -1,0 +1,114 @@
+// The errors of the client. HeraldError is every failure of a request: an
+// answer of Herald (its RFC 9457 problem, read field by field) or no answer
+// at all (status 0: the network, or the timeout). The queue's own refusals
+// (full, closed) are separate classes: Herald never saw those events.
+/** A field a problem points at (`/message`, `/events/3/channel`) and what is wrong with it. */
+export interface FieldError {
+  pointer: string
+  detail: string
+}
+
+export const PROBLEM_BASE = 'https://herald.dev/problems/'
+
+interface Problem {
+  status: number
+  type?: string
+  title?: string
+  detail?: string
+  errors?: FieldError[]
+  retryAfterMs?: number
+}
+
+export class HeraldError extends Error {
+  override readonly name = 'HeraldError'
+  /** The HTTP status; 0 when Herald did not answer (a network error or the timeout, in `cause`). */
+  readonly status: number
+  /** The problem type, such as https://herald.dev/problems/validation-failed; about:blank when the answer had none. */
+  readonly type: string
+  readonly title: string
+  readonly detail: string
+  /** The fields at fault, by JSON pointer into the request body; empty when none were named. */
+  readonly errors: FieldError[]
+  /** What Retry-After asked for (429, 503), in milliseconds. */
+  readonly retryAfterMs: number | undefined
+
+  constructor(problem: Problem, options?: { cause?: unknown }) {
+    const title = problem.title ?? `HTTP ${problem.status}`
+    const detail = problem.detail ?? title
+    super(detail, options)
+    this.status = problem.status
+    this.type = problem.type ?? 'about:blank'
+    this.title = title
+    this.detail = detail
+    this.errors = problem.errors ?? []
+    this.retryAfterMs = problem.retryAfterMs
+  }
+
+  /** The problem type without its base: `validation-failed`, `quota-exceeded`, `rate-limited`. */
+  get kind(): string {
+    return this.type.startsWith(PROBLEM_BASE) ? this.type.slice(PROBLEM_BASE.length) : this.type
+  }
+}
+
+/** Retry-After in ms (delta-seconds or an HTTP date), or undefined. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const raw = headers.get('retry-after')?.trim()
+  if (!raw) return undefined
+  if (/^\d+$/.test(raw)) return Number(raw) * 1000
+  const at = Date.parse(raw)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
+}
+
+const fieldErrors = (raw: unknown): FieldError[] | undefined =>
+  Array.isArray(raw) ? raw.map((e) => ({ pointer: String(e?.pointer ?? ''), detail: String(e?.detail ?? '') })) : undefined
+
+/** A problem object (a whole answer's, or one item's of a batch) as a HeraldError. */
+export function problemError(body: Record<string, unknown>, status: number, retryAfter?: number): HeraldError {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+  return new HeraldError({
+    status: typeof body.status === 'number' ? body.status : status,
+    type: text(body.type),
+    title: text(body.title),
+    detail: text(body.detail) ?? text(body.title),
+    errors: fieldErrors(body.errors),
+    retryAfterMs: retryAfter,
+  })
+}
+
+/** A refusal or failure answer as a HeraldError; an answer that is not a problem is named by its status line. */
+export async function answerError(res: Response): Promise<HeraldError> {
+  const line = `HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`
+  let body: Record<string, unknown> = {}
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
+    const parsed: unknown = await res.json().catch(() => undefined)
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>
+  } else {
+    await res.body?.cancel().catch(() => {})
+  }
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+  const title = text(body.title) ?? line
+  return problemError({ ...body, title, detail: text(body.detail) ?? title, status: res.status }, res.status, retryAfterMs(res.headers))
+}
+
+/** No answer: the request failed on the way, or ran past `timeoutMs`. */
+export function transportError(url: string, cause: unknown, timeoutMs: number): HeraldError {
+  const timedOut = (cause as Error)?.name === 'TimeoutError'
+  const detail = timedOut ? `Herald at ${url} did not answer within ${timeoutMs / 1000} s` : `cannot reach Herald at ${url}: ${(cause as Error)?.message ?? String(cause)}`
+  return new HeraldError({ status: 0, title: timedOut ? 'Timeout' : 'Network Error', detail }, { cause })
+}
+
+/** `enqueue` with `whenFull: 'reject'` while `maxQueue` events are pending. */
+export class HeraldQueueFullError extends Error {
+  override readonly name = 'HeraldQueueFullError'
+  constructor(readonly maxQueue: number) {
+    super(`the Herald client's queue is full (${maxQueue} events waiting to be sent): the event was not queued`)
+  }
+}
+
+/** `enqueue` or `send` after `close()`. */
+export class HeraldClosedError extends Error {
+  override readonly name = 'HeraldClosedError'
+  constructor() {
+    super('the Herald client is closed: the event was not sent')
+  }
+}

@@ -1,0 +1,191 @@
+// The client: `send` for one event and its answer, `enqueue` for background
+// batches (src/queue.ts). Only `fetch`, `AbortSignal.timeout` and
+// `crypto.randomUUID`: it runs on Node >= 18, Bun, Deno, Workers and browsers.
+import { answerError, HeraldClosedError, HeraldError, transportError } from './errors.js'
+import { BatchQueue, MAX_BATCH_EVENTS } from './queue.js'
+import { DEFAULT_RETRY, retryDelayMs, sleep, type RetryPolicy } from './retry.js'
+import type { Accepted, HeraldEvent, Queued, Stats } from './types.js'
+
+export interface HeraldOptions {
+  /** A workspace API key (`hrld_…`). */
+  apiKey: string
+  /** Herald's base URL, such as https://herald.example.com. */
+  url: string
+  /** Per request; a try that runs past it is retried like a lost connection. Default 10,000. */
+  timeoutMs?: number
+  /** Tries, backoff and jitter; see DEFAULT_RETRY. */
+  retry?: Partial<RetryPolicy>
+  /** `enqueue`: the longest an event waits for a batch to fill. Default 250. */
+  flushIntervalMs?: number
+  /** `enqueue`: events per POST /events, 1 to 1,000. Default 500. */
+  maxBatch?: number
+  /** `enqueue`: events pending (queued or in flight) at most. Default 10,000. */
+  maxQueue?: number
+  /** `enqueue` on a full queue: wait for room (default), or reject with HeraldQueueFullError. */
+  whenFull?: 'wait' | 'reject'
+  /** An enqueued event given up: Herald refused it, or the retries ran out. Always called with the event. */
+  onError?: (err: HeraldError, event?: HeraldEvent) => void
+  /** A request failed and will be tried again after `delayMs` (`events`: 1 for `send`, the batch's size for `enqueue`). */
+  onRetry?: (err: HeraldError, retry: { attempt: number; delayMs: number; events: number }) => void
+  /** The fetch to use; the global one by default. */
+  fetch?: Fetch
+}
+
+/** What the client needs of fetch (a narrower type than a runtime's, which may add its own members). */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>
+
+// One event commits within a second, a batch of 1,000 within a few: 10 s
+// means the server is stuck, and the retry (same key) is safe.
+const DEFAULT_TIMEOUT_MS = 10_000
+// A quarter second adds little latency to a notification and fills batches under load.
+const DEFAULT_FLUSH_INTERVAL_MS = 250
+// Half of POST /events' limit: a batch commits quickly and a retry resends little.
+const DEFAULT_MAX_BATCH = 500
+// 10,000 events of 1 KiB are 10 MB: enough to ride out a restart, small for any process.
+const DEFAULT_MAX_QUEUE = 10_000
+
+/** crypto.randomUUID is global on Node >= 19, Bun, Deno, Workers and browsers; Node 18 gets a Math.random v4. */
+function newKey(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto
+  if (c?.randomUUID) return c.randomUUID()
+  const hex = Array.from({ length: 32 }, () => Math.floor(Math.random() * 16).toString(16))
+  hex[12] = '4'
+  hex[16] = ((parseInt(hex[16]!, 16) & 3) | 8).toString(16)
+  return hex.join('').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')
+}
+
+const whole = (name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be a whole number from ${min} to ${max}, got ${value}`)
+  return value
+}
+
+export class Herald {
+  readonly url: string
+  private readonly apiKey: string
+  private readonly timeoutMs: number
+  private readonly retry: RetryPolicy
+  private readonly fetch: Fetch
+  private readonly onRetry: HeraldOptions['onRetry']
+  private readonly counters: Stats = { sent: 0, failed: 0, retried: 0, dropped: 0 }
+  private readonly queue: BatchQueue
+
+  constructor(options: HeraldOptions) {
+    if (!options?.apiKey) throw new TypeError('Herald needs an apiKey')
+    let url: URL
+    try {
+      url = new URL(options.url)
+    } catch {
+      throw new TypeError(`Herald's url must be an http(s) URL, got ${JSON.stringify(options.url)}`)
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`Herald's url must be an http(s) URL, got ${JSON.stringify(options.url)}`)
+    this.url = url.toString().replace(/\/+$/, '')
+    this.apiKey = options.apiKey
+    this.timeoutMs = whole('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1)
+    this.retry = { ...DEFAULT_RETRY, ...options.retry }
+    whole('retry.maxAttempts', this.retry.maxAttempts, 1)
+    // Bound late: a Worker's or a browser's fetch must be called on globalThis.
+    this.fetch = options.fetch ?? ((url, init) => fetch(url, init))
+    this.onRetry = options.onRetry
+    this.queue = new BatchQueue({
+      post: (path, body, headers) => this.post(path, body, headers),
+      retry: this.retry,
+      maxBatch: whole('maxBatch', options.maxBatch ?? DEFAULT_MAX_BATCH, 1, MAX_BATCH_EVENTS),
+      maxQueue: whole('maxQueue', options.maxQueue ?? DEFAULT_MAX_QUEUE, 1),
+      flushIntervalMs: whole('flushIntervalMs', options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS, 0),
+      whenFull: options.whenFull ?? 'wait',
+      stats: this.counters,
+      onError: options.onError,
+      onRetry: options.onRetry,
+      newKey,
+    })
+  }
+
+  /** sent, failed, retried and dropped events so far (a copy); the README defines each. */
+  get stats(): Stats {
+    return { ...this.counters }
+  }
+
+  /**
+   * Sends one event (POST /event) and returns Herald's answer, or throws the
+   * HeraldError of the last try. Every try carries the same Idempotency-Key
+   * (a fresh UUID unless given), so Herald stores the event once.
+   */
+  async send(event: HeraldEvent, options: { idempotencyKey?: string } = {}): Promise<Accepted> {
+    let body: string
+    try {
+      if (this.queue.closed) throw new HeraldClosedError()
+      body = JSON.stringify(event) // throws on a BigInt or a cycle
+    } catch (err) {
+      this.counters.dropped++
+      throw err
+    }
+    const headers = { 'idempotency-key': options.idempotencyKey ?? newKey() }
+    for (let attempt = 1; ; attempt++) {
+      let err: HeraldError
+      try {
+        const res = await this.post('/event', body, headers)
+        if (res.ok) {
+          const accepted = await this.json<Accepted>(res, '/event')
+          this.counters.sent++
+          return accepted
+        }
+        err = await answerError(res)
+      } catch (e) {
+        if (!(e instanceof HeraldError)) throw e
+        err = e
+      }
+      const delayMs = retryDelayMs(this.retry, attempt, err)
+      if (delayMs === undefined) {
+        this.counters.failed++
+        throw err
+      }
+      this.counters.retried++
+      try {
+        this.onRetry?.(err, { attempt, delayMs, events: 1 })
+      } catch {} // a hook that throws does not stop the retries
+      await sleep(delayMs)
+    }
+  }
+
+  /**
+   * Queues an event for the background batches (POST /events). Resolves once
+   * it is queued: at once, or when there is room (`whenFull: 'wait'`); rejects
+   * with HeraldQueueFullError (`whenFull: 'reject'`) or HeraldClosedError.
+   * `result` settles when Herald stored the event or the client gave it up.
+   */
+  enqueue(event: HeraldEvent, options: { idempotencyKey?: string } = {}): Promise<Queued> {
+    return this.queue.enqueue(event, options.idempotencyKey)
+  }
+
+  /** Sends every queued event now; resolves once each event pending at the call has its outcome. */
+  flush(): Promise<void> {
+    return this.queue.flush()
+  }
+
+  /** Refuses new events, then sends and settles every pending one. Call it before the process exits. */
+  close(): Promise<void> {
+    return this.queue.close()
+  }
+
+  /** One try: Herald's answer, or a HeraldError of status 0 when none came. */
+  private async post(path: string, body: string, headers: Record<string, string>): Promise<Response> {
+    try {
+      return await this.fetch(this.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })
+    } catch (err) {
+      throw transportError(this.url, err, this.timeoutMs)
+    }
+  }
+
+  private async json<T>(res: Response, path: string): Promise<T> {
+    try {
+      return (await res.json()) as T
+    } catch {
+      throw new HeraldError({ status: res.status, title: 'Invalid Response', detail: `${this.url}${path} did not answer JSON: is ${this.url} a Herald server?` })
+    }
+  }
+}

@@ -1,0 +1,4408 @@
+// Generated from Herald's /openapi.json by scripts/openapi.ts (openapi-typescript).
+// Do not edit: run `npm run openapi` in clients/typescript instead.
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers */
+        get: operations["getHealthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the database answers within 2 s */
+        get: operations["getReadyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit an event
+         * @description Stores the event, pushes it to the devices of its channel and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.
+         */
+        post: operations["postEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit events in a batch
+         * @description Up to 1000 events in one request, each judged by the rules of POST /event on its own: one bad event does not sink the others. Checks of the whole body run in this order: 401, 413 (over 4 MiB), 400 (not a batch). Then each event gets a result, in request order: POST /event's 200 body, or a problem with the status POST /event would have answered (400, 413 for an event over 256 KiB, 422, 429). A 200 means every accepted event in it is committed. When no event fits the rate limit or the quota, the whole answer is a 429. Put an `idempotencyKey` in each event to make a retry safe for 24 hours; the Idempotency-Key header is refused here.
+         */
+        post: operations["postEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an event as stored (after truncation), with its deliveries and their attempts */
+        get: operations["getEventsByEventId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List workspaces with their limits and usage */
+        get: operations["getAdminWorkspaces"];
+        put?: never;
+        /** Create a workspace with its default channel and a first API key */
+        post: operations["postAdminWorkspaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a workspace, its limits and usage */
+        get: operations["getAdminWorkspacesByWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a workspace's monthly quota and rate limit */
+        patch: operations["patchAdminWorkspacesByWorkspace"];
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API keys by prefix, with creation, last use and revocation */
+        get: operations["getAdminWorkspacesByWorkspaceKeys"];
+        put?: never;
+        /** Create an API key */
+        post: operations["postAdminWorkspacesByWorkspaceKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.
+         */
+        delete: operations["deleteAdminWorkspacesByWorkspaceKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/routers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a workspace's routers, oldest first, without their secrets */
+        get: operations["getAdminWorkspacesByWorkspaceRouters"];
+        put?: never;
+        /**
+         * Create a router
+         * @description Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.
+         */
+        post: operations["postAdminWorkspacesByWorkspaceRouters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/routers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a router, without its secrets */
+        get: operations["getAdminWorkspacesByWorkspaceRoutersById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a router
+         * @description Its past deliveries stay readable on their events.
+         */
+        delete: operations["deleteAdminWorkspacesByWorkspaceRoutersById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a router
+         * @description Absent fields are kept. Takes effect for the events that arrive after the answer.
+         */
+        patch: operations["patchAdminWorkspacesByWorkspaceRoutersById"];
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description By default the deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest failure first; with `state`, those of another state or of all. Each attempt is visible in GET /events/{eventId}.
+         */
+        get: operations["getAdminWorkspacesByWorkspaceDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery
+         * @description Schedules a failed (or succeeded) delivery again with a fresh retry schedule, under the same id, so receivers can still drop duplicates.
+         */
+        post: operations["postAdminWorkspacesByWorkspaceDeliveriesByIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List members */
+        get: operations["getAdminWorkspacesByWorkspaceMembers"];
+        put?: never;
+        /**
+         * Add a member
+         * @description Every member receives pushes for every channel of the workspace, except channels they mute. 409 if already a member.
+         */
+        post: operations["postAdminWorkspacesByWorkspaceMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description The last owner stays (409): make someone else owner first.
+         */
+        delete: operations["deleteAdminWorkspacesByWorkspaceMembersByUserId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Any role, owners included; the last owner stays one (409): make someone else owner first.
+         */
+        patch: operations["patchAdminWorkspacesByWorkspaceMembersByUserId"];
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels
+         * @description Each with the members who muted it.
+         */
+        get: operations["getAdminWorkspacesByWorkspaceChannels"];
+        put?: never;
+        /**
+         * Create a channel
+         * @description A channel is also created by the first event that names it. 409 if it exists.
+         */
+        post: operations["postAdminWorkspacesByWorkspaceChannels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/channels/{channel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a channel
+         * @description Its events, its mutes and, if it is the default, the default move to the new slug. 409 if the new slug is taken.
+         */
+        patch: operations["patchAdminWorkspacesByWorkspaceChannelsByChannel"];
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/channels/{channel}/mutes/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mute a channel for a member
+         * @description No pushes to their devices for its events. Muting twice is no error.
+         */
+        put: operations["putAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId"];
+        post?: never;
+        /** Unmute a channel for a member */
+        delete: operations["deleteAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/workspaces/{workspace}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. The invitation has no inviter. E-mails are throttled per recipient and for the operator as a whole (429 with Retry-After).
+         */
+        post: operations["postAdminWorkspacesByWorkspaceInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the pipeline status
+         * @description What `herald status` prints: the bus, the outbox backlog, deliveries by state and the workspaces nearest their quota.
+         */
+        get: operations["getAdminStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List my devices */
+        get: operations["getV1Devices"];
+        put?: never;
+        /**
+         * Register or refresh a device
+         * @description An upsert on the token: registering a known token again updates that device (and answers its id) instead of adding another.
+         */
+        post: operations["postV1Devices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a device */
+        delete: operations["deleteV1DevicesById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/vapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Web Push public key
+         * @description What a browser subscribes with: `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey })`. Then register the subscription with POST /v1/devices.
+         */
+        get: operations["getV1PushVapid-public-key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How sign-up works here
+         * @description What the sign-up page shows before anyone fills it in: whether sign-up is open, and the workspace the first account will own.
+         */
+        get: operations["getV1AuthSignup"];
+        put?: never;
+        /**
+         * Sign up
+         * @description With an invitation: creates the account, joins that workspace and signs in (201). The first account of a fresh install is also created at once (201), as the owner of the demo workspace made at first start when there is one (and of the named workspace, if one is given), else of a new workspace. Otherwise: 202, and a link is e-mailed (logged when SMTP_URL is unset) that finishes the sign-up through POST /v1/auth/signup/confirm; an address that already has an account gets the same 202, and its owner an e-mail saying someone tried. E-mails are throttled per address (429).
+         */
+        post: operations["postV1AuthSignup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/signup/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a sign-up with its e-mailed link
+         * @description Creates the account and its first workspace (with the default channel "general"), of which the new user is the owner, and signs in.
+         */
+        post: operations["postV1AuthSignupConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in
+         * @description The same 401 for an unknown address and a wrong password. Attempts are counted per account and per client address before the password is checked; past the limit, 429 with Retry-After.
+         */
+        post: operations["postV1AuthSignin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset link
+         * @description Always 202, whether the address has an account or not. The link is e-mailed through SMTP_URL, or logged when SMTP_URL is unset; it voids earlier links. E-mails are throttled per address and per client address (429 with Retry-After).
+         */
+        post: operations["postV1AuthPassword-reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description Voids every other reset link of the account and signs it out everywhere, at once.
+         */
+        post: operations["postV1AuthPassword-resetConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/signout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Revokes this session or token, at once on every instance.
+         */
+        post: operations["postV1AuthSignout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who am I
+         * @description The signed-in person, the workspaces they belong to, and (for a web session) the CSRF token.
+         */
+        get: operations["getV1Me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My workspaces, with my role in each */
+        get: operations["getV1Workspaces"];
+        put?: never;
+        /**
+         * Create a workspace
+         * @description With the default channel "general"; you are its owner. 409 when the name is taken.
+         */
+        post: operations["postV1Workspaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace: its limits and this month's usage */
+        get: operations["getV1WorkspacesByWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage: this month against the quota, and events per day over the last 30 days */
+        get: operations["getV1WorkspacesByWorkspaceUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List channels */
+        get: operations["getV1WorkspacesByWorkspaceChannels"];
+        put?: never;
+        /**
+         * Create a channel
+         * @description A channel is also created by the first event that names it.
+         */
+        post: operations["postV1WorkspacesByWorkspaceChannels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/channels/{channel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel
+         * @description Its events stay in the feed. Not the default channel (409).
+         */
+        delete: operations["deleteV1WorkspacesByWorkspaceChannelsByChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a channel, or make it the default
+         * @description Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.
+         */
+        patch: operations["patchV1WorkspacesByWorkspaceChannelsByChannel"];
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/channels/{channel}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mute a channel for myself
+         * @description No pushes to my devices for its events.
+         */
+        put: operations["putV1WorkspacesByWorkspaceChannelsByChannelMute"];
+        post?: never;
+        /** Unmute a channel for myself */
+        delete: operations["deleteV1WorkspacesByWorkspaceChannelsByChannelMute"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an invitation by its link */
+        get: operations["getV1InvitationsByToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List members */
+        get: operations["getV1WorkspacesByWorkspaceMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member, or leave
+         * @description Anyone may leave; owners and admins remove others (only owners remove owners).
+         */
+        delete: operations["deleteV1WorkspacesByWorkspaceMembersByUserId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Owners and admins; only owners make or unmake owners; the last owner stays.
+         */
+        patch: operations["patchV1WorkspacesByWorkspaceMembersByUserId"];
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List invitations, newest first */
+        get: operations["getV1WorkspacesByWorkspaceInvitations"];
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. E-mails are throttled per recipient and per inviter (429 with Retry-After).
+         */
+        post: operations["postV1WorkspacesByWorkspaceInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation */
+        delete: operations["deleteV1WorkspacesByWorkspaceInvitationsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Signed in with the invited address.
+         */
+        post: operations["postV1InvitationsByTokenAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API keys by prefix, with creation, last use and revocation */
+        get: operations["getV1WorkspacesByWorkspaceKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The key is in the answer, and never again.
+         */
+        post: operations["postV1WorkspacesByWorkspaceKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance.
+         */
+        delete: operations["deleteV1WorkspacesByWorkspaceKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/routers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a workspace's routers, oldest first, without their secrets */
+        get: operations["getV1WorkspacesByWorkspaceRouters"];
+        put?: never;
+        /**
+         * Create a router
+         * @description Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.
+         */
+        post: operations["postV1WorkspacesByWorkspaceRouters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/routers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a router, without its secrets */
+        get: operations["getV1WorkspacesByWorkspaceRoutersById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a router
+         * @description Its past deliveries stay readable on their events.
+         */
+        delete: operations["deleteV1WorkspacesByWorkspaceRoutersById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a router
+         * @description Absent fields are kept. Takes effect for the events that arrive after the answer.
+         */
+        patch: operations["patchV1WorkspacesByWorkspaceRoutersById"];
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/routers/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview what a destination would receive
+         * @description Renders the destination's payload, with the template, for a sample event; nothing is sent.
+         */
+        post: operations["postV1WorkspacesByWorkspaceRoutersPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/routers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event through a router
+         * @description Sends one sample event to the router's destination now (enabled or not), and answers what came back. It is not recorded as a delivery.
+         */
+        post: operations["postV1WorkspacesByWorkspaceRoutersByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the feed
+         * @description A workspace's events, newest first, with optional filters, each with its deliveries counted by state; every member may read it.
+         */
+        get: operations["getV1Feed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feed/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the feed live (Server-Sent Events)
+         * @description Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
+         */
+        get: operations["getV1FeedStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An event with its delivery log
+         * @description Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.
+         */
+        get: operations["getV1WorkspacesByWorkspaceEventsByEventId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery
+         * @description Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule.
+         */
+        post: operations["postV1WorkspacesByWorkspaceDeliveriesByIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description A workspace's deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event's log (GET /v1/workspaces/{workspace}/events/{eventId}).
+         */
+        get: operations["getV1WorkspacesByWorkspaceDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/deliveries/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the deliveries of events by state
+         * @description What the feed shows of each event's deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.
+         */
+        get: operations["getV1WorkspacesByWorkspaceDeliveriesCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/deliveries/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay failed deliveries
+         * @description Sends again the failed deliveries that match the filter (the query of GET …/deliveries, as a body), newest event first, at most 1000 a call: each under its own id, with a fresh retry schedule, like the replay of one delivery. Two calls at once replay each delivery once. With "dryRun": true, only counts them. Owners and admins.
+         */
+        post: operations["postV1WorkspacesByWorkspaceDeliveriesReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    postEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat within 24 h returns the original answer; the same key with another body gets 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Notification body. Truncated to 500 characters (code points). Must not be blank.
+                     * @example Jane Doe signed up
+                     */
+                    message: string;
+                    event?: string | null;
+                    channel?: string | null;
+                    title?: string | null;
+                    link?: string | null;
+                    tags?: string[] | null;
+                    data?: {
+                        [key: string]: unknown;
+                    } | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted and durable. Carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Name of the workspace the event was sent to.
+                         * @example acme
+                         */
+                        workspace: string;
+                        /**
+                         * @description Channel the event went to; the workspace's default channel when none was given.
+                         * @example general
+                         */
+                        channel: string;
+                        /**
+                         * Format: uuid
+                         * @description UUIDv7 of the event; sortable by time.
+                         */
+                        eventId: string;
+                        /**
+                         * @description Monthly quota left after this event.
+                         * @example 9999
+                         */
+                        remainingQuota: number;
+                        /**
+                         * @description Present only when Herald changed the event: each truncation and each dropped property.
+                         * @example [
+                         *       "title was truncated to 128 characters"
+                         *     ]
+                         */
+                        errors?: string[];
+                    };
+                };
+            };
+            /** @description Validation failed (application/problem+json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over 262,144 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Idempotency-Key reused with another body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit or monthly quota hit; see Retry-After and the problem type. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unavailable; nothing was stored. Retry after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 events, answered in this order. */
+                    events: ({
+                        /**
+                         * @description Notification body. Truncated to 500 characters (code points). Must not be blank.
+                         * @example Jane Doe signed up
+                         */
+                        message: string;
+                        event?: string | null;
+                        channel?: string | null;
+                        title?: string | null;
+                        link?: string | null;
+                        tags?: string[] | null;
+                        data?: {
+                            [key: string]: unknown;
+                        } | null;
+                        idempotencyKey?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description One result per event, in request order. Carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset as they stand after the batch. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One result per event, in request order. */
+                        results: ({
+                            /**
+                             * @description Name of the workspace the event was sent to.
+                             * @example acme
+                             */
+                            workspace: string;
+                            /**
+                             * @description Channel the event went to; the workspace's default channel when none was given.
+                             * @example general
+                             */
+                            channel: string;
+                            /**
+                             * Format: uuid
+                             * @description UUIDv7 of the event; sortable by time.
+                             */
+                            eventId: string;
+                            /**
+                             * @description Monthly quota left after this event.
+                             * @example 9999
+                             */
+                            remainingQuota: number;
+                            /**
+                             * @description Present only when Herald changed the event: each truncation and each dropped property.
+                             * @example [
+                             *       "title was truncated to 128 characters"
+                             *     ]
+                             */
+                            errors?: string[];
+                        } | {
+                            /**
+                             * @description What POST /event would have answered for this event.
+                             * @example 400
+                             */
+                            status: number;
+                            /**
+                             * Format: uri
+                             * @example https://herald.dev/problems/validation-failed
+                             */
+                            type: string;
+                            /** @example Validation Failed */
+                            title: string;
+                            /** @example message must not be empty */
+                            detail: string;
+                            errors?: {
+                                /** @example /events/3/message */
+                                pointer: string;
+                                detail: string;
+                            }[];
+                        })[];
+                    };
+                };
+            };
+            /** @description Not a batch: not JSON, not an object, `events` missing, empty or over 1,000 events, or an Idempotency-Key header (application/problem+json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over 4194304 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No event fitted the rate limit or the monthly quota; see Retry-After and the problem type. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unavailable. Events of the batch may have been stored: retry with an idempotencyKey in each event. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getEventsByEventId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        eventId: string;
+                        workspace: string;
+                        channel: string;
+                        event: string | null;
+                        title: string | null;
+                        message: string;
+                        link: string | null;
+                        tags: string[];
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
+                        deliveries: {
+                            /**
+                             * Format: uuid
+                             * @description Stable across attempts and duplicates; sent to webhooks as `webhook-id`.
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "router" | "push";
+                            /**
+                             * Format: uuid
+                             * @description For a router delivery.
+                             */
+                            routerId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description For a push: the device (kept after the device is removed).
+                             */
+                            deviceId: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            /**
+                             * Format: date-time
+                             * @description When a pending delivery is next attempted.
+                             */
+                            nextAttemptAt: string | null;
+                            attempts: {
+                                /** @description 1-based; starts again at 1 after a replay. */
+                                attempt: number;
+                                /** Format: date-time */
+                                at: string;
+                                durationMs: number;
+                                ok: boolean;
+                                /** @description HTTP status (or SMTP reply code) received, if any. */
+                                status: number | null;
+                                /** @description Why the attempt failed. */
+                                error: string | null;
+                                /** @description The first KiB of the response body. */
+                                response: string | null;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        defaultChannel: string;
+                        monthlyQuota: number;
+                        rateLimit: {
+                            /**
+                             * @description Token refill rate, events per second.
+                             * @example 100
+                             */
+                            perSecond: number;
+                            /**
+                             * @description Bucket size: the most events accepted at once.
+                             * @example 200
+                             */
+                            burst: number;
+                        };
+                        usage: {
+                            /** @description YYYY-MM (UTC) */
+                            period: string;
+                            used: number;
+                            remaining: number;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postAdminWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Workspace name: a slug (lowercased; letters, digits, "-" and "_"; at most 64).
+                     * @example acme
+                     */
+                    name: string;
+                    /**
+                     * @description Events accepted per calendar month (UTC).
+                     * @example 10000
+                     */
+                    monthlyQuota?: number;
+                    rateLimit?: {
+                        /**
+                         * @description Token refill rate, events per second.
+                         * @example 100
+                         */
+                        perSecond?: number;
+                        /**
+                         * @description Bucket size: the most events accepted at once.
+                         * @example 200
+                         */
+                        burst?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example acme */
+                        workspace: string;
+                        /** @example general */
+                        defaultChannel: string;
+                        /** @description The first API key. Shown once; only its hash is stored. */
+                        apiKey: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        defaultChannel: string;
+                        monthlyQuota: number;
+                        rateLimit: {
+                            /**
+                             * @description Token refill rate, events per second.
+                             * @example 100
+                             */
+                            perSecond: number;
+                            /**
+                             * @description Bucket size: the most events accepted at once.
+                             * @example 200
+                             */
+                            burst: number;
+                        };
+                        usage: {
+                            /** @description YYYY-MM (UTC) */
+                            period: string;
+                            used: number;
+                            remaining: number;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+    };
+    patchAdminWorkspacesByWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description New monthly quota; usage this month is kept.
+                     * @example 10000
+                     */
+                    monthlyQuota?: number;
+                    rateLimit?: {
+                        /**
+                         * @description Token refill rate, events per second.
+                         * @example 100
+                         */
+                        perSecond?: number;
+                        /**
+                         * @description Bucket size: the most events accepted at once.
+                         * @example 200
+                         */
+                        burst?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        defaultChannel: string;
+                        monthlyQuota: number;
+                        rateLimit: {
+                            /**
+                             * @description Token refill rate, events per second.
+                             * @example 100
+                             */
+                            perSecond: number;
+                            /**
+                             * @description Bucket size: the most events accepted at once.
+                             * @example 200
+                             */
+                            burst: number;
+                        };
+                        usage: {
+                            /** @description YYYY-MM (UTC) */
+                            period: string;
+                            used: number;
+                            remaining: number;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByWorkspaceKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description The first 12 characters of the key, to recognise it. */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        lastUsedAt: string | null;
+                        /** Format: date-time */
+                        revokedAt: string | null;
+                    }[];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByWorkspaceKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A label, such as "production". */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        prefix: string;
+                        /** @description Shown once; only its hash is stored. */
+                        apiKey: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminWorkspacesByWorkspaceKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string | number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getAdminWorkspacesByWorkspaceRouters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        pattern: string;
+                        /**
+                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+                         * @example {
+                         *       "type": "webhook",
+                         *       "url": "https://example.com/…"
+                         *     }
+                         */
+                        destination: {
+                            [key: string]: unknown;
+                        };
+                        template: {
+                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                            title?: string;
+                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                            body?: string;
+                        } | null;
+                        enabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByWorkspaceRouters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique in the workspace; a label for people and the CLI.
+                     * @example signups
+                     */
+                    name: string;
+                    /**
+                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
+                     * @example user.*
+                     */
+                    pattern: string;
+                    /**
+                     * @description Where matching events go; `type` (one of webhook, slack, discord, teams, telegram, email, sms) selects the other fields. Stored encrypted; only a redacted view is ever returned.
+                     * @example {
+                     *       "type": "webhook",
+                     *       "url": "https://example.com/hooks/herald"
+                     *     }
+                     */
+                    destination: {
+                        /** @constant */
+                        type: "webhook";
+                        /**
+                         * Format: uri
+                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
+                         */
+                        url: string;
+                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "slack";
+                        /**
+                         * Format: uri
+                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "discord";
+                        /**
+                         * Format: uri
+                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "teams";
+                        /**
+                         * Format: uri
+                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "telegram";
+                        /** @description Bot API token from @BotFather. */
+                        botToken: string;
+                        /** @description Chat id or @channelusername. */
+                        chatId: string | number;
+                    } | {
+                        /** @constant */
+                        type: "email";
+                        /** @description Recipients. */
+                        to: string[];
+                        /** @description Sender; default SMTP_FROM. */
+                        from?: string;
+                        /** @description SMTP server; default SMTP_URL. */
+                        smtp?: {
+                            host: string;
+                            port: number;
+                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
+                            secure?: boolean;
+                            user?: string;
+                            pass?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "sms";
+                        /** @description Twilio account SID. */
+                        accountSid: string;
+                        /** @description Twilio auth token. */
+                        authToken: string;
+                        /** @description Sending number, E.164. */
+                        from: string;
+                        /** @description Recipient number, E.164. */
+                        to: string;
+                    };
+                    /**
+                     * @description Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.
+                     * @example {
+                     *       "title": "New signup",
+                     *       "body": "{{data.email}} joined on {{data.plan}}"
+                     *     }
+                     */
+                    template?: {
+                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                        title?: string;
+                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                        body?: string;
+                    } | null;
+                    /** @description Default true. A disabled router matches nothing. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Router id (UUIDv7).
+                         */
+                        id: string;
+                        /**
+                         * @description The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                         */
+                        secret: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByWorkspaceRoutersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        pattern: string;
+                        /**
+                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+                         * @example {
+                         *       "type": "webhook",
+                         *       "url": "https://example.com/…"
+                         *     }
+                         */
+                        destination: {
+                            [key: string]: unknown;
+                        };
+                        template: {
+                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                            title?: string;
+                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                            body?: string;
+                        } | null;
+                        enabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminWorkspacesByWorkspaceRoutersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    patchAdminWorkspacesByWorkspaceRoutersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique in the workspace; a label for people and the CLI.
+                     * @example signups
+                     */
+                    name?: string;
+                    /**
+                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
+                     * @example user.*
+                     */
+                    pattern?: string;
+                    /** @description Replaces the whole destination (all its secrets included); the signing secret is kept. */
+                    destination?: {
+                        /** @constant */
+                        type: "webhook";
+                        /**
+                         * Format: uri
+                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
+                         */
+                        url: string;
+                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "slack";
+                        /**
+                         * Format: uri
+                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "discord";
+                        /**
+                         * Format: uri
+                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "teams";
+                        /**
+                         * Format: uri
+                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "telegram";
+                        /** @description Bot API token from @BotFather. */
+                        botToken: string;
+                        /** @description Chat id or @channelusername. */
+                        chatId: string | number;
+                    } | {
+                        /** @constant */
+                        type: "email";
+                        /** @description Recipients. */
+                        to: string[];
+                        /** @description Sender; default SMTP_FROM. */
+                        from?: string;
+                        /** @description SMTP server; default SMTP_URL. */
+                        smtp?: {
+                            host: string;
+                            port: number;
+                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
+                            secure?: boolean;
+                            user?: string;
+                            pass?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "sms";
+                        /** @description Twilio account SID. */
+                        accountSid: string;
+                        /** @description Twilio auth token. */
+                        authToken: string;
+                        /** @description Sending number, E.164. */
+                        from: string;
+                        /** @description Recipient number, E.164. */
+                        to: string;
+                    };
+                    /** @description Replaces the template; null clears it. */
+                    template?: {
+                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                        title?: string;
+                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                        body?: string;
+                    } | null;
+                    /** @description A disabled router matches nothing. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        pattern: string;
+                        /**
+                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+                         * @example {
+                         *       "type": "webhook",
+                         *       "url": "https://example.com/…"
+                         *     }
+                         */
+                        destination: {
+                            [key: string]: unknown;
+                        };
+                        template: {
+                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                            title?: string;
+                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                            body?: string;
+                        } | null;
+                        enabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByWorkspaceDeliveries: {
+        parameters: {
+            query?: {
+                state?: "failed" | "pending" | "succeeded" | "all";
+                limit?: string | number;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        eventId: string;
+                        /** @description router, or push (to a device). */
+                        kind: string;
+                        /** Format: uuid */
+                        routerId: string | null;
+                        /** @description The device of a push; absent from the failed list. */
+                        deviceId?: string | null;
+                        /** @description HTTP status of the last attempt; absent from the failed list. */
+                        lastStatus?: number | null;
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed";
+                        lastError: string | null;
+                        attemptCount: number;
+                        /**
+                         * Format: date-time
+                         * @description When a pending delivery is tried next; absent from the failed list.
+                         */
+                        nextAttemptAt?: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When it last changed: for a failed one, when it failed.
+                         */
+                        updatedAt: string;
+                        /** @description What the list shows of its event (null once the event is gone); absent from the failed list. */
+                        event?: {
+                            title: string | null;
+                            /** @description Its first 200 characters. */
+                            message: string;
+                            event: string | null;
+                            channel: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        } | null;
+                    }[];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByWorkspaceDeliveriesByIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        status: "pending";
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByWorkspaceMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @description Registered devices of this user (in any workspace). */
+                        devices: number;
+                        mutedChannels: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByWorkspaceMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The person's e-mail address; one user per address across workspaces.
+                     * @example jane@example.com
+                     */
+                    email: string;
+                    /** @default member */
+                    role?: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        /** @description Bearer token of this user on the device API; shown once. */
+                        userToken: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminWorkspacesByWorkspaceMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    patchAdminWorkspacesByWorkspaceMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new role. */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @description Registered devices of this user (in any workspace). */
+                        devices: number;
+                        mutedChannels: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminWorkspacesByWorkspaceChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        /** @description Events that name no channel go here. */
+                        isDefault: boolean;
+                        /** @description E-mail addresses of the members who muted it: their devices get no pushes for its events. */
+                        mutedBy: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postAdminWorkspacesByWorkspaceChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Lower-case slug, as events name it.
+                     * @example deploys
+                     */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                    };
+                };
+            };
+        };
+    };
+    patchAdminWorkspacesByWorkspaceChannelsByChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The new slug: its past events and mutes move with it; events must use the new one.
+                     * @example deploys
+                     */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                    };
+                };
+            };
+        };
+    };
+    putAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    deleteAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    postAdminWorkspacesByWorkspaceInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The address the invitation is e-mailed to.
+                     * @example jane@example.com
+                     */
+                    email: string;
+                    /** @description The role they get on accepting; member when left out. */
+                    role?: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description The link e-mailed to them, to pass on another way if need be. It works once. */
+                        link: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        bus: "jetstream" | "in-process";
+                        /** @description null on the in-process bus. */
+                        jetstream: {
+                            stream: {
+                                name: string;
+                                /** @description Messages in the stream. */
+                                messages: number;
+                                /** @description Their size. */
+                                bytes: number;
+                                firstSeq: number;
+                                lastSeq: number;
+                                /** @description Consumers of the stream. */
+                                consumers: number;
+                            };
+                            /** @description The delivery workers' consumer, as this process sees it: null in an API process that does not consume (herald serve beside herald worker). */
+                            consumer: {
+                                name: string;
+                                /** @description num_pending */
+                                pending: number;
+                                /** @description num_ack_pending */
+                                ackPending: number;
+                                /** @description num_redelivered */
+                                redelivered: number;
+                                /** @description Pull requests waiting. */
+                                waiting: number;
+                            } | null;
+                        } | null;
+                        outbox: {
+                            /** @description Outbox rows waiting for the relay. */
+                            rows: number;
+                            /** @description Events in them. */
+                            events: number;
+                            /** @description Age of the oldest row; 0 when empty. */
+                            oldestAgeSeconds: number;
+                        };
+                        deliveries: {
+                            /** @description Pending deliveries whose next attempt is due now. */
+                            pendingDue: number;
+                            /** @description Pending deliveries waiting for a later attempt. */
+                            pendingLater: number;
+                            /** @description Succeeded deliveries of the last 24 h's events. */
+                            succeeded: number;
+                            /** @description Failed deliveries of the last 24 h's events. */
+                            failed: number;
+                        };
+                        /** @description The ten workspaces that used the largest share of their monthly quota, largest first. */
+                        nearestQuota: {
+                            workspace: string;
+                            /** @description Events this month (UTC). */
+                            used: number;
+                            /** @description Monthly quota. */
+                            quota: number;
+                            /** @description Share used, to one decimal; 100 for a quota of 0. */
+                            percent: number;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getV1Devices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        platform: string;
+                        provider: string;
+                        environment: string;
+                        topic: string | null;
+                        /** @description The first 8 characters of the token (of the endpoint for webpush). */
+                        tokenPrefix: string;
+                        /** @description webpush only: the subscription's endpoint, so the app can find its own device. */
+                        endpoint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Last registration or refresh.
+                         */
+                        lastSeenAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postV1Devices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The device's OS: ios or android for apns and fcm (required), web for webpush (the default). */
+                    platform?: "ios" | "android" | "web";
+                    /** @description apns for iOS (Apple Push Notification service), fcm for Firebase Cloud Messaging, webpush for a browser or the installed web app. */
+                    provider: "apns" | "fcm" | "webpush";
+                    /** @description apns and fcm: the push token the OS gave the app. */
+                    token?: string;
+                    /** @description A browser's PushSubscription as JSON (`subscription.toJSON()`). */
+                    subscription?: {
+                        /** @description The push service URL the browser gave (PushSubscription.endpoint); https only. */
+                        endpoint: string;
+                        /** @description As the browser gives it; ignored (a push service answers 404 or 410 once a subscription is gone). */
+                        expirationTime?: null | number;
+                        keys: {
+                            /** @description The browser's P-256 public key: 65 bytes, base64url. */
+                            p256dh: string;
+                            /** @description The subscription's auth secret: 16 bytes, base64url. */
+                            auth: string;
+                        };
+                    };
+                    /** @description APNs only: sandbox for development builds; production when absent. */
+                    environment?: "sandbox" | "production";
+                    /** @description APNs only: the app's bundle id, when it differs from APNS_TOPIC. */
+                    topic?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1DevicesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    "getV1PushVapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe(). */
+                        publicKey: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1AuthSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        signup: "open" | "invite";
+                        /** @description On a fresh install, the workspace made at first start (`demo`) that the first account to sign up will own; null once it has an owner. */
+                        waitingWorkspace: string | null;
+                    };
+                };
+            };
+        };
+    };
+    postV1AuthSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description E-mail address.
+                     * @example jane@example.com
+                     */
+                    email: string;
+                    /** @description At least 10 characters. */
+                    password: string;
+                    /**
+                     * @description Lower-case slug: letters, digits, "-" and "_".
+                     * @example acme
+                     */
+                    workspace?: string;
+                    /** @description The token of an invitation link: join that workspace instead of creating one. */
+                    invitation?: string;
+                    /**
+                     * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
+                     * @default app
+                     */
+                    client?: "web" | "app";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @description client "app": the bearer token (hrlu_…), shown once. */
+                        token?: string;
+                        /** @description client "web": send it as X-CSRF-Token with every change. */
+                        csrf?: string;
+                        workspace: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "confirmation-sent";
+                        email: string;
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1AuthSignupConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the link. */
+                    token: string;
+                    /**
+                     * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
+                     * @default app
+                     */
+                    client?: "web" | "app";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @description client "app": the bearer token (hrlu_…), shown once. */
+                        token?: string;
+                        /** @description client "web": send it as X-CSRF-Token with every change. */
+                        csrf?: string;
+                        workspace: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+        };
+    };
+    postV1AuthSignin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description E-mail address.
+                     * @example jane@example.com
+                     */
+                    email: string;
+                    /** @description At least 10 characters. */
+                    password: string;
+                    /**
+                     * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
+                     * @default app
+                     */
+                    client?: "web" | "app";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @description client "app": the bearer token (hrlu_…), shown once. */
+                        token?: string;
+                        /** @description client "web": send it as X-CSRF-Token with every change. */
+                        csrf?: string;
+                    };
+                };
+            };
+        };
+    };
+    "postV1AuthPassword-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description E-mail address.
+                     * @example jane@example.com
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: never;
+    };
+    "postV1AuthPassword-resetConfirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the link. */
+                    token: string;
+                    /** @description At least 10 characters. */
+                    password: string;
+                };
+            };
+        };
+        responses: never;
+    };
+    postV1AuthSignout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getV1Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        email: string;
+                        csrf?: string;
+                        workspaces: {
+                            workspace: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            defaultChannel: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getV1Workspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        defaultChannel: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postV1Workspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Lower-case slug, unique on this Herald.
+                     * @example acme
+                     */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        defaultChannel: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        defaultChannel: string;
+                        monthlyQuota: number;
+                        rateLimit: {
+                            perSecond: number;
+                            burst: number;
+                        };
+                        usage: {
+                            /** @description The month counted, YYYY-MM (UTC). */
+                            period: string;
+                            used: number;
+                            remaining: number;
+                            /**
+                             * Format: date-time
+                             * @description When the quota starts again: 00:00 UTC on the first of next month.
+                             */
+                            resetsAt: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        period: string;
+                        used: number;
+                        limit: number;
+                        remaining: number;
+                        /** Format: date-time */
+                        resetsAt: string;
+                        /** @description The last 30 days, oldest first, today included. */
+                        days: {
+                            /** @description YYYY-MM-DD (UTC). */
+                            day: string;
+                            events: number;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        /** @description Events that name no channel go here. */
+                        isDefault: boolean;
+                        /** @description Whether you muted it: no pushes to your devices for its events. */
+                        muted: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Lower-case slug, as events name it.
+                     * @example signups
+                     */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1WorkspacesByWorkspaceChannelsByChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    patchV1WorkspacesByWorkspaceChannelsByChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A new slug: its past events and mutes move with it; events must use the new one.
+                     * @example signups
+                     */
+                    slug?: string;
+                    /**
+                     * @description Make it the default channel.
+                     * @constant
+                     */
+                    default?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                    };
+                };
+            };
+        };
+    };
+    putV1WorkspacesByWorkspaceChannelsByChannelMute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    deleteV1WorkspacesByWorkspaceChannelsByChannelMute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getV1InvitationsByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @description Registered devices of this user (in any workspace). */
+                        devices: number;
+                        mutedChannels: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    deleteV1WorkspacesByWorkspaceMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    patchV1WorkspacesByWorkspaceMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        userId: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @description Registered devices of this user (in any workspace). */
+                        devices: number;
+                        mutedChannels: string[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        invitedBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "revoked" | "expired";
+                    }[];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The address the invitation is e-mailed to.
+                     * @example jane@example.com
+                     */
+                    email: string;
+                    role?: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        expiresAt: string;
+                        /** @description The link e-mailed to them, to pass on another way if need be. */
+                        link: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1WorkspacesByWorkspaceInvitationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    postV1InvitationsByTokenAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description The first 12 characters of the key, to recognise it. */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        lastUsedAt: string | null;
+                        /** Format: date-time */
+                        revokedAt: string | null;
+                    }[];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the key is for, such as "production". */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        prefix: string;
+                        /** @description Shown this once; only its hash is stored. */
+                        apiKey: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1WorkspacesByWorkspaceKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string | number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getV1WorkspacesByWorkspaceRouters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        pattern: string;
+                        /**
+                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+                         * @example {
+                         *       "type": "webhook",
+                         *       "url": "https://example.com/…"
+                         *     }
+                         */
+                        destination: {
+                            [key: string]: unknown;
+                        };
+                        template: {
+                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                            title?: string;
+                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                            body?: string;
+                        } | null;
+                        enabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceRouters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique in the workspace; a label for people and the CLI.
+                     * @example signups
+                     */
+                    name: string;
+                    /**
+                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
+                     * @example user.*
+                     */
+                    pattern: string;
+                    /**
+                     * @description Where matching events go; `type` (one of webhook, slack, discord, teams, telegram, email, sms) selects the other fields. Stored encrypted; only a redacted view is ever returned.
+                     * @example {
+                     *       "type": "webhook",
+                     *       "url": "https://example.com/hooks/herald"
+                     *     }
+                     */
+                    destination: {
+                        /** @constant */
+                        type: "webhook";
+                        /**
+                         * Format: uri
+                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
+                         */
+                        url: string;
+                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "slack";
+                        /**
+                         * Format: uri
+                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "discord";
+                        /**
+                         * Format: uri
+                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "teams";
+                        /**
+                         * Format: uri
+                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "telegram";
+                        /** @description Bot API token from @BotFather. */
+                        botToken: string;
+                        /** @description Chat id or @channelusername. */
+                        chatId: string | number;
+                    } | {
+                        /** @constant */
+                        type: "email";
+                        /** @description Recipients. */
+                        to: string[];
+                        /** @description Sender; default SMTP_FROM. */
+                        from?: string;
+                        /** @description SMTP server; default SMTP_URL. */
+                        smtp?: {
+                            host: string;
+                            port: number;
+                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
+                            secure?: boolean;
+                            user?: string;
+                            pass?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "sms";
+                        /** @description Twilio account SID. */
+                        accountSid: string;
+                        /** @description Twilio auth token. */
+                        authToken: string;
+                        /** @description Sending number, E.164. */
+                        from: string;
+                        /** @description Recipient number, E.164. */
+                        to: string;
+                    };
+                    /**
+                     * @description Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.
+                     * @example {
+                     *       "title": "New signup",
+                     *       "body": "{{data.email}} joined on {{data.plan}}"
+                     *     }
+                     */
+                    template?: {
+                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                        title?: string;
+                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                        body?: string;
+                    } | null;
+                    /** @description Default true. A disabled router matches nothing. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description Router id (UUIDv7).
+                         */
+                        id: string;
+                        /**
+                         * @description The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                         */
+                        secret: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceRoutersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        pattern: string;
+                        /**
+                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+                         * @example {
+                         *       "type": "webhook",
+                         *       "url": "https://example.com/…"
+                         *     }
+                         */
+                        destination: {
+                            [key: string]: unknown;
+                        };
+                        template: {
+                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                            title?: string;
+                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                            body?: string;
+                        } | null;
+                        enabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1WorkspacesByWorkspaceRoutersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    patchV1WorkspacesByWorkspaceRoutersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique in the workspace; a label for people and the CLI.
+                     * @example signups
+                     */
+                    name?: string;
+                    /**
+                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
+                     * @example user.*
+                     */
+                    pattern?: string;
+                    /** @description Replaces the whole destination (all its secrets included); the signing secret is kept. */
+                    destination?: {
+                        /** @constant */
+                        type: "webhook";
+                        /**
+                         * Format: uri
+                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
+                         */
+                        url: string;
+                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "slack";
+                        /**
+                         * Format: uri
+                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "discord";
+                        /**
+                         * Format: uri
+                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "teams";
+                        /**
+                         * Format: uri
+                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
+                         */
+                        url: string;
+                    } | {
+                        /** @constant */
+                        type: "telegram";
+                        /** @description Bot API token from @BotFather. */
+                        botToken: string;
+                        /** @description Chat id or @channelusername. */
+                        chatId: string | number;
+                    } | {
+                        /** @constant */
+                        type: "email";
+                        /** @description Recipients. */
+                        to: string[];
+                        /** @description Sender; default SMTP_FROM. */
+                        from?: string;
+                        /** @description SMTP server; default SMTP_URL. */
+                        smtp?: {
+                            host: string;
+                            port: number;
+                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
+                            secure?: boolean;
+                            user?: string;
+                            pass?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "sms";
+                        /** @description Twilio account SID. */
+                        accountSid: string;
+                        /** @description Twilio auth token. */
+                        authToken: string;
+                        /** @description Sending number, E.164. */
+                        from: string;
+                        /** @description Recipient number, E.164. */
+                        to: string;
+                    };
+                    /** @description Replaces the template; null clears it. */
+                    template?: {
+                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                        title?: string;
+                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                        body?: string;
+                    } | null;
+                    /** @description A disabled router matches nothing. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        pattern: string;
+                        /**
+                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+                         * @example {
+                         *       "type": "webhook",
+                         *       "url": "https://example.com/…"
+                         *     }
+                         */
+                        destination: {
+                            [key: string]: unknown;
+                        };
+                        template: {
+                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                            title?: string;
+                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                            body?: string;
+                        } | null;
+                        enabled: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceRoutersPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    destination: {
+                        /** @description One of webhook, slack, discord, teams, telegram, email, sms. */
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    template?: {
+                        title?: string;
+                        body?: string;
+                    } | null;
+                    /** @description Fields of the sample event to replace. */
+                    sample?: {
+                        event?: string;
+                        title?: string;
+                        message?: string;
+                        link?: string;
+                        tags?: string[];
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event: unknown;
+                        contentType: string;
+                        body: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceRoutersByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        status: number | null;
+                        durationMs: number;
+                        response: string | null;
+                        error: string | null;
+                        event: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getV1Feed: {
+        parameters: {
+            query: {
+                workspace: string;
+                channel?: string;
+                tag?: string;
+                event?: string;
+                q?: string;
+                before?: string;
+                limit?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** Format: uuid */
+                            eventId: string;
+                            workspace: string;
+                            channel: string;
+                            event: string | null;
+                            title: string | null;
+                            message: string;
+                            link: string | null;
+                            tags: string[];
+                            data: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The event's deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet. */
+                            deliveryCounts: {
+                                /** @description Deliveries still to be made: a first attempt or a retry is due. */
+                                pending: number;
+                                succeeded: number;
+                                /** @description Deliveries that failed for good; owners and admins can replay them. */
+                                failed: number;
+                            };
+                        }[];
+                        /** @description Pass as `before` for the next (older) page; null at the end. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+        };
+    };
+    getV1FeedStream: {
+        parameters: {
+            query: {
+                workspace: string;
+                channel?: string;
+                tag?: string;
+                event?: string;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getV1WorkspacesByWorkspaceEventsByEventId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        eventId: string;
+                        workspace: string;
+                        channel: string;
+                        event: string | null;
+                        title: string | null;
+                        message: string;
+                        link: string | null;
+                        tags: string[];
+                        data: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
+                        deliveries: {
+                            /**
+                             * Format: uuid
+                             * @description Stable across attempts and duplicates; sent to webhooks as `webhook-id`.
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "router" | "push";
+                            /**
+                             * Format: uuid
+                             * @description For a router delivery.
+                             */
+                            routerId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description For a push: the device (kept after the device is removed).
+                             */
+                            deviceId: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            /**
+                             * Format: date-time
+                             * @description When a pending delivery is next attempted.
+                             */
+                            nextAttemptAt: string | null;
+                            attempts: {
+                                /** @description 1-based; starts again at 1 after a replay. */
+                                attempt: number;
+                                /** Format: date-time */
+                                at: string;
+                                durationMs: number;
+                                ok: boolean;
+                                /** @description HTTP status (or SMTP reply code) received, if any. */
+                                status: number | null;
+                                /** @description Why the attempt failed. */
+                                error: string | null;
+                                /** @description The first KiB of the response body. */
+                                response: string | null;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceDeliveriesByIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: never;
+    };
+    getV1WorkspacesByWorkspaceDeliveries: {
+        parameters: {
+            query?: {
+                state?: "pending" | "succeeded" | "failed";
+                router?: string;
+                device?: string;
+                since?: string;
+                until?: string;
+                cursor?: string;
+                limit?: string | number;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: {
+                            /**
+                             * Format: uuid
+                             * @description Stable across attempts and replays; sent to webhooks as `webhook-id`.
+                             */
+                            id: string;
+                            /** Format: uuid */
+                            eventId: string;
+                            /** @enum {string} */
+                            kind: "router" | "push";
+                            /**
+                             * Format: uuid
+                             * @description For a router delivery.
+                             */
+                            routerId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description For a push: the device.
+                             */
+                            deviceId: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            /** @description Attempts since it was made or last replayed. */
+                            attemptCount: number;
+                            /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
+                            lastStatus: number | null;
+                            /** @description Why the last attempt failed. */
+                            lastError: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a pending delivery is tried next.
+                             */
+                            nextAttemptAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description What the event was; null once it is past retention. */
+                            event: {
+                                title: string | null;
+                                /** @description The first 200 characters. */
+                                message: string;
+                                event: string | null;
+                                channel: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                            } | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next (older) page; null at the end. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceDeliveriesCounts: {
+        parameters: {
+            query: {
+                events: string;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description By event id; an event of another workspace counts zeros. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: {
+                            /** @description Deliveries still to be made: a first attempt or a retry is due. */
+                            pending: number;
+                            succeeded: number;
+                            /** @description Deliveries that failed for good; owners and admins can replay them. */
+                            failed: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceDeliveriesReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable). */
+                    state?: "pending" | "succeeded" | "failed";
+                    /** @description Only the deliveries of this router (its id). */
+                    router?: string;
+                    /** @description Only the pushes to this device (its id). */
+                    device?: string;
+                    /**
+                     * @description Only deliveries of events created at or after this time.
+                     * @example 2025-06-01T00:00:00Z
+                     */
+                    since?: string;
+                    /**
+                     * @description Only deliveries of events created at or before this time.
+                     * @example 2025-06-01T00:00:00Z
+                     */
+                    until?: string;
+                    /** @description Only count the failed deliveries that would be replayed. */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Failed deliveries that match the filter, counted up to 1000. */
+                        matched: number;
+                        /** @description Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some. */
+                        replayed: number;
+                        /** @description More than 1000 matched: call again to replay the rest. */
+                        more: boolean;
+                    };
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,47 @@
+// The retry policy, as data, and the one function that turns a failure into
+// a wait or a verdict. Every event carries an idempotency key from its first
+// try, so a retry after a timeout or a 5xx never stores it twice.
+import type { HeraldError } from './errors.js'
+
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  maxAttempts: number
+  /** The backoff's first cap; it doubles with each try, up to maxDelayMs. */
+  baseDelayMs: number
+  maxDelayMs: number
+  /** A Retry-After longer than this is a verdict, not a pause (a quota's says "next month"). */
+  maxRetryAfterMs: number
+  /** 'full': a random wait between 0 and the cap, so that clients a restart failed together do not come back together. */
+  jitter: 'full' | 'none'
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  // With full jitter, 8 tries wait about 16 s in all on average (at most 32 s):
+  // longer than Herald takes to restart or to fail over to a replica.
+  maxAttempts: 8,
+  baseDelayMs: 250,
+  maxDelayMs: 30_000,
+  // Herald's rate-limit 429s ask for a second or two; a minute means something is wrong.
+  maxRetryAfterMs: 60_000,
+  jitter: 'full',
+}
+
+/**
+ * Whether trying again can succeed: no answer, a 5xx, or a 429 of the rate
+ * limit. 400, 401, 413 and 422 are the request's fault, and a used-up
+ * monthly quota does not come back within any retry.
+ */
+export function retryable(err: HeraldError): boolean {
+  if (err.status === 0 || err.status >= 500) return true
+  return err.status === 429 && err.kind !== 'quota-exceeded'
+}
+
+/** The wait before the next try after try number `attempt` failed with `err`, or undefined when it was the last. */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, err: HeraldError): number | undefined {
+  if (attempt >= policy.maxAttempts || !retryable(err)) return undefined
+  if (err.retryAfterMs !== undefined) return err.retryAfterMs <= policy.maxRetryAfterMs ? err.retryAfterMs : undefined
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
+  return policy.jitter === 'full' ? Math.round(Math.random() * cap) : cap
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

@@ -1,0 +1,37 @@
+// The shapes of POST /event and POST /events, taken from the generated
+// OpenAPI types (src/openapi.ts) so that they follow the server's schemas.
+import type { FieldError, HeraldError } from './errors.js'
+import type { operations } from './openapi.js'
+
+export type { FieldError }
+
+type PostEvent = operations['postEvent']
+type PostEvents = operations['postEvents']
+
+/** The body of POST /event: `message` is required; see docs/events.md for each field's rules. */
+export type HeraldEvent = PostEvent['requestBody']['content']['application/json']
+
+/** POST /event's 200 body: the event is committed. `errors` lists what Herald changed (truncations). */
+export type Accepted = PostEvent['responses'][200]['content']['application/json']
+
+/** One result of POST /events: an accepted event, or a problem with the status POST /event would have answered. */
+export type BatchResult = PostEvents['responses'][200]['content']['application/json']['results'][number]
+
+/** What an event enqueued for the background batches came to: stored, or given up (never both). */
+export type Outcome = { ok: true; value: Accepted } | { ok: false; error: HeraldError }
+
+/** What `enqueue` resolves to once the event is in the queue. */
+export interface Queued {
+  /** The idempotency key the event carries on every try. */
+  idempotencyKey: string
+  /** Settles once Herald stored the event or the client gave it up; never rejects. */
+  result: Promise<Outcome>
+}
+
+/** The counters of `herald.stats`; the README defines each. */
+export interface Stats {
+  sent: number
+  failed: number
+  retried: number
+  dropped: number
+}

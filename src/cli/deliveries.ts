@@ -1,0 +1,56 @@
+// The operator commands `herald delivery …`: a workspace's recent deliveries
+// (all, failed, or of one state), and replaying one.
+import { Option, type Command } from 'commander'
+import type { DeliverySummary } from '../http/routes/admin_deliveries'
+import { group, limitOption, operatorCommand, wsPath } from './command'
+import { json, table, usageError, utc } from './output'
+
+interface ListOptions {
+  failed?: boolean
+  state?: 'pending' | 'succeeded' | 'failed'
+  limit?: number
+}
+
+function deliveriesTable(workspace: string, what: string, list: DeliverySummary[]): string {
+  if (list.length === 0) return `Workspace ${workspace} has no ${what}.`
+  return table(
+    ['DELIVERY', 'EVENT', 'KIND', 'STATUS', 'ATTEMPTS', 'UPDATED (UTC)', 'LAST ERROR'],
+    list.map((d) => [d.id, d.eventId, d.kind, d.status, d.attemptCount, utc(d.updatedAt), (d.lastError ?? '-').slice(0, 60)]),
+  )
+}
+
+const WORKSPACE: [string, string] = ['<workspace>', "the workspace's name"]
+
+export const addDeliveryCommands = (program: Command) =>
+  group(program, 'delivery', "List a workspace's deliveries (to routers and devices) and replay one.", (g) => {
+    operatorCommand<ListOptions>(g, {
+      name: 'list',
+      args: [WORKSPACE],
+      summary: 'List recent deliveries, newest first; --failed for those that failed for good.',
+      description:
+        "List a workspace's recent deliveries, newest event first, with their state, attempts and last error. With --failed, the deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest failure first: what herald delivery replay sends again.",
+      options: (cmd) =>
+        cmd
+          .option('--failed', 'only the deliveries that failed for good (the same as --state failed)')
+          .addOption(new Option('--state <state>', 'only the deliveries in this state').choices(['pending', 'succeeded', 'failed']))
+          .option('--limit <N>', 'most deliveries listed, from 1 to 1000 (default: 100)', limitOption),
+      examples: ['herald delivery list acme', 'herald delivery list acme --failed', 'herald delivery list acme --state pending --limit 20 --json'],
+      async run(client, [workspace], opts) {
+        if (opts.failed && opts.state && opts.state !== 'failed') throw usageError(`give --failed or --state ${opts.state}, not both`)
+        const state = opts.failed ? 'failed' : (opts.state ?? 'all')
+        const list = await client.request<DeliverySummary[]>('GET', `${wsPath(workspace!)}/deliveries?state=${state}&limit=${opts.limit ?? 100}`)
+        if (opts.json) return json(list)
+        return deliveriesTable(workspace!, state === 'all' ? 'deliveries yet' : `${state} deliveries`, list)
+      },
+    })
+    operatorCommand(g, {
+      name: 'replay',
+      args: [WORKSPACE, ['<id>', "the delivery's id, from herald delivery list or the event's delivery log"]],
+      summary: 'Send a delivery again: same id (receivers can drop duplicates), fresh retry schedule.',
+      examples: ['herald delivery replay acme 0197a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b'],
+      async run(client, [workspace, id], opts) {
+        const res = await client.request<{ id: string; status: string }>('POST', `${wsPath(workspace!)}/deliveries/${encodeURIComponent(id!)}/replay`)
+        return opts.json ? json(res) : `Delivery ${id} is scheduled again (same id, fresh retry schedule).`
+      },
+    })
+  })

@@ -1,0 +1,165 @@
+// `herald send`: POST /event from a shell or a CI job, with an API key,
+// through the TypeScript client's `send` (clients/typescript, from its source:
+// no build step under Bun). One Idempotency-Key per invocation makes its
+// retries safe: a connection that failed, a 429 that says when to come back,
+// or a 5xx is tried again with the same key and the same bytes, so Herald
+// stores the event once however many tries reached it. The exit code tells a
+// CI job which side is wrong: 3 when Herald refused the event (a 4xx: the
+// key, the input, the quota), 1 when Herald could not be reached or failed
+// (after the retries).
+import type { Command } from 'commander'
+import { Herald, HeraldError, type Accepted, type HeraldEvent } from '../../clients/typescript/src/index'
+import { localSettings, resolveBaseUrl, transportError } from './client'
+import { collect, wholeNumber, withExamples } from './command'
+import { CliError, json, usageError } from './output'
+
+/** The retry policy, as data: backoff doubles from the first delay; a Retry-After is waited instead, up to its cap. */
+export const SEND_RETRY = {
+  retries: 3,
+  firstDelayMs: 500,
+  maxDelayMs: 8_000,
+  // A 429 for the monthly quota says "come back next month": longer than any
+  // CI job waits, so a Retry-After past this is a refusal, not a pause.
+  maxRetryAfterMs: 30_000,
+  // One POST /event commits within a second; 10 s means the server is stuck.
+  attemptTimeoutMs: 10_000,
+} as const
+
+interface SendOptions {
+  key?: string
+  url?: string
+  event?: string
+  channel?: string
+  title?: string
+  link?: string
+  tag?: string[]
+  data?: string[]
+  dataJson?: string
+  retries?: number
+  json?: boolean
+}
+
+type Env = Record<string, string | undefined>
+
+/** `--data-json` as the base, then each `--data KEY=VALUE` (a string) over it; null when neither is given. */
+async function dataOf(opts: SendOptions, readStdin: () => Promise<string>): Promise<Record<string, unknown> | null> {
+  let data: Record<string, unknown> | null = null
+  if (opts.dataJson !== undefined) {
+    const raw = opts.dataJson === '-' ? await readStdin() : opts.dataJson
+    let value: unknown
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      throw usageError(`--data-json must be a JSON object such as '{"n":3,"ok":true}', got ${JSON.stringify(raw.slice(0, 80))}`)
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError('--data-json must be a JSON object')
+    data = value as Record<string, unknown>
+  }
+  for (const pair of opts.data ?? []) {
+    const eq = pair.indexOf('=')
+    if (eq < 1) throw usageError(`--data must be KEY=VALUE, such as sha=9f2c1e, got ${JSON.stringify(pair)}`)
+    data = { ...data, [pair.slice(0, eq)]: pair.slice(eq + 1) }
+  }
+  return data
+}
+
+export async function eventBody(message: string, opts: SendOptions, readStdin = () => Bun.stdin.text()): Promise<Record<string, unknown>> {
+  const data = await dataOf(opts, readStdin)
+  return {
+    message,
+    ...(opts.event === undefined ? {} : { event: opts.event }),
+    ...(opts.channel === undefined ? {} : { channel: opts.channel }),
+    ...(opts.title === undefined ? {} : { title: opts.title }),
+    ...(opts.link === undefined ? {} : { link: opts.link }),
+    ...(opts.tag?.length ? { tags: opts.tag } : {}),
+    ...(data ? { data } : {}),
+  }
+}
+
+/** A HeraldError as the CLI says it: the problem's detail (and each field error that says more), or the unreachable URL. */
+export function cliErrorOf(baseUrl: string, err: HeraldError): CliError {
+  if (err.status === 0) return transportError(baseUrl, err.cause, SEND_RETRY.attemptTimeoutMs)
+  const errors = err.errors.map((e) => e.detail).filter(Boolean)
+  // A single field error usually repeats `detail` word for word; print it once.
+  const details = errors.length === 1 && errors[0] === err.detail ? [] : errors
+  return new CliError(err.status >= 400 && err.status < 500 ? 'refused' : 'api', err.detail, details)
+}
+
+/** Sends the event until Herald answers for good; the answer of a 2xx, or the CliError of the last failure. */
+export async function postEvent(baseUrl: string, key: string, event: HeraldEvent, retries: number): Promise<Accepted> {
+  const herald = new Herald({
+    apiKey: key,
+    url: baseUrl,
+    timeoutMs: SEND_RETRY.attemptTimeoutMs,
+    // No jitter: one person's command, and the waits it prints are the waits it makes.
+    retry: { maxAttempts: retries + 1, baseDelayMs: SEND_RETRY.firstDelayMs, maxDelayMs: SEND_RETRY.maxDelayMs, maxRetryAfterMs: SEND_RETRY.maxRetryAfterMs, jitter: 'none' },
+    onRetry: (err, { attempt, delayMs }) =>
+      console.error(`${cliErrorOf(baseUrl, err).message}: retrying in ${delayMs / 1000} s (retry ${attempt} of ${retries}, same Idempotency-Key)`),
+  })
+  try {
+    return await herald.send(event)
+  } catch (err) {
+    throw err instanceof HeraldError ? cliErrorOf(baseUrl, err) : err
+  }
+}
+
+function acceptedText(a: Accepted): string {
+  const notes = (a.errors ?? []).map((e) => `\nnote: ${e}`).join('')
+  return `Sent event ${a.eventId} to workspace ${a.workspace}, channel ${a.channel}. ${a.remainingQuota} events left this month.${notes}`
+}
+
+export async function runSend(message: string, opts: SendOptions, env: Env = process.env): Promise<string> {
+  const baseUrl = resolveBaseUrl(opts.url, localSettings(env))
+  const key = opts.key || env.HERALD_KEY
+  if (!key) throw usageError('no API key: set HERALD_KEY or pass --key (prefer the variable: a flag shows up in ps)')
+  const event = (await eventBody(message, opts)) as HeraldEvent
+  const accepted = await postEvent(baseUrl, key, event, opts.retries ?? SEND_RETRY.retries)
+  return opts.json ? json(accepted) : acceptedText(accepted)
+}
+
+const retriesOption = (raw: string) => {
+  const n = wholeNumber(raw, 0, 'the retries must be a whole number from 0 to 10')
+  if (n > 10) throw usageError(`the retries must be a whole number from 0 to 10, got ${JSON.stringify(raw)}`)
+  return n
+}
+
+export function addSendCommand(program: Command): Command {
+  const cmd = program
+    .command('send')
+    .argument('<message>', 'the notification text (at most 500 characters)')
+    .summary('Send an event to Herald with an API key (POST /event), retrying safely.')
+    .description(
+      'Send an event with an API key (POST /event). It carries a fresh Idempotency-Key, and a connection error, a 5xx or a 429 with a Retry-After of at most 30 s is retried with the same key after 0.5, 1 and 2 s (or the Retry-After): Herald stores the event once however many tries reach it.',
+    )
+    .option('--event <key>', "the event key routers match, such as deploy.finished")
+    .option('--channel <slug>', "the channel (default: the workspace's default channel)")
+    .option('--title <title>', 'a headline above the message')
+    .option('--link <url>', 'opened when the notification is tapped: http(s)://, mailto: or tel:')
+    .option('--tag <tag>', 'a tag; repeat for more (at most 10)', collect)
+    .option('--data <key=value>', 'a field of data, as a string; repeat for more', collect)
+    .option('--data-json <json>', 'data as a JSON object, for numbers, booleans and nesting; "-" reads it from stdin; --data fields go over it')
+    .option('--retries <n>', `retries after a connection error, a 5xx or a 429 (default: ${SEND_RETRY.retries}; 0 to try once)`, retriesOption)
+    .option('--json', "print Herald's answer as JSON")
+    .optionsGroup('Connection options:')
+    .option('--key <key>', 'the API key (default: $HERALD_KEY; prefer the variable: a flag shows up in ps)')
+    .option('--url <url>', 'base URL of Herald (default: $HERALD_URL, else http://127.0.0.1:$PORT, PORT defaulting to 8080)')
+  withExamples(cmd, [
+    'herald send "Deploy finished" --event deploy.finished --channel deploys --tag prod --data sha=9f2c1e',
+    'HERALD_KEY=hrld_… herald send "Backup failed" --title Backup --link https://status.example.com --data-json \'{"sizeGb":12.5,"ok":false}\'',
+    'herald send "Nightly build" --json | jq -r .eventId',
+  ])
+  cmd.addHelpText(
+    'after',
+    `
+Exit codes:
+  0  Herald accepted the event (it is stored and will be delivered).
+  1  Herald could not be reached, or failed (5xx), after the retries.
+  2  Usage error: the command line is wrong; nothing was sent.
+  3  Herald refused the event (4xx): a wrong or revoked API key, invalid input,
+     the monthly quota used up, or the rate limit still hit after the retries.
+     Sending it again as it is will not help.`,
+  )
+  return cmd.action(async (message: string, opts: SendOptions) => {
+    console.log(await runSend(message, opts))
+  })
+}

@@ -1,0 +1,113 @@
+// Web Push (RFC 8030): one POST to the subscription's endpoint per push, its
+// payload encrypted for that browser alone (aes128gcm, RFC 8291) and signed
+// for with VAPID (RFC 8292). The `web-push` package builds the request (the
+// encryption costs an ECDH key pair, an ECDH and an AES-GCM per push); it is
+// sent through the SSRF-hardened client of webhooks, since the endpoint is a
+// URL a browser chose: https only, no private or loopback address unless
+// HERALD_OUTBOUND_ALLOW lets it.
+import webpush from 'web-push'
+import type { EventView } from '../event_view'
+import type { OutboundOptions } from '../job'
+import { classify, send } from '../outbound'
+import { ELLIPSIS, fitText, jsonBytes } from './payload'
+import type { PushJob, PushResult } from './job'
+import { vapidAuthorization } from './vapid'
+
+/**
+ * A push service takes at most 4096 bytes of body (RFC 8030 §7.2); the
+ * aes128gcm header (86 bytes), the padding delimiter and the tag (17) leave
+ * this much for the JSON.
+ */
+export const MAX_PAYLOAD_BYTES = 4096 - 86 - 17
+
+/** What the service worker receives (src/web/sw.ts reads it). */
+export interface WebPushPayload {
+  v: 1
+  eventId: string
+  workspace: string
+  channel: string
+  event: string | null
+  title: string
+  body: string
+  url: string // the event's page in the app
+  createdAt: string
+}
+
+function buildPayload(event: EventView, title: string, body: string): string {
+  const payload: WebPushPayload = {
+    v: 1,
+    eventId: event.eventId,
+    workspace: event.workspace,
+    channel: event.channel,
+    event: event.event,
+    title,
+    body,
+    url: `/w/${encodeURIComponent(event.workspace)}/events/${event.eventId}`,
+    createdAt: event.createdAt,
+  }
+  return JSON.stringify(payload)
+}
+
+/**
+ * The JSON for an event, at most MAX_PAYLOAD_BYTES: an oversized push is cut
+ * on a character boundary, never refused. The body gives way first, then
+ * the title.
+ */
+export function webPushPayload(event: EventView): string {
+  let title = event.title ?? event.event ?? 'New event'
+  const full = buildPayload(event, title, event.message)
+  if (Buffer.byteLength(full) <= MAX_PAYLOAD_BYTES) return full
+  const size = () => Buffer.byteLength(buildPayload(event, title, ELLIPSIS))
+  if (size() > MAX_PAYLOAD_BYTES) title = fitText(title, jsonBytes(title) - (size() - MAX_PAYLOAD_BYTES))
+  const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(buildPayload(event, title, ''))
+  return buildPayload(event, title, fitText(event.message, room))
+}
+
+/**
+ * Pushes one event to one browser. 404 and 410 mean the subscription is gone
+ * (the device is deleted); 408, 429 and 5xx are retried, never sooner than
+ * Retry-After; any other answer is final.
+ */
+export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Promise<PushResult> {
+  const { device, event } = job
+  if (!job.webpush) return { ok: false, retryable: false, durationMs: 0, error: 'Web Push is not configured' }
+  let url: URL
+  try {
+    url = new URL(device.token)
+  } catch {
+    return { ok: false, retryable: false, durationMs: 0, error: 'the subscription endpoint is not a URL' }
+  }
+  if (url.protocol !== 'https:') return { ok: false, retryable: false, durationMs: 0, error: 'refused: a Web Push endpoint must be https' }
+  let request: webpush.RequestDetails
+  try {
+    request = webpush.generateRequestDetails(
+      { endpoint: device.token, keys: { p256dh: device.p256dh ?? '', auth: device.auth ?? '' } },
+      webPushPayload(event),
+      {
+        vapidDetails: null as unknown as undefined, // the header below: signed once per origin, not per push
+        headers: { Authorization: vapidAuthorization(job.webpush, url.origin) },
+        TTL: job.webpush.ttlSeconds,
+        urgency: 'high',
+        // A later push with the same topic replaces this one while it waits
+        // at the push service: a retry never makes two notifications.
+        topic: event.eventId.replaceAll('-', ''),
+      },
+    )
+  } catch (err) {
+    return { ok: false, retryable: false, durationMs: 0, error: `cannot encrypt for this subscription: ${(err as Error).message}` }
+  }
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(request.headers)) if (name.toLowerCase() !== 'content-length') headers[name] = String(value)
+  const outcome = await send({ method: 'POST', url: device.token, headers, body: request.body as Uint8Array }, { ...outbound, timeoutMs: job.timeoutMs ?? outbound.timeoutMs })
+  const result = classify(outcome)
+  const gone = outcome.ok && (outcome.status === 404 || outcome.status === 410)
+  return {
+    ok: result.ok,
+    retryable: result.retryable,
+    durationMs: result.durationMs,
+    ...(result.status === undefined ? {} : { status: result.status }),
+    ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+    ...(gone ? { unregistered: true, reason: outcome.status === 410 ? 'Gone' : 'NotFound' } : {}),
+    ...(result.ok ? {} : { error: result.error + (outcome.ok && outcome.body ? `: ${result.response}` : '') }),
+  }
+}

@@ -1,0 +1,103 @@
+// Operator API: a workspace's channels. List, create and rename them, and
+// mute or unmute one for a member. A mute belongs to a person (no pushes to
+// their devices), and the operator is nobody: so the list shows who muted
+// each channel rather than whether "I" did, and a mute names its member.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { ApiKeyAuth } from '../../ingest/auth'
+import { HeraldError } from '../../core/problems'
+import { LIMITS, SLUG } from '../../ingest/event'
+import { createChannel, listChannels, renameChannel } from '../../accounts/channels'
+import { listMembers, setMuted } from '../../accounts/members'
+import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
+import { ChannelParam, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+
+const Slug = Type.String({
+  maxLength: LIMITS.channel,
+  pattern: SLUG.source,
+  description: 'Lower-case slug, as events name it.',
+  error: `slug must be a channel slug: 1 to ${LIMITS.channel} lower-case letters, digits, "-" and "_", starting with a letter or digit`,
+  examples: ['deploys'],
+})
+const ChannelParams = Type.Object({ workspace: WorkspaceParam, channel: ChannelParam })
+const MuteParams = Type.Object({ workspace: WorkspaceParam, channel: ChannelParam, userId: Uuid('userId', "The member's user id, from the member list.") })
+
+export const OperatorChannelSchema = Type.Object({
+  slug: Type.String(),
+  isDefault: Type.Boolean({ description: 'Events that name no channel go here.' }),
+  mutedBy: Type.Array(Type.String(), { description: 'E-mail addresses of the members who muted it: their devices get no pushes for its events.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+// listChannels answers whether the person asking muted each channel; the
+// operator is no person, and no user has the nil UUID.
+const NOBODY = '00000000-0000-0000-0000-000000000000'
+
+export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: () => void) => {
+  const workspaceId = workspaceIdOf(sql)
+  const mute = (muted: boolean) => async ({ params, set }: { params: { workspace: string; channel: string; userId: string }; set: { status?: number | string } }) => {
+    const id = await workspaceId(params.workspace)
+    if (!(await listChannels(sql, id, NOBODY)).some((c) => c.slug === params.channel)) throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
+    if (!(await setMuted(sql, params.workspace, params.userId, params.channel, muted))) throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+    audienceChanged()
+    set.status = 204
+  }
+  return new Elysia({ name: 'route.admin.channels', prefix: '/admin/workspaces/:workspace/channels' })
+    .get(
+      '',
+      async ({ params }) => {
+        const id = await workspaceId(params.workspace)
+        const [channels, members] = await Promise.all([listChannels(sql, id, NOBODY), listMembers(sql, id)])
+        return channels.map((c) => ({
+          slug: c.slug,
+          isDefault: c.isDefault,
+          mutedBy: members.filter((m) => m.mutedChannels.includes(c.slug)).map((m) => m.email),
+          createdAt: c.createdAt,
+        }))
+      },
+      { params: WorkspaceParams, response: { 200: Type.Array(OperatorChannelSchema) }, detail: detail('List channels', 'Each with the members who muted it.') },
+    )
+    .post(
+      '',
+      async ({ params, body, set }) => {
+        if (!(await createChannel(sql, await workspaceId(params.workspace), body.slug))) throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        set.status = 201
+        return { slug: body.slug }
+      },
+      {
+        params: WorkspaceParams,
+        body: Type.Object({ slug: Slug }, { additionalProperties: false }),
+        response: { 201: Type.Object({ slug: Type.String() }) },
+        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 if it exists.'),
+      },
+    )
+    .patch(
+      '/:channel',
+      async ({ params, body }) => {
+        const result = await renameChannel(sql, await workspaceId(params.workspace), params.channel, body.slug)
+        if (result === 'not-found') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
+        if (result === 'taken') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        // Verified API keys carry their workspace's default channel, which may
+        // be the one renamed: drop them here at once (elsewhere within
+        // API_KEY_CACHE_TTL_MS).
+        keys.clear()
+        audienceChanged()
+        return { slug: body.slug }
+      },
+      {
+        params: ChannelParams,
+        body: Type.Object({ slug: { ...Slug, description: 'The new slug: its past events and mutes move with it; events must use the new one.' } }, { additionalProperties: false }),
+        response: { 200: Type.Object({ slug: Type.String() }) },
+        detail: detail('Rename a channel', 'Its events, its mutes and, if it is the default, the default move to the new slug. 409 if the new slug is taken.'),
+      },
+    )
+    .put('/:channel/mutes/:userId', mute(true), {
+      params: MuteParams,
+      detail: detail('Mute a channel for a member', 'No pushes to their devices for its events. Muting twice is no error.'),
+    })
+    .delete('/:channel/mutes/:userId', mute(false), {
+      params: MuteParams,
+      detail: detail('Unmute a channel for a member'),
+    })
+}

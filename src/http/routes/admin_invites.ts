@@ -1,0 +1,81 @@
+// Operator API: invite someone to a workspace by e-mail, as an owner or admin
+// does from the dashboard (routes/members.ts): the same single-use link,
+// valid for 7 days, e-mailed through SMTP_URL (or logged when it is unset),
+// and returned so that the operator can pass it on another way. An
+// invitation from the operator has no inviter: it is listed with
+// `invitedBy: null`, and the e-mail says the workspace invites them rather
+// than naming a person. The operator counts as one inviter for the e-mail
+// throttle, and the recipient's own limit is the same as for anyone.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { Config } from '../../core/config'
+import type { Logger } from '../../core/log'
+import type { Mailer } from '../../accounts/mailer'
+import type { Role } from '../../accounts/members'
+import { HeraldError } from '../../core/problems'
+import { createInvitation } from '../../accounts/invitations'
+import { countAttempt, invitationCounters } from '../../accounts/throttle'
+import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
+import { EmailAddress, WorkspaceParams } from './input'
+
+const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')])
+
+export const CreatedInvitation = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: RoleSchema,
+  expiresAt: Type.String({ format: 'date-time' }),
+  link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be. It works once.' }),
+})
+
+export interface AdminInvitesDeps {
+  sql: Sql
+  config: Config
+  log: Logger
+  mailer: Mailer
+}
+
+const article = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`)
+
+export const adminInvitesRoute = ({ sql, config, log, mailer }: AdminInvitesDeps) => {
+  const workspaceId = workspaceIdOf(sql)
+  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
+  return new Elysia({ name: 'route.admin.invites', prefix: '/admin/workspaces/:workspace/invitations' }).post(
+    '',
+    async ({ params, body, set }) => {
+      const id = await workspaceId(params.workspace)
+      const email = body.email.trim()
+      const role = body.role ?? 'member'
+      const wait = await countAttempt(sql, invitationCounters(email, 'operator'))
+      if (wait > 0) throw new HeraldError('mail-throttled', `Too many invitations from the operator, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
+      // The column takes NULL (no inviter); createInvitation's type names only a person.
+      const inv = await createInvitation(sql, id, email, role, null)
+      const link = `${publicUrl}/invite/${inv.token}`
+      await mailer
+        .send({
+          to: email,
+          subject: `You are invited to ${params.workspace} on Herald`,
+          text: `You are invited to join the workspace "${params.workspace}" on Herald as ${article(role)}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
+        })
+        .catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
+      set.status = 201
+      return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
+    },
+    {
+      params: WorkspaceParams,
+      body: Type.Object(
+        {
+          email: EmailAddress('The address the invitation is e-mailed to.'),
+          role: Type.Optional({ ...RoleSchema, description: 'The role they get on accepting; member when left out.' }),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 201: CreatedInvitation },
+      detail: detail(
+        'Invite someone by e-mail',
+        'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. The invitation has no inviter. E-mails are throttled per recipient and for the operator as a whole (429 with Retry-After).',
+      ),
+    },
+  )
+}

@@ -1,0 +1,51 @@
+// Operator API: the pipeline at a glance, as `herald status` prints it: the
+// bus (and JetStream's stream), the outbox backlog, deliveries by state and
+// the workspaces nearest their monthly quota. `herald status` reads the same
+// from DATABASE_URL and NATS_URL itself when it has them; on the embedded
+// default only the running server can read its database, so it asks here.
+import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { EventBus } from '../../delivery/bus'
+import { readDatabaseStatus } from '../../delivery/status'
+import { operatorDetail as detail } from './admin_auth'
+
+const Count = (description: string) => Type.Integer({ minimum: 0, description })
+
+export const StatusSchema = Type.Object({
+  bus: Type.Union([Type.Literal('jetstream'), Type.Literal('in-process')], { description: 'in-process on the embedded default; jetstream with NATS_URL.' }),
+  jetstream: Type.Union(
+    [
+      Type.Object({
+        stream: Type.Object({ name: Type.String(), messages: Count('Messages in the stream.'), bytes: Count('Their size.'), firstSeq: Type.Integer(), lastSeq: Type.Integer(), consumers: Count('Consumers of the stream.') }),
+        consumer: Type.Union(
+          [Type.Object({ name: Type.String(), pending: Count('num_pending'), ackPending: Count('num_ack_pending'), redelivered: Count('num_redelivered'), waiting: Count('Pull requests waiting.') }), Type.Null()],
+          { description: 'The delivery workers\' consumer, as this process sees it: null in an API process that does not consume (herald serve beside herald worker).' },
+        ),
+      }),
+      Type.Null(),
+    ],
+    { description: 'null on the in-process bus.' },
+  ),
+  outbox: Type.Object({ rows: Count('Outbox rows waiting for the relay.'), events: Count('Events in them.'), oldestAgeSeconds: Type.Number({ minimum: 0, description: 'Age of the oldest row; 0 when empty.' }) }),
+  deliveries: Type.Object({
+    pendingDue: Count('Pending deliveries whose next attempt is due now.'),
+    pendingLater: Count('Pending deliveries waiting for a later attempt.'),
+    succeeded: Count("Succeeded deliveries of the last 24 h's events."),
+    failed: Count("Failed deliveries of the last 24 h's events."),
+  }),
+  nearestQuota: Type.Array(
+    Type.Object({ workspace: Type.String(), used: Count('Events this month (UTC).'), quota: Count('Monthly quota.'), percent: Type.Number({ description: 'Share used, to one decimal; 100 for a quota of 0.' }) }),
+    { description: 'The ten workspaces that used the largest share of their monthly quota, largest first.' },
+  ),
+})
+
+export const adminStatusRoute = (sql: Sql, bus: Pick<EventBus, 'kind' | 'state'>) =>
+  new Elysia({ name: 'route.admin.status' }).get(
+    '/admin/status',
+    async () => {
+      const [db, jetstream] = await Promise.all([readDatabaseStatus(sql), bus.state()])
+      return { bus: bus.kind, jetstream, ...db }
+    },
+    { response: { 200: StatusSchema }, detail: detail('Read the pipeline status', 'What `herald status` prints: the bus, the outbox backlog, deliveries by state and the workspaces nearest their quota.') },
+  )

@@ -1,0 +1,172 @@
+// A workspace's deliveries across its events, for signed-in people: the list
+// every member may read (filtered by state, router, device and time, newest
+// event first, a page at a time), the state counts of a few events (the
+// feed's live refresh), and the bulk replay of failed ones, which follows the
+// rule of the single replay (src/http/routes/feed.ts): owners and admins.
+import { Type, type Static } from '@sinclair/typebox'
+import type { Sql } from '../../core/db'
+import type { AccessCheck } from '../../accounts/access'
+import type { UserAuth } from '../../accounts/session'
+import { userSecurity } from '../../accounts/session'
+import { HeraldError, type FieldError } from '../../core/problems'
+import { countEventDeliveries, listDeliveries, replayFailedDeliveries, REPLAY_MAX, type DeliveryFilter } from '../../delivery/deliveries'
+import { routeGroup } from './group'
+import { Limit, Uuid, WorkspaceParams } from './input'
+
+const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Deliveries'], security: userSecurity })
+const PAGE_MAX = 100
+const COUNTS_MAX = 100
+
+const UUIDV7 = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}'
+// A date (midnight UTC) or a date and time with its offset: what a browser's
+// toISOString writes, and what a person types. Four-digit years only, so
+// that every value is a time a UUIDv7 can carry.
+const TIME = '^\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2}))?$'
+const Time = (name: string, description: string) =>
+  Type.String({ pattern: TIME, maxLength: 40, description, examples: ['2025-06-01T00:00:00Z'], error: `${name} must be a date (2025-06-01) or a date and time with its zone (2025-06-01T12:00:00Z)` })
+
+export const DeliveryCountsSchema = Type.Object(
+  {
+    pending: Type.Integer({ description: 'Deliveries still to be made: a first attempt or a retry is due.' }),
+    succeeded: Type.Integer(),
+    failed: Type.Integer({ description: 'Deliveries that failed for good; owners and admins can replay them.' }),
+  },
+  { description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
+)
+
+const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable).',
+  error: 'state must be pending, succeeded or failed',
+})
+
+const FilterFields = {
+  state: Type.Optional(State),
+  router: Type.Optional(Uuid('router', 'Only the deliveries of this router (its id).')),
+  device: Type.Optional(Uuid('device', 'Only the pushes to this device (its id).')),
+  since: Type.Optional(Time('since', 'Only deliveries of events created at or after this time.')),
+  until: Type.Optional(Time('until', 'Only deliveries of events created at or before this time.')),
+}
+
+export const DeliveryListItemSchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Stable across attempts and replays; sent to webhooks as `webhook-id`.' }),
+  eventId: Type.String({ format: 'uuid' }),
+  kind: Type.Union([Type.Literal('router'), Type.Literal('push')]),
+  routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a router delivery.' }),
+  deviceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a push: the device.' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attemptCount: Type.Integer({ description: 'Attempts since it was made or last replayed.' }),
+  lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status (or SMTP reply code) of the last attempt, if one came back.' }),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),
+  nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  event: Type.Union(
+    [Type.Object({ title: Type.Union([Type.String(), Type.Null()]), message: Type.String({ description: 'The first 200 characters.' }), event: Type.Union([Type.String(), Type.Null()]), channel: Type.String(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
+    { description: 'What the event was; null once it is past retention.' },
+  ),
+})
+
+const BulkReplayBody = Type.Object(
+  { ...FilterFields, dryRun: Type.Optional(Type.Boolean({ description: 'Only count the failed deliveries that would be replayed.', error: 'dryRun must be true or false' })) },
+  { additionalProperties: false },
+)
+
+/** A 400 for one field: a query parameter, or a pointer into the body. */
+const invalid = (where: 'parameter' | 'pointer', field: string, detail: string) => {
+  const error: FieldError = where === 'parameter' ? { parameter: field, detail } : { pointer: `/${field}`, detail }
+  return new HeraldError('validation-failed', detail, [error])
+}
+
+/** The filter of a query or a body, its times parsed and checked. */
+function filterOf(q: Static<typeof BulkReplayBody>, where: 'parameter' | 'pointer'): DeliveryFilter {
+  const time = (name: 'since' | 'until') => {
+    const text = q[name]
+    if (text === undefined) return undefined
+    const ms = Date.parse(text)
+    if (Number.isNaN(ms) || ms < 0) throw invalid(where, name, `${name} must be a real date and time from 1970 on`)
+    return new Date(ms)
+  }
+  const since = time('since')
+  const until = time('until')
+  if (since && until && since > until) throw invalid(where, 'since', 'since must not be after until')
+  return {
+    ...(q.state ? { state: q.state } : {}),
+    ...(q.router ? { routerId: q.router.toLowerCase() } : {}),
+    ...(q.device ? { deviceId: q.device.toLowerCase() } : {}),
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+  }
+}
+
+export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, wakeScheduler: () => void) =>
+  routeGroup({ name: 'route.deliveries', prefix: '/v1/workspaces/:workspace/deliveries', guard: users.authenticate })
+    .get(
+      '',
+      async ({ request, params, query }) => {
+        const { access } = await check(request, params.workspace)
+        return listDeliveries(sql, access.workspaceId, filterOf(query, 'parameter'), query.cursor?.toLowerCase() ?? null, query.limit ?? 50)
+      },
+      {
+        params: WorkspaceParams,
+        query: Type.Object({
+          ...FilterFields,
+          cursor: Type.Optional(Uuid('cursor', 'The nextCursor of the previous page.')),
+          limit: Type.Optional(Limit(PAGE_MAX, 50, `Deliveries per page, at most ${PAGE_MAX}.`)),
+        }),
+        response: {
+          200: Type.Object({
+            deliveries: Type.Array(DeliveryListItemSchema),
+            nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next (older) page; null at the end.' }),
+          }),
+        },
+        detail: detail(
+          'List deliveries',
+          'A workspace\'s deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event\'s log (GET /v1/workspaces/{workspace}/events/{eventId}).',
+        ),
+      },
+    )
+    .get(
+      '/counts',
+      async ({ request, params, query }) => {
+        const { access } = await check(request, params.workspace)
+        const ids = [...new Set(query.events.toLowerCase().split(','))]
+        return Object.fromEntries(await countEventDeliveries(sql, access.workspaceId, ids))
+      },
+      {
+        params: WorkspaceParams,
+        query: Type.Object({
+          events: Type.String({
+            pattern: `^${UUIDV7}(?:,${UUIDV7}){0,${COUNTS_MAX - 1}}$`,
+            maxLength: COUNTS_MAX * 37,
+            description: `Event ids, separated by commas; at most ${COUNTS_MAX}.`,
+            error: `events must be 1 to ${COUNTS_MAX} event ids (UUIDv7), separated by commas`,
+          }),
+        }),
+        response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { description: 'By event id; an event of another workspace counts zeros.' }) },
+        detail: detail('Count the deliveries of events by state', 'What the feed shows of each event\'s deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.'),
+      },
+    )
+    .post(
+      '/replay',
+      async ({ request, params, body }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        const result = await replayFailedDeliveries(sql, access.workspaceId, filterOf(body, 'pointer'), body.dryRun ?? false)
+        if (result.replayed > 0) wakeScheduler()
+        return result
+      },
+      {
+        params: WorkspaceParams,
+        body: BulkReplayBody,
+        response: {
+          200: Type.Object({
+            matched: Type.Integer({ description: `Failed deliveries that match the filter, counted up to ${REPLAY_MAX}.` }),
+            replayed: Type.Integer({ description: 'Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some.' }),
+            more: Type.Boolean({ description: `More than ${REPLAY_MAX} matched: call again to replay the rest.` }),
+          }),
+        },
+        detail: detail(
+          'Replay failed deliveries',
+          `Sends again the failed deliveries that match the filter (the query of GET …/deliveries, as a body), newest event first, at most ${REPLAY_MAX} a call: each under its own id, with a fresh retry schedule, like the replay of one delivery. Two calls at once replay each delivery once. With "dryRun": true, only counts them. Owners and admins.`,
+        ),
+      },
+    )

@@ -1,0 +1,117 @@
+// Notifications (/w/{workspace}/notifications): push to this device, turned
+// on and off here, in honest states (a browser that cannot, a page that is
+// not https, iOS before the app is on the Home Screen, a permission the
+// browser blocks); installing the app; and the workspace's channels, each
+// muted or unmuted for all the person's devices.
+import { api, ApiError, paths } from './api'
+import { html, path, render, type Html } from './html'
+import type { PageContext } from './router'
+import { canPromptInstall, isInstalled, isIOS, onInstallChange, promptInstall, pushState, turnOff, turnOn, type PushState } from './device'
+import { act, announce, on } from './ui'
+
+interface Channel {
+  slug: string
+  muted: boolean
+}
+
+const IOS_STEPS = html`Tap <strong>Share</strong>, then <strong>Add to Home Screen</strong>, and open Herald from there (iOS 16.4 or later).`
+
+const STATES: Record<PushState, { text: Html; button?: 'on' | 'off' }> = {
+  insecure: { text: html`This page is not on https, and browsers give notifications only to secure sites. Ask whoever runs this Herald to serve it over https.` },
+  'ios-install': { text: html`Add Herald to your Home Screen first: on iPhone and iPad, only the app on the Home Screen can notify. ${IOS_STEPS}` },
+  unsupported: { text: html`This browser cannot show notifications from a web app. Try a current Chrome, Edge, Firefox or Safari.` },
+  denied: { text: html`Blocked by the browser: allow notifications for this site in its settings, then reload this page.` },
+  off: { text: html`Off: this device gets no notifications from Herald.`, button: 'on' },
+  on: { text: html`On: events of your workspaces arrive on this device as notifications, except those of channels you muted.`, button: 'off' },
+}
+
+function deviceSection(state: PushState) {
+  const s = STATES[state]
+  return html`<p data-push-state="${state}" class="${state === 'on' ? 'state on' : state === 'off' ? 'state' : 'state callout'}">${s.text}</p>
+    ${s.button ? html`<button type="button" data-push="${s.button}">${s.button === 'on' ? 'Turn on notifications' : 'Turn off notifications'}</button>` : ''}
+    <p data-push-status></p>`
+}
+
+function installSection() {
+  if (isInstalled()) return html`<p>Herald is installed on this device.</p>`
+  if (canPromptInstall()) return html`<p>Install Herald to open it from your home screen or dock, in a window of its own.</p><button type="button" class="secondary" data-install>Install Herald</button>`
+  if (isIOS()) return html`<p>Add Herald to your Home Screen: ${IOS_STEPS}</p>`
+  return html`<p>Your browser offers no install button right now. Most can install Herald from their menu (<em>Install app</em>, or <em>Add to Home screen</em>); if Herald is installed already, open it from there.</p>`
+}
+
+const channelRow = (c: Channel) => html`<tr data-slug="${c.slug}">
+  <th scope="row">#${c.slug}${c.muted ? html` <span class="badge muted-badge">muted</span>` : ''}</th>
+  <td class="actions"><button type="button" class="secondary" data-mute="${c.muted ? 'off' : 'on'}" aria-label="${c.muted ? 'Unmute' : 'Mute'} #${c.slug} on all my devices">${c.muted ? 'Unmute' : 'Mute'}</button></td>
+</tr>`
+
+/** Runs an action from a button; its outcome, or what went wrong in words, is shown in `status`. */
+async function attempt(button: HTMLButtonElement, status: Element, busy: string, work: () => Promise<string>): Promise<{ ok: boolean; message: string }> {
+  button.disabled = true
+  status.classList.remove('error')
+  status.textContent = busy
+  let outcome: { ok: boolean; message: string }
+  try {
+    outcome = { ok: true, message: await work() }
+  } catch (err) {
+    outcome = { ok: false, message: err instanceof ApiError ? err.detail : err instanceof Error ? err.message : String(err) }
+  }
+  if (button.isConnected) button.disabled = false
+  status.textContent = outcome.message
+  status.classList.toggle('error', !outcome.ok)
+  return outcome
+}
+
+export async function notificationsPage(ctx: PageContext) {
+  const ws = ctx.workspace.workspace
+  ctx.title('Notifications')
+  const [state, channels] = await Promise.all([pushState(), api<Channel[]>('GET', paths.channels(ws))])
+  render(
+    ctx.root,
+    html`<h1 tabindex="-1">Notifications</h1>
+    <p class="lead">Get Herald's events on this phone or computer as notifications, even when Herald is closed.</p>
+    <section class="card" aria-labelledby="device-h"><h2 id="device-h">Notifications on this device</h2><div data-device>${deviceSection(state)}</div></section>
+    <section class="card" aria-labelledby="install-h"><h2 id="install-h">Install Herald</h2><div data-install-area>${installSection()}</div><p role="status" data-install-status></p></section>
+    <section aria-labelledby="mutes-h"><h2 id="mutes-h">Channels</h2>
+      <p class="lead">Mutes apply to all your devices: a muted channel sends no notifications to any of them. The feed still shows its events. <a href="${path('w', ws, 'channels')}">Manage channels</a>.</p>
+      <p role="status" data-mute-status></p>
+      <div class="table-wrap"><table class="responsive compact"><caption class="visually-hidden">Channels of ${ws}</caption>
+        <thead><tr><th scope="col">Channel</th><th scope="col"><span class="visually-hidden">Mute</span></th></tr></thead>
+        <tbody data-channels>${channels.map(channelRow)}</tbody></table></div>
+    </section>`,
+  )
+  const device = ctx.root.querySelector('[data-device]')!
+  on(ctx.root, 'click', '[data-push]', async (b) => {
+    const turningOn = b.dataset.push === 'on'
+    const outcome = await attempt(b as HTMLButtonElement, device.querySelector('[data-push-status]')!, turningOn ? 'Turning on…' : 'Turning off…', async () => {
+      await (turningOn ? turnOn() : turnOff())
+      return turningOn ? 'Notifications are on for this device.' : 'Notifications are off for this device.'
+    })
+    // The state is read again whatever happened: a refused permission is now
+    // "blocked". The section is new, so its outcome is announced, not left to a live region.
+    render(device, deviceSection(await pushState()))
+    const status = device.querySelector('[data-push-status]')!
+    status.textContent = outcome.message
+    status.classList.toggle('error', !outcome.ok)
+    announce(outcome.message)
+  })
+
+  const install = ctx.root.querySelector('[data-install-area]')!
+  onInstallChange(ctx.signal, () => render(install, installSection()))
+  on(ctx.root, 'click', '[data-install]', (b) =>
+    attempt(b as HTMLButtonElement, ctx.root.querySelector('[data-install-status]')!, '', async () =>
+      (await promptInstall()) === 'accepted' ? 'Herald is being installed.' : 'Not installed. The browser\'s menu can install Herald later.',
+    ),
+  )
+
+  const list = ctx.root.querySelector('[data-channels]')!
+  on(ctx.root, 'click', '[data-mute]', (b) =>
+    act(b as HTMLButtonElement, ctx.root.querySelector('[data-mute-status]'), async () => {
+      const slug = b.closest('tr')!.dataset.slug!
+      const mute = b.dataset.mute === 'on'
+      await api(mute ? 'PUT' : 'DELETE', `${paths.channel(ws, slug)}/mute`)
+      render(list, html`${(await api<Channel[]>('GET', paths.channels(ws))).map(channelRow)}`)
+      ctx.root.querySelector('[data-mute-status]')!.textContent = `#${slug} ${mute ? 'muted' : 'unmuted'} on all your devices.`
+      list.querySelector<HTMLElement>(`tr[data-slug="${CSS.escape(slug)}"] button`)?.focus()
+    }),
+  )
+}

@@ -1,0 +1,75 @@
+// On a fresh embedded install, the demo workspace made at first start waits
+// for an owner: the first account to sign up takes it, so the events posted
+// with its key before anyone signed up are in that person's feed. Two
+// sign-ups at once: one owner. With PostgreSQL no demo is made, and none waits.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { startTestHerald, type TestHerald } from '../harness'
+import { PASSWORD, newEmail, signUp } from '../users'
+
+let h: TestHerald | undefined
+afterEach(async () => {
+  await h?.close()
+  h = undefined
+})
+
+const signupInfo = async (h: TestHerald) => (await (await fetch(`${h.url}/v1/auth/signup`)).json()) as { signup: string; waitingWorkspace: string | null }
+
+/** A key of the demo workspace, made through the operator API (the banner's key is printed, not returned). */
+async function demoKey(h: TestHerald): Promise<string> {
+  const res = await h.admin('POST', '/admin/workspaces/demo/keys', { name: 'test' })
+  expect(res.status).toBe(201)
+  return ((await res.json()) as { apiKey: string }).apiKey
+}
+
+describe('the demo workspace and its first owner (embedded)', () => {
+  test('the first account owns demo and reads the event posted before it existed; the second gets a workspace of its own', async () => {
+    h = await startTestHerald('embedded', { HERALD_DEMO_WORKSPACE: 'true' })
+    expect(await signupInfo(h)).toEqual({ signup: 'open', waitingWorkspace: 'demo' })
+    const key = await demoKey(h)
+    const posted = await fetch(`${h.url}/event`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'before anyone signed up' }) })
+    expect(posted.status).toBe(200)
+    const { eventId } = (await posted.json()) as { eventId: string }
+
+    const first = await signUp(h)
+    expect(first.workspace).toBe('demo')
+    const feed = (await (await first.call('GET', '/v1/feed?workspace=demo')).json()) as { events: { eventId: string; message: string }[] }
+    expect(feed.events.map((e) => e.eventId)).toContain(eventId)
+    const me = (await (await first.call('GET', '/v1/me')).json()) as { workspaces: { workspace: string; role: string }[] }
+    expect(me.workspaces).toEqual([expect.objectContaining({ workspace: 'demo', role: 'owner' })])
+    expect((await signupInfo(h)).waitingWorkspace).toBeNull()
+
+    const second = await signUp(h)
+    expect(second.workspace).not.toBe('demo')
+    expect((await second.call('GET', '/v1/feed?workspace=demo')).status).toBe(404)
+  })
+
+  test('a first account that names a workspace owns demo and that one too', async () => {
+    h = await startTestHerald('embedded', { HERALD_DEMO_WORKSPACE: 'true' })
+    const first = await signUp(h, { workspace: 'acme' })
+    expect(first.workspace).toBe('demo')
+    const me = (await (await first.call('GET', '/v1/me')).json()) as { workspaces: { workspace: string; role: string }[] }
+    expect(me.workspaces.map((w) => `${w.workspace}:${w.role}`).sort()).toEqual(['acme:owner', 'demo:owner'])
+  })
+
+  test('two first sign-ups at once: exactly one owns demo, the other gets its own workspace, nothing fails', async () => {
+    h = await startTestHerald('embedded', { HERALD_DEMO_WORKSPACE: 'true' })
+    const answers = await Promise.all([newEmail('a'), newEmail('b')].map((email) =>
+      fetch(`${h!.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })))
+    const bodies = await Promise.all(answers.map(async (r) => ({ status: r.status, body: (await r.json()) as { workspace?: string } })))
+    // Both may be "the first account" (201), or the second waits for its link (202).
+    for (const b of bodies) expect([201, 202]).toContain(b.status)
+    expect(bodies.filter((b) => b.body.workspace === 'demo')).toHaveLength(1)
+    const owners = await h.admin('GET', '/admin/workspaces/demo/members')
+    expect(owners.status).toBe(200)
+    const members = (await owners.json()) as { members?: { role: string }[] } | { role: string }[]
+    const list = Array.isArray(members) ? members : members.members ?? []
+    expect(list.filter((m) => m.role === 'owner')).toHaveLength(1)
+  })
+})
+
+describe('no demo waits with PostgreSQL', () => {
+  test('sign-up info says no workspace waits, and the first account gets a workspace of its own', async () => {
+    h = await startTestHerald('postgres', { HERALD_DEMO_WORKSPACE: 'true' })
+    expect(await signupInfo(h)).toEqual({ signup: 'open', waitingWorkspace: null })
+  })
+})
