@@ -19,8 +19,10 @@ export interface HeraldProcess {
  */
 export async function spawnHerald(env: Record<string, string>, cmd?: string): Promise<HeraldProcess> {
   // Only what the test names reaches the child: an inherited DATABASE_URL
-  // would send an "embedded" server to the shared PostgreSQL.
-  const { DATABASE_URL: _, ...inherited } = process.env
+  // would send an "embedded" server to the shared PostgreSQL, and an
+  // inherited NATS_URL every server to the shared stream HERALD_EVENTS, where
+  // one test's 100,000 events wait for the next test's worker to wade through.
+  const { DATABASE_URL: _, NATS_URL: __, NATS_STREAM: ___, ...inherited } = process.env
   const command = cmd ?? (env.DATABASE_URL ? 'serve' : 'start')
   const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', command], {
     cwd: `${import.meta.dir}/..`,

@@ -37,6 +37,19 @@ describeBrowser('the first ten minutes (embedded, a real `herald start`)', () =>
     return { code, stdout, stderr }
   }
 
+  /** A failure says what the server printed: the CLI, the worker and the page all go through it. */
+  async function withServerLog(f: () => Promise<void>) {
+    try {
+      await f()
+    } catch (err) {
+      const e = err as Error
+      const feed = await page.locator('li').allTextContents().catch(() => [])
+      e.message += `\n--- the feed shows ---\n${feed.map((t) => t.replace(/\s+/g, ' ').trim()).join('\n')}`
+      e.message += `\n--- the last of Herald's output ---\n${herald.output.slice(-60).join('\n')}\n--- the receiver got ---\n${receiver.received.map((r) => `${r.method} ${r.path} ${r.body.slice(0, 200)}`).join('\n')}`
+      throw e
+    }
+  }
+
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true })
     receiver = startReceiver()
@@ -61,6 +74,8 @@ describeBrowser('the first ten minutes (embedded, a real `herald start`)', () =>
     demoKey = /^ {4}(hrld_\S+)$/m.exec(banner)?.[1] ?? ''
     expect(demoKey).toMatch(/^hrld_[0-9A-Za-z]{36}$/)
     expect(banner).toContain(`reads the token in ${join(dir, 'admin.token')}`)
+    // The README's first command: no NATS, the events are delivered in-process.
+    expect(banner).toContain('"bus":"in-process"')
   })
 
   test('an event sent with the demo key before anyone signed up is in the first account\'s feed', async () => {
@@ -83,14 +98,14 @@ describeBrowser('the first ten minutes (embedded, a real `herald start`)', () =>
     await page.screenshot({ path: join(SCREENSHOTS, 'first-start-feed.png') })
   }, 45_000)
 
-  test('the CLI beside the server needs no token: a webhook router, then `herald send`, delivered and shown delivered', async () => {
+  test('the CLI beside the server needs no token: a webhook router, then `herald send`, delivered and shown delivered', () => withServerLog(async () => {
     const made = await cli('router', 'create', 'demo', '--name', 'hook', '--pattern', '*', '--webhook', `${receiver.url}/hook`)
     expect(made.stderr).toBe('')
     expect(made.code).toBe(0)
     const sent = await cli('send', 'Deploy finished', '--event', 'deploy.finished', '--channel', 'deploys', '--tag', 'prod', '--data', 'sha=9f2c1e', '--key', demoKey)
     expect(sent.code).toBe(0)
     // Only this Herald's hook counts: a loopback port may have served another test's receiver before.
-    const hook = await eventually(async () => receiver.received.find((r) => r.path === '/hook' && r.body.includes('Deploy finished')))
+    const hook = await eventually(async () => receiver.received.find((r) => r.path === '/hook' && r.body.includes('Deploy finished')), 15_000, 'the webhook of the event sent')
     const body = JSON.parse(hook.body) as { type: string; data: Record<string, unknown> }
     expect(body.type).toBe('event.created')
     expect(body.data).toMatchObject({ workspace: 'demo', message: 'Deploy finished', event: 'deploy.finished', channel: 'deploys', tags: ['prod'], data: { sha: '9f2c1e' } })
@@ -100,5 +115,5 @@ describeBrowser('the first ten minutes (embedded, a real `herald start`)', () =>
     await page.getByRole('combobox', { name: /Channel/ }).locator('option', { hasText: 'deploys' }).waitFor({ state: 'attached' })
     await item.getByText(/delivered/i).waitFor({ timeout: 15_000 })
     expect(errors).toEqual([])
-  }, 45_000)
+  }), 45_000)
 })
