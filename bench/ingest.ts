@@ -200,7 +200,11 @@ async function heraldOnNewDatabase(adminUrl: string, keysFile: string, logDir: s
   const db = await createDatabase(adminUrl, `herald_bench_${stampOf(new Date())}_${++dbSeq}`)
   const children: Child[] = []
   const bases: string[] = []
-  const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...extraEnv }
+  // The write path alone, as the figures were measured: no NATS (a NATS_URL in
+  // the shell would also put every run's database on one stream, which a
+  // Herald on the next run's new database refuses).
+  const { NATS_URL: _, NATS_STREAM: __, ...inherited } = process.env
+  const env = { ...inherited, HOST: '127.0.0.1', DATABASE_URL: db.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...extraEnv }
   for (let i = 0; i < processes; i++) {
     const { child, base } = await h.startApi('serve', env, join(logDir, `herald-${dbSeq}-${i}.log`))
     children.push(child)

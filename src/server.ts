@@ -5,7 +5,7 @@
 import { HeraldError, problemResponse } from './core/problems'
 import type { Config } from './core/config'
 import type { Logger } from './core/log'
-import { isConnectionError, openDatabase, type Database } from './core/db'
+import { instanceId, isConnectionError, openDatabase, type Database } from './core/db'
 import { migrate } from './core/migrate'
 import { dropExpiredPartitions, ensurePartitions } from './core/partitions'
 import { createApiKeyAuth } from './ingest/auth'
@@ -56,9 +56,10 @@ interface Pipeline {
 
 /** The bus, the relay and, when this process delivers, the pool and the fan-out. */
 async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, push: PushConfig): Promise<Pipeline> {
+  const instance = config.NATS_URL ? await instanceId(db.sql) : ''
   const bus = config.NATS_URL
     ? await reaching('NATS', 'NATS_URL', config.NATS_URL, () =>
-        createJetStreamBus({ url: config.NATS_URL!, stream: config.NATS_STREAM, maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log }),
+        createJetStreamBus({ url: config.NATS_URL!, stream: config.NATS_STREAM, maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance }),
       (err) => (err as Error).name === 'ConnectionError' || /connection.refused|ECONNREFUSED|ENOTFOUND|timeout/i.test(`${(err as { code?: string }).code} ${(err as Error).message}`))
     : createInProcessBus()
   let fanout: Fanout | null = null

@@ -51,7 +51,7 @@ export const ConfigSchema = Type.Object({
   HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept; older monthly partitions are dropped. 0 keeps everything.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
   NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|wss?)://', error: 'a NATS URL (nats://, tls://, ws:// or wss://), e.g. nats://127.0.0.1:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`). Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself.' })),
-  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>).' }),
+  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>). One per Herald database: a Herald refuses to start on a stream that holds another database\'s events.' }),
   // A 32-byte key, base64. Unset: a key is generated once into
   // HERALD_DATA_DIR/secret.key; every instance sharing a database must then
   // share that file, so set this when scaling out.

@@ -142,3 +142,9 @@ export function isConnectionError(err: unknown): boolean {
 
 /** A round trip to the database. */
 export const ping = (sql: Sql) => sql`SELECT 1`
+
+/** This database's id, made by its first migration run (sql/0010_instance.sql). */
+export async function instanceId(sql: Sql): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`SELECT id::text AS id FROM herald_instance`
+  return row!.id
+}

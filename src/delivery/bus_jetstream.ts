@@ -25,6 +25,8 @@ export interface JetStreamOptions {
   maxAckPending: number // unacknowledged events across the consumer: the events being delivered
   ackWaitMs: number // redelivery of an event whose worker went silent
   log: Logger
+  /** This database's id (table herald_instance): the stream must hold this database's events only. */
+  instance: string
 }
 
 // An event that keeps failing is retried with growing pauses; the worker
@@ -102,7 +104,10 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
   // Cache invalidation between processes: core NATS, at most once. A lost
   // message only means a cache lives out its time-to-live.
   const CONTROL = `herald.control.${opts.stream}`
-  await ensureStream(jsm, opts.stream)
+  await ensureStream(jsm, opts.stream, opts.instance).catch(async (err) => {
+    await nc.close()
+    throw err
+  })
   const js = jetstream(nc)
   const publisher = createPublisher(nc, PUBLISH_TIMEOUT_MS)
   const listeners: ((c: Change) => void)[] = []
@@ -252,9 +257,22 @@ export async function readJetStreamState(jsm: Manager, stream: string, withConsu
   }
 }
 
-async function ensureStream(jsm: Awaited<ReturnType<typeof jetstreamManager>>, name: string) {
+/** What a stream's description says of the database whose events it holds. */
+const ownerNote = (instance: string) => `Herald: the events of database ${instance}`
+const ownerOf = (description: string | undefined) => /^Herald: the events of database ([0-9a-f-]{36})$/.exec(description ?? '')?.[1]
+
+/**
+ * A stream named by NATS_STREAM that holds another Herald database's events
+ * (two deployments on one NATS with the same NATS_STREAM, or a database
+ * created anew beside an old stream): its workspace ids mean other
+ * workspaces here, so this process refuses it rather than deliver them.
+ */
+export class ForeignStreamError extends Error {}
+
+async function ensureStream(jsm: Awaited<ReturnType<typeof jetstreamManager>>, name: string, instance: string) {
   const config = {
     name,
+    description: ownerNote(instance),
     subjects: [`${subjectRoot(name)}.>`],
     // Work queue: a message is removed once a worker acknowledged it.
     retention: RetentionPolicy.Workqueue,
@@ -262,13 +280,23 @@ async function ensureStream(jsm: Awaited<ReturnType<typeof jetstreamManager>>, n
     max_age: ns(7 * 24 * 3600 * 1000),
     duplicate_window: ns(2 * 60 * 1000),
   }
-  try {
-    await jsm.streams.info(name)
-  } catch {
-    await jsm.streams.add(config).catch(async (err) => {
+  let info = await jsm.streams.info(name).catch(() => null)
+  if (!info) {
+    info = await jsm.streams.add(config).catch(async (err) => {
       // Another process created it meanwhile.
-      if (!(await jsm.streams.info(name).catch(() => null))) throw err
+      const made = await jsm.streams.info(name).catch(() => null)
+      if (!made) throw err
+      return made
     })
+  }
+  // A stream made before streams carried their database is claimed once.
+  if (!info.config.description) info = await jsm.streams.update(name, { description: ownerNote(instance) })
+  const owner = ownerOf(info.config.description)
+  if (owner !== instance) {
+    throw new ForeignStreamError(
+      `the JetStream stream ${name} (NATS_STREAM) holds the events of another Herald database (${owner ?? `its description: ${JSON.stringify(info.config.description)}`}), not this one's (${instance}): ` +
+        `give each Herald its own NATS_STREAM, or, if that stream's ${info.state.messages} waiting events are not wanted any more, delete it (nats stream rm ${name})`,
+    )
   }
 }
 
