@@ -28,6 +28,12 @@ function eventOf(c: FuzzCase): { value: unknown } | undefined {
 }
 const judgedAsEvent = (c: FuzzCase) => eventOf(c) !== undefined
 
+/** How many events a batch's bytes hold, as a JSON parser reads them (invalid UTF-8 only ever inside a string). */
+function itemsIn(bytes: Uint8Array): number {
+  const events = (JSON.parse(new TextDecoder().decode(bytes)) as { events: unknown[] }).events
+  return events.length
+}
+
 /**
  * What POST /events may answer for this case's event: what POST /event
  * answers, except that an event is measured as compact JSON, so one padded
@@ -63,7 +69,10 @@ describe(`POST /events fuzzing on ${backend}`, () => {
     if (![200, 400, 413].includes(res.status)) return `got ${res.status}: ${text.slice(0, 400)}`
     const body = JSON.parse(text)
     if (res.status !== 200) return body.type?.startsWith('https://herald.dev/problems/') && body.status === res.status ? null : `bad problem ${text.slice(0, 200)}`
-    if (!Array.isArray(body.results) || body.results.length !== cases.length) return `${body.results?.length} results for ${cases.length} events`
+    // A case's bytes need not be one JSON value: "1,5" set among the others is two events.
+    const items = itemsIn(Buffer.concat(parts))
+    if (!Array.isArray(body.results) || body.results.length !== items) return `${body.results?.length} results for ${items} events`
+    const oneEach = items === cases.length
     for (const [i, r] of (body.results as Record<string, any>[]).entries()) {
       const status = typeof r.status === 'number' ? r.status : 200
       if (status === 200) {
@@ -71,7 +80,7 @@ describe(`POST /events fuzzing on ${backend}`, () => {
         tally.accepted++
       } else if (!r.type?.startsWith('https://herald.dev/problems/') || !r.title || !r.detail) return `result ${i}: ${JSON.stringify(r).slice(0, 200)}`
       else if (r.errors?.some((e: { pointer?: string }) => !e.pointer?.startsWith(`/events/${i}`))) return `result ${i} points elsewhere: ${JSON.stringify(r.errors).slice(0, 200)}`
-      if (judgedAsEvent(cases[i]!) && !expected(cases[i]!).includes(status)) return `event ${i} got ${status}, POST /event gives ${cases[i]!.expect.join(' or ')}:\n${describeCase(cases[i]!)}`
+      if (oneEach && judgedAsEvent(cases[i]!) && !expected(cases[i]!).includes(status)) return `event ${i} got ${status}, POST /event gives ${cases[i]!.expect.join(' or ')}:\n${describeCase(cases[i]!)}`
     }
     return null
   }
