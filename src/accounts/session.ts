@@ -79,6 +79,10 @@ export function createUserAuth(sql: Sql) {
     async stillValid(token: string): Promise<boolean> {
       return (await findSession(sql, token)) !== null
     },
+    /** Whether a session cookie's value would sign its request in, as `authenticate` reads it. */
+    async liveCookie(cookie: string): Promise<boolean> {
+      return isWellFormedSecret(cookie, SESSION_PREFIX) && (await findSession(sql, cookie)) !== null
+    },
     /** The token of the request, to revoke it (sign-out). */
     tokenOf(request: Request): string | null {
       return bearer(request.headers.get('authorization')) ?? cookieValue(request, SESSION_COOKIE)

@@ -191,7 +191,7 @@ export function createApp(deps: AppDeps) {
     .use(userRoutersRoute(sql, users, secrets, config, check, routersChanged))
     .use(feedRoute(sql, users, check, bus as EventBus, wakeScheduler))
     .use(deliveriesRoute(sql, users, check, wakeScheduler))
-    .use(webRoute(log))
+    .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }
 export type App = ReturnType<typeof createApp>

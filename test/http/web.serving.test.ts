@@ -4,6 +4,7 @@
 // every other path still a problem+json 404. The routes stay out of OpenAPI.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
+import { browser, newEmail, PASSWORD } from '../users'
 import { isShellPath } from '../../src/web/offline'
 
 for (const backend of backends) {
@@ -29,9 +30,27 @@ for (const backend of backends) {
       }
     })
 
-    test('the shell says whether a session cookie came, without reading it', async () => {
-      expect(await (await get('/')).text()).toContain('<meta name="herald-session" content="none">')
-      expect(await (await get('/', { cookie: 'herald_session=hrls_x' })).text()).toContain('<meta name="herald-session" content="maybe">')
+    test('the shell says whether a live session came; an ended or forged one is cleared, so the page never asks /v1/me for a 401', async () => {
+      const none = '<meta name="herald-session" content="none">'
+      const maybe = '<meta name="herald-session" content="maybe">'
+      const plain = await get('/')
+      expect(await plain.text()).toContain(none)
+      expect(plain.headers.get('set-cookie')).toBeNull()
+
+      const person = browser(herald)
+      expect((await person.session('/v1/auth/signup', { email: newEmail('shell'), password: PASSWORD })).status).toBe(201)
+      const cookie = person.cookie
+      const live = await get('/signup', { cookie })
+      expect(await live.text()).toContain(maybe)
+      expect(live.headers.get('set-cookie')).toBeNull()
+
+      // Signed out (here, or on another device, or by a password reset): the cookie the browser kept is ended.
+      expect((await person.call('POST', '/v1/auth/signout')).status).toBe(204)
+      for (const stale of [cookie, 'herald_session=hrls_x', `herald_session=${'a'.repeat(4000)}`, 'herald_session=%00%ff', 'herald_session=']) {
+        const res = await get('/signup', { cookie: stale })
+        expect({ stale: stale.slice(0, 40), status: res.status, meta: (await res.text()).includes(none) }).toEqual({ stale: stale.slice(0, 40), status: 200, meta: true })
+        if (stale !== 'herald_session=') expect(res.headers.get('set-cookie')).toMatch(/^herald_session=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0/)
+      }
     })
 
     test('assets are content-hashed, cached for a year, gzipped on request, and revalidate by ETag', async () => {

@@ -381,6 +381,7 @@ for (const backend of backends) {
       }
       // A path of the site is still followed.
       await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByText('You are signed out.').waitFor() // before a navigation could cut the sign-out short
       await page.goto(`${herald.url}/signin?next=${encodeURIComponent(`/w/${ws}/keys`)}`)
       await page.getByLabel('E-mail address').fill(email)
       await page.getByLabel('Password').fill('an even longer passphrase')
@@ -390,6 +391,7 @@ for (const backend of backends) {
 
     test('a second person signs up through the e-mailed link', async () => {
       await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByText('You are signed out.').waitFor() // before a navigation could cut the sign-out short
       const second = `second-${Date.now().toString(36)}@example.com`
       await goto('/signup')
       await page.getByLabel('E-mail address').fill(second)
@@ -407,10 +409,32 @@ for (const backend of backends) {
       await page.getByRole('heading', { name: 'Feed', level: 1 }).waitFor()
       // The link worked once.
       await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByText('You are signed out.').waitFor() // before a navigation could cut the sign-out short
       await page.goto(herald.url + new URL(link).pathname)
       await page.getByRole('button', { name: 'Create my account' }).click()
       await page.getByRole('alert').filter({ hasText: 'invalid, used or expired' }).waitFor()
     }, STEP_MS * 2)
+
+    test('a session ended elsewhere: the next visit shows the sign-in page, and never asks /v1/me to be told 401', async () => {
+      await goto('/signin')
+      await page.getByLabel('E-mail address').fill(email)
+      await page.getByLabel('Password').fill('an even longer passphrase')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('heading', { name: 'Feed', level: 1 }).waitFor()
+      // Another tab signs this session out: the browser keeps a cookie that no longer works.
+      const cookie = (await page.context().cookies()).find((c) => c.name === 'herald_session')!
+      const jar = { cookie: `herald_session=${cookie.value}` }
+      const { csrf } = (await (await fetch(`${herald.url}/v1/me`, { headers: jar })).json()) as { csrf: string }
+      expect((await fetch(`${herald.url}/v1/auth/signout`, { method: 'POST', headers: { ...jar, 'x-csrf-token': csrf } })).status).toBe(204)
+      const asked: number[] = []
+      const onResponse = (r: { url(): string; status(): number }) => void (new URL(r.url()).pathname === '/v1/me' && asked.push(r.status()))
+      page.on('response', onResponse)
+      await goto('/')
+      await page.getByRole('button', { name: 'Sign in' }).waitFor()
+      page.off('response', onResponse)
+      expect(asked).toEqual([])
+      expect((await page.context().cookies()).some((c) => c.name === 'herald_session')).toBe(false)
+    }, STEP_MS)
 
     test('no page logged a console error', () => {
       expect(errors).toEqual([])

@@ -14,7 +14,7 @@ import { Elysia } from 'elysia'
 import { join } from 'node:path'
 import type { Logger } from '../../core/log'
 import { HeraldError } from '../../core/problems'
-import { SESSION_COOKIE, cookieValue } from '../../accounts/session'
+import { SESSION_COOKIE, clearedSessionCookie, cookieValue, isHttps, type UserAuth } from '../../accounts/session'
 
 const WEB_DIR = join(import.meta.dir, '..', '..', 'web')
 const hide = { detail: { hide: true } }
@@ -192,22 +192,28 @@ export async function iconLinks(): Promise<string> {
 <link rel="apple-touch-icon" href="${src(b.icons.apple)}">`
 }
 
-export const webRoute = (log: Logger) => {
+export const webRoute = (log: Logger, users: Pick<UserAuth, 'liveCookie'>, trustProxy: boolean) => {
   bundle().then(
     (b) => log.debug({ script: b.script.name, bytes: b.script.body.length }, 'dashboard bundle built'),
     (err) => log.error({ err }, 'the dashboard bundle did not build; the dashboard answers 500'),
   )
-  const shell = async ({ request }: { request: Request }) =>
-    new Response(shellHtml(await bundle(), cookieValue(request, SESSION_COOKIE) !== null), {
-      headers: {
-        'content-type': 'text/html; charset=utf-8',
-        // It names the current bundle, and says whether a session cookie came.
-        'cache-control': 'no-cache, private',
-        'content-security-policy': CSP,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'same-origin',
-      },
-    })
+  const shell = async ({ request }: { request: Request }) => {
+    // A cookie whose session ended (signed out elsewhere, a password reset, a
+    // sign-out the browser navigated away from) is cleared here, so that the
+    // page does not ask /v1/me only to be told 401.
+    const cookie = cookieValue(request, SESSION_COOKIE)
+    const live = cookie !== null && (await users.liveCookie(cookie).catch(() => true))
+    const headers: Record<string, string> = {
+      'content-type': 'text/html; charset=utf-8',
+      // It names the current bundle, and says whether a live session came.
+      'cache-control': 'no-cache, private',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+    }
+    if (cookie !== null && !live) headers['set-cookie'] = clearedSessionCookie(isHttps(request, trustProxy))
+    return new Response(shellHtml(await bundle(), live), { headers })
+  }
   return new Elysia({ name: 'route.web' })
     .get('/', shell, hide)
     .get('/signin', shell, hide)
