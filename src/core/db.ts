@@ -1,8 +1,8 @@
 // The database connection: PostgreSQL when DATABASE_URL is set, otherwise an
-// embedded PGlite served on a loopback socket, so that postgres.js and every SQL
-// statement run unchanged on both.
+// embedded PGlite in this process (src/core/embedded.ts), so that postgres.js
+// and every SQL statement run unchanged on both.
 import postgres from 'postgres'
-import { mkdirSync } from 'node:fs'
+import { InProcessSocket, privateDataDir } from './embedded'
 import type { Config } from './config'
 import type { Logger } from './log'
 
@@ -63,23 +63,19 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
 
 export async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
   const inMemory = dataDir.startsWith('memory://')
-  if (!inMemory) mkdirSync(dataDir, { recursive: true })
+  if (!inMemory) privateDataDir(dataDir)
   const db = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`)
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 })
-  await server.start()
-  const { port } = (server as unknown as { server: { address(): { port: number } } }).server.address()
-  log.info({ dataDir, port }, 'embedded PostgreSQL (PGlite) started')
+  log.info({ dataDir }, 'embedded PostgreSQL (PGlite) started in-process; it listens on no port or socket')
   // PGlite is a single session: one connection keeps transactions from interleaving.
-  const sql = postgres({ ...baseOptions, host: '127.0.0.1', port, user: 'postgres', database: 'postgres', max: 1 }) as unknown as Sql
+  // The connection is an in-memory socket (src/core/embedded.ts): no listener exists.
+  const sql = postgres({ ...baseOptions, socket: () => new InProcessSocket(db), user: 'postgres', database: 'postgres', max: 1 } as postgres.Options<{}>) as unknown as Sql
   return {
     sql,
     embedded: true,
     connection: () => sql,
     async close() {
       await sql.end({ timeout: 5 })
-      await server.stop()
       await db.close()
     },
   }
