@@ -34,7 +34,7 @@ const app = createApp({
   state: { draining: false },
   secrets: createSecretBox(randomBytes(32)),
   changed: () => {},
-  bus: { watch: () => () => {} },
+  bus: { watch: () => () => {}, onChange: () => {} },
   mailer: createMailer(config, log),
 })
 const server = Bun.serve({ port: config.PORT, hostname: config.HOST, development: false, maxRequestBodySize: SERVER_MAX_BODY_BYTES, idleTimeout: 10, fetch: (req) => app.handle(req) })

@@ -204,7 +204,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
   const batcher = createBatcher(db.sql, db.connection, log, {
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff, relayed: pipeline.relayed,
-    lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE,
+    lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
     timeoutMs: db.embedded ? 0 : undefined,
   })
@@ -222,6 +222,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   // `/admin/x`, a path no proxy in front saw. HTTP/1.1 requires a Host.
   const hasHost = (req: Request) => req.url.charCodeAt(0) !== 47 /* "/" */
   const noHost = () => problemResponse(new HeraldError('bad-request', 'The request has no Host header: HTTP/1.1 requires one.'))
+  // Bun joins repeated Host lines, whatever their case, into one value with
+  // ", " and builds request.url from the first, while a proxy in front may
+  // have read the other. No host name has a comma, so one means more than one
+  // Host: a 400 (RFC 9112 §3.2), at the cost of one header look-up.
+  const manyHosts = (req: Request) => req.headers.get('host')?.includes(',') === true
+  const twoHosts = () => problemResponse(new HeraldError('bad-request', 'The request has more than one Host header (or a list of hosts in one): HTTP/1.1 allows exactly one.'))
   const server = Bun.serve({
     port: config.PORT,
     hostname: config.HOST,
@@ -239,7 +245,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // (test/faults/slow_clients.test.ts). Bun's default, stated so that a
     // change of default cannot lift it.
     idleTimeout: 10,
-    fetch: (req) => (hasHost(req) ? app.handle(req) : noHost()),
+    fetch: (req) => (manyHosts(req) ? twoHosts() : hasHost(req) ? app.handle(req) : noHost()),
   })
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${server.port}`).replace(/\/+$/, '')
   if (opts.banner !== false) await printBanner(db, publicUrl, demoKey, admin.file)

@@ -57,21 +57,34 @@ export async function findUserByToken(sql: Sql, token: string): Promise<{ userId
   return row ?? null
 }
 
+/** What muting or unmuting came to: done, or why not. */
+export type MuteResult = 'done' | 'not-member' | 'no-channel'
+
 /**
- * Mutes or unmutes a channel for a member; false when the user is not a
- * member. The membership is locked (KEY SHARE) while the mute is written, so
- * the member leaving at that moment waits, or is seen gone: never a mute
- * whose membership has just been deleted.
+ * Mutes or unmutes a channel for a member. The membership is locked (KEY
+ * SHARE) while the mute is written, so the member leaving at that moment
+ * waits, or is seen gone: never a mute whose membership has just been
+ * deleted. A mute is stored only for a channel that exists ('no-channel'
+ * otherwise), decided by the statement that stores it, which also locks the
+ * channel's row: a deletion or a rename at that moment waits and then takes
+ * the new mute along (deleteChannel, renameChannel), or comes first, and
+ * then nothing is stored.
  */
-export async function setMuted(sql: Sql, workspace: string, userId: string, channel: string, muted: boolean): Promise<boolean> {
+export async function setMuted(sql: Sql, workspace: string, userId: string, channel: string, muted: boolean): Promise<MuteResult> {
   return sql.begin(async (tx) => {
     const [m] = await tx<{ id: number }[]>`
       SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id WHERE w.name = ${workspace} AND m.user_id = ${userId}
       FOR KEY SHARE OF m`
-    if (!m) return false
-    if (muted) await tx`INSERT INTO channel_mutes (workspace_id, user_id, channel) VALUES (${m.id}, ${userId}, ${channel}) ON CONFLICT DO NOTHING`
-    else await tx`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
-    return true
+    if (!m) return 'not-member' as const
+    if (!muted) {
+      await tx`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
+      return 'done' as const
+    }
+    const [found] = await tx<{ channels: number }[]>`
+      WITH c AS (SELECT slug FROM channels WHERE workspace_id = ${m.id} AND slug = ${channel} FOR KEY SHARE),
+      muted AS (INSERT INTO channel_mutes (workspace_id, user_id, channel) SELECT ${m.id}, ${userId}, slug FROM c ON CONFLICT DO NOTHING)
+      SELECT count(*)::int AS channels FROM c`
+    return found!.channels > 0 ? ('done' as const) : ('no-channel' as const)
   })
 }
 

@@ -91,11 +91,21 @@ export function createUserAuth(sql: Sql) {
 }
 export type UserAuth = ReturnType<typeof createUserAuth>
 
-/** The client's address, for sign-in throttling: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
+// A proxy appends the address it saw to whatever X-Forwarded-For the client
+// sent (nginx's $proxy_add_x_forwarded_for, most load balancers), so only
+// the rightmost hop is the trusted proxy's: the ones before it are the
+// client's to choose, and would let it pick its own throttle counters. An
+// address is at most 45 characters (IPv6 with an IPv4 tail), with perhaps a
+// port or zone; a hop that is not one is no proxy's, and the socket's
+// address stands in.
+const FORWARDED_ADDRESS = /^[0-9A-Za-z.:[\]%_-]{1,64}$/
+
+/** The client's address, for sign-in and e-mail throttling: the socket's, or the rightmost X-Forwarded-For hop behind a trusted proxy. */
 export function clientAddress(request: Request, server: { requestIP(r: Request): { address: string } | null } | null | undefined, trustProxy: boolean): string {
   if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
-    if (forwarded) return forwarded
+    const forwarded = request.headers.get('x-forwarded-for')
+    const hop = forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim()
+    if (hop && FORWARDED_ADDRESS.test(hop)) return hop
   }
   return server?.requestIP(request)?.address ?? 'unknown'
 }

@@ -63,6 +63,24 @@ export async function createOwnedWorkspace(tx: Tx, name: string, limits: Workspa
   return ws
 }
 
+export type OwnedWorkspace = { kind: 'created'; defaultChannel: string } | { kind: 'taken' } | { kind: 'limit' }
+
+/**
+ * A person's new workspace, unless the name is taken or they own `max`
+ * workspaces already. The person's row is locked before the count, in a
+ * transaction whose next statement starts after the lock is held, so two
+ * creations at once cannot both take the last place.
+ */
+export function createWorkspaceFor(sql: Sql, name: string, limits: WorkspaceLimits, ownerId: string, max: number): Promise<OwnedWorkspace> {
+  return sql.begin(async (tx): Promise<OwnedWorkspace> => {
+    await tx`SELECT 1 FROM users WHERE id = ${ownerId} FOR UPDATE`
+    const [row] = await tx<{ n: number }[]>`SELECT count(*)::int AS n FROM memberships WHERE user_id = ${ownerId} AND role = 'owner'`
+    if (row!.n >= max) return { kind: 'limit' }
+    const ws = await createOwnedWorkspace(tx, name, limits, ownerId)
+    return ws ? { kind: 'created', defaultChannel: ws.defaultChannel } : { kind: 'taken' }
+  })
+}
+
 /**
  * The workspace made at first start that awaits its first owner, taken by
  * `ownerId` in the caller's transaction; null when none awaits (any more).

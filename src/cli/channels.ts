@@ -13,6 +13,11 @@ interface OperatorChannel {
   createdAt: string
 }
 
+interface ChannelPage {
+  channels: OperatorChannel[]
+  nextCursor: string | null
+}
+
 const WORKSPACE: [string, string] = ['<workspace>', "the workspace's name"]
 const channelsPath = (workspace: string) => `${wsPath(workspace)}/channels`
 const channelPath = (workspace: string, channel: string) => `${channelsPath(workspace)}/${encodeURIComponent(channel)}`
@@ -27,13 +32,21 @@ function channelsTable(workspace: string, list: OperatorChannel[]): string {
 
 export const addChannelCommands = (program: Command) =>
   group(program, 'channel', "List, create and rename a workspace's channels, and mute one for a member.", (g) => {
-    operatorCommand(g, {
+    operatorCommand<{ search?: string }>(g, {
       name: 'list',
       args: [WORKSPACE],
       summary: 'List the channels, the default one, and who muted each.',
-      examples: ['herald channel list acme'],
+      examples: ['herald channel list acme', 'herald channel list acme --search deploy'],
+      options: (cmd) => cmd.option('--search <text>', 'only the channels whose slug contains this text'),
       async run(client, [workspace], opts) {
-        const list = await client.request<OperatorChannel[]>('GET', channelsPath(workspace!))
+        // Page by page: a workspace holds at most HERALD_MAX_CHANNELS_PER_WORKSPACE channels.
+        const list: OperatorChannel[] = []
+        for (let cursor: string | null = ''; cursor !== null; ) {
+          const query = new URLSearchParams({ limit: '500', ...(cursor ? { cursor } : {}), ...(opts.search ? { q: opts.search } : {}) })
+          const page: ChannelPage = await client.request<ChannelPage>('GET', `${channelsPath(workspace!)}?${query}`)
+          list.push(...page.channels)
+          cursor = page.nextCursor
+        }
         return opts.json ? json(list) : channelsTable(workspace!, list)
       },
     })

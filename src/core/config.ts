@@ -45,6 +45,15 @@ export const ConfigSchema = Type.Object({
   HERALD_DEFAULT_MONTHLY_QUOTA: Int(100000, 0, 2 ** 31 - 1, 'Monthly quota of a new workspace.'),
   HERALD_DEFAULT_RATE_PER_SECOND: Type.Number({ default: 100, exclusiveMinimum: 0, description: 'Rate limit of a new workspace, events per second.' }),
   HERALD_DEFAULT_RATE_BURST: Int(200, 1, 1_000_000, 'Token-bucket burst of a new workspace.'),
+  // Caps on what one member or key holder can make, so that nobody exhausts
+  // what the others share. 1,000 channels keep every channel list and the
+  // dashboard's pages fast (each is paged) while leaving room for one channel
+  // per service or team; 100 routers bound what one event can fan out to (an
+  // event makes at most that many outbound requests); 10 workspaces per
+  // person keep a person's monthly quota at 10 times a workspace's.
+  HERALD_MAX_CHANNELS_PER_WORKSPACE: Int(1000, 1, 1_000_000, 'Most channels a workspace may have; an event that would create one more is refused (422), and so is creating one in the API (409).'),
+  HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
+  HERALD_MAX_WORKSPACES_PER_USER: Int(10, 1, 100_000, 'Most workspaces a person may own (each has its own monthly quota); creating one more is a 409. The operator API is not bound by it.'),
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that.
   API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up.'),
@@ -106,7 +115,7 @@ export const ConfigSchema = Type.Object({
   HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: '`open`: anyone can sign up (confirming the address by an e-mailed link) and gets a workspace of their own; `invite`: only people with an invitation can sign up.' }),
   // Only behind a proxy that sets them: otherwise a client could pick its own
   // address (sign-in throttling) and pretend to be on https.
-  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Behind a reverse proxy: take the client address from `X-Forwarded-For` (sign-in throttling) and the scheme from `X-Forwarded-Proto` (Secure cookies).' }),
+  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Behind a reverse proxy: take the client address (sign-in and e-mail throttling) from the rightmost `X-Forwarded-For` hop, the one the proxy added (a client can write the hops before it), and the scheme from `X-Forwarded-Proto` (Secure cookies). Only with a proxy that every request passes through; behind a chain of proxies, have the last one set the header to the client address it trusts.' }),
   HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key; the first account to sign up owns it.' }),
   LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto', description: 'json: one JSON object per line; pretty: coloured lines for people; auto: pretty when stdout is a terminal, else json.' }),
   HERALD_CONFIG: Type.Optional(Type.String({ description: 'A TOML file of settings, with the same keys as the environment (`PORT = 8080`). Unset: herald.toml in the working directory, when there is one. The environment wins over the file. `herald --config FILE` sets it.' })),

@@ -23,6 +23,8 @@ export const problems = {
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },
+  'limit-reached': { status: 409, title: 'Limit Reached' },
+  'channel-limit': { status: 422, title: 'Channel Limit Reached' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 } as const

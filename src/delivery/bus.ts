@@ -35,9 +35,33 @@ export const incoming = (e: BusEvent): Incoming => ({
  * What the delivery workers cache and the API changes: a workspace's routers,
  * or who is pushed (members, their devices, their muted channels; any such
  * change drops every cached audience, as a device counts in every workspace
- * of its owner).
+ * of its owner). And what ends a person's live feed streams, on whichever
+ * instance holds them: a session signed out (`tokenId`), or every session of
+ * theirs (a password reset); or their membership of a workspace removed.
  */
-export type Change = { kind: 'routers'; workspaceId: number } | { kind: 'audience' }
+export type Change =
+  | { kind: 'routers'; workspaceId: number }
+  | { kind: 'audience' }
+  | { kind: 'session-ended'; userId: string; tokenId?: number }
+  | { kind: 'member-removed'; workspaceId: number; userId: string }
+
+/** Whether a value (a control message from another process) is a well-formed Change. */
+export function isChange(c: unknown): c is Change {
+  if (typeof c !== 'object' || c === null) return false
+  const x = c as Record<string, unknown>
+  switch (x.kind) {
+    case 'audience':
+      return true
+    case 'routers':
+      return Number.isInteger(x.workspaceId)
+    case 'session-ended':
+      return typeof x.userId === 'string' && (x.tokenId === undefined || Number.isInteger(x.tokenId))
+    case 'member-removed':
+      return typeof x.userId === 'string' && Number.isInteger(x.workspaceId)
+    default:
+      return false
+  }
+}
 
 /** Takes a batch of events; resolves once they are handled (deliveries made and recorded). Throws to have them redelivered. */
 export type EventHandler = (events: Incoming[]) => Promise<void>

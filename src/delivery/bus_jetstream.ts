@@ -7,7 +7,7 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from '../core/log'
-import { createWatchers, type BusEvent, type BusState, type Change, type EventBus, type EventHandler, type Incoming } from './bus'
+import { createWatchers, isChange, type BusEvent, type BusState, type Change, type EventBus, type EventHandler, type Incoming } from './bus'
 import type { EventView } from './event_view'
 
 // Each message is one event's view as JSON; its ids travel in the subject and
@@ -131,13 +131,13 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
 
   nc.subscribe(CONTROL, {
     callback: (_err, msg) => {
-      let change: Change
+      let change: unknown
       try {
-        change = msg.json<Change>()
+        change = msg.json()
       } catch {
         return
       }
-      if (change?.kind === 'audience' || (change?.kind === 'routers' && Number.isInteger(change.workspaceId))) for (const f of listeners) f(change)
+      if (isChange(change)) for (const f of listeners) f(change)
     },
   })
 

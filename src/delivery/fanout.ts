@@ -94,7 +94,10 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   }
   const routers = routerCache(sql, secrets, opts.routerCacheMs)
   const devices = pushTargetCache(sql, AUDIENCE_TTL_MS)
-  bus.onChange((c) => (c.kind === 'routers' ? routers.forget(c.workspaceId) : devices.clear()))
+  bus.onChange((c) => {
+    if (c.kind === 'routers') routers.forget(c.workspaceId)
+    else if (c.kind === 'audience') devices.clear()
+  })
   const recorder = attemptRecorder(sql, log)
   const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!push.apns : d.provider === 'fcm' ? !!push.fcm : !!push.webpush)
 

@@ -14,6 +14,7 @@ import { rootCertificates } from 'node:tls'
 import { readFileSync } from 'node:fs'
 import ipaddr from 'ipaddr.js'
 import type { DeliveryResult, OutboundOptions } from './job'
+import { redact } from './redaction'
 
 // Enough for a moved endpoint or an auth hop; more is a loop or a trap.
 export const MAX_REDIRECTS = 3
@@ -152,9 +153,19 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
 /**
  * Sends one request: checks scheme and addresses, follows up to
  * MAX_REDIRECTS redirects (checking every hop), reads at most
- * maxResponseBytes, and gives up after timeoutMs in all.
+ * maxResponseBytes, and gives up after timeoutMs in all. The error text and
+ * the response body come back with the URLs of every hop redacted
+ * (redaction.ts): a destination's URL is a secret, yet what this returns is
+ * kept as the attempt's error and response, which every member of the
+ * workspace reads, and is logged.
  */
 export async function send(req: OutboundRequest, options: OutboundOptions): Promise<OutboundResult> {
+  const hops: string[] = []
+  const outcome = await follow(req, options, hops)
+  return outcome.ok ? { ...outcome, body: redact(outcome.body, hops) } : { ...outcome, error: redact(outcome.error, hops) }
+}
+
+async function follow(req: OutboundRequest, options: OutboundOptions, hops: string[]): Promise<OutboundResult> {
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   const controller = new AbortController()
@@ -162,6 +173,7 @@ export async function send(req: OutboundRequest, options: OutboundOptions): Prom
   try {
     let current = req
     for (let hop = 0; ; hop++) {
+      hops.push(current.url)
       const outcome = await sendOnce(current, options, controller.signal)
       if (!outcome.ok) {
         const timedOut = outcome.kind === 'timeout' || controller.signal.aborted
@@ -173,7 +185,7 @@ export async function send(req: OutboundRequest, options: OutboundOptions): Prom
       if (!REDIRECTS.has(outcome.status) || location === undefined) return { ...outcome, durationMs: elapsed() }
       if (hop === MAX_REDIRECTS) return { ok: false, kind: 'redirects', error: `more than ${MAX_REDIRECTS} redirects`, durationMs: elapsed() }
       const next = redirected(current, outcome.status, location)
-      if (!next) return { ok: false, kind: 'redirects', error: `invalid redirect location ${JSON.stringify(location.slice(0, 200))}`, durationMs: elapsed() }
+      if (!next) return { ok: false, kind: 'redirects', error: `invalid redirect location from ${hostOf(current.url)}: ${JSON.stringify(location.slice(0, 200))}`, durationMs: elapsed() }
       current = next
     }
   } finally {
@@ -308,6 +320,10 @@ function flatHeaders(headers: Headers): Record<string, string> {
   return out
 }
 
+// Bun's fetch names the failure in `code` and puts the whole URL, path and
+// query included, in `message` ('Malformed_HTTP_Response fetching "http://…"'),
+// so the error is worded from the code and the host, and only an unknown
+// failure falls back to the message, with its URLs redacted.
 function networkFailure(err: unknown, host: string, signal: AbortSignal): Omit<OutboundFailure, 'durationMs'> {
   if (signal.aborted) return { ok: false, kind: 'timeout', error: 'timed out' }
   const e = err as NodeJS.ErrnoException
@@ -318,8 +334,10 @@ function networkFailure(err: unknown, host: string, signal: AbortSignal): Omit<O
     ETIMEDOUT: `connection to ${host} timed out`,
     EHOSTUNREACH: `${host} is unreachable`,
     ENETUNREACH: `network unreachable for ${host}`,
+    Malformed_HTTP_Response: `${host} answered with something that is not HTTP`,
+    EPROTO: `the TLS handshake with ${host} failed`,
   }
-  const error = (e.code && what[e.code]) || `network error talking to ${host}: ${e.message ?? String(err)}`
+  const error = (typeof e?.code === 'string' && what[e.code]) || `network error talking to ${host}: ${redact(e?.message || String(e?.code ?? err))}`
   return { ok: false, kind: 'network', error }
 }
 

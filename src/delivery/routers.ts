@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type postgres from 'postgres'
 import { uuidv7 } from 'uuidv7'
-import type { Tx } from '../core/db'
+import type { Sql, Tx } from '../core/db'
 import type { SecretBox } from '../core/secrets'
 import { redactDestination, type Destination, type Template } from './destinations/schema'
 
@@ -68,17 +68,32 @@ const viewColumns = (sql: Tx) => sql`
   iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
-export async function insertRouter(sql: Tx, box: SecretBox, workspaceId: number, input: RouterInput): Promise<{ id: string; secret: string } | null> {
+/**
+ * Creates a router unless its name is taken or the workspace has `max`
+ * routers already. The count and the insert run under the workspace's router
+ * lock, in a statement that starts once the lock is held, so two creations at
+ * once on any instances cannot both take the last place.
+ */
+export async function insertRouter(sql: Sql, box: SecretBox, workspaceId: number, input: RouterInput, max: number): Promise<{ id: string; secret: string } | 'name-taken' | 'limit'> {
   const id = uuidv7()
   const signingSecret = generateSigningSecret()
-  const rows = await sql`
-    INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled)
-    VALUES (${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
-      ${jsonb(sql, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
-      ${input.template ? jsonb(sql, input.template) : null}, ${input.enabled})
-    ON CONFLICT (workspace_id, name) DO NOTHING
-    RETURNING id`
-  return rows.length ? { id, secret: signingSecret } : null
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtextextended('herald.routers', ${workspaceId}))`
+    const [row] = await tx<{ id: string | null; ok: boolean }[]>`
+      WITH room AS (SELECT count(*) < ${max} AS ok FROM routers WHERE workspace_id = ${workspaceId}),
+      ins AS (
+        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled)
+        SELECT ${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
+          ${jsonb(tx, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
+          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}
+        FROM room WHERE room.ok
+        ON CONFLICT (workspace_id, name) DO NOTHING
+        RETURNING id
+      )
+      SELECT (SELECT id FROM ins) AS id, (SELECT ok FROM room) AS ok`
+    if (row!.id) return { id, secret: signingSecret }
+    return row!.ok ? 'name-taken' : 'limit'
+  })
 }
 
 export const listRouters = (sql: Tx, workspaceId: number) =>

@@ -10,8 +10,13 @@ import Mustache from 'mustache'
 import type { Template } from './destinations/schema'
 import type { EventView } from './event_view'
 
-/** How interpolated values are escaped: inside a JSON string, or not at all. */
-export type RenderMode = 'json' | 'text'
+/**
+ * How interpolated values are escaped: inside a JSON string, not at all, or
+ * by a function for a chat's markup (Discord's or Teams' Markdown), so that
+ * event text shows as text while the template's own markup still works.
+ */
+export type RenderMode = 'json' | 'text' | Escape
+export type Escape = (value: string) => string
 
 type Token = [type: string, value: string, start: number, end: number, children?: Token[], closeIndex?: number]
 
@@ -117,7 +122,7 @@ function textOf(value: unknown, mode: RenderMode): string {
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
   if (typeof value !== 'object') return '' // functions, symbols: nothing to show, nothing to run
-  if (mode === 'text' && Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(', ')
+  if (mode !== 'json' && Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(', ')
   return JSON.stringify(value) ?? ''
 }
 
@@ -141,7 +146,7 @@ function renderTokens(tokens: Token[], stack: unknown[], mode: RenderMode, budge
       // `{{{x}}}` and `{{& x}}` parse as '&' and are escaped like `{{x}}`:
       // in JSON mode, unescaped output would let event data break the JSON.
       const text = textOf(lookup(value, stack), mode)
-      piece = mode === 'json' ? escapeJson(text) : text
+      piece = mode === 'json' ? escapeJson(text) : mode === 'text' ? text : mode(text)
     } else if (type === '#') out += renderSection(children, lookup(value, stack), stack, mode, budget)
     else if (type === '^') {
       const v = lookup(value, stack)
@@ -189,14 +194,17 @@ export interface Message {
 /**
  * The event's title and body, or the router's templates rendered in text
  * mode. A template that renders blank (a missing `{{data.x}}`) falls back to
- * the default, because every chat API refuses an empty title or text.
+ * the default, because every chat API refuses an empty title or text. With
+ * `escape`, every piece of event text (the defaults, and each value a
+ * template interpolates) is escaped for the destination's markup; the
+ * template's own text is kept as written. The link is left as it is.
  */
-export function renderMessage(event: EventView, template: Template | undefined): Message {
-  const title = event.title ?? event.event ?? 'New event'
-  const body = event.message
+export function renderMessage(event: EventView, template: Template | undefined, escape?: Escape): Message {
+  const title = (escape ?? String)(event.title ?? event.event ?? 'New event')
+  const body = (escape ?? String)(event.message)
   const render = (t: string | undefined, fallback: string) => {
     if (t === undefined) return fallback
-    const text = renderTemplate(t, event, 'text')
+    const text = renderTemplate(t, event, escape ?? 'text')
     return text.trim() === '' ? fallback : text
   }
   return { title: render(template?.title, title), body: render(template?.body, body), link: event.link }

@@ -53,8 +53,8 @@ export interface AppDeps {
   changed: (change: Change) => void
   /** Called after a delivery is replayed, so the worker of this process picks it up at once. */
   wakeScheduler?: () => void
-  /** The live feed's source of new events. */
-  bus: Pick<EventBus, 'watch'>
+  /** The live feed's source of new events, and of the announcements that end its streams (a session or a membership ended). */
+  bus: Pick<EventBus, 'watch' | 'onChange'>
   mailer: Mailer
   /** The VAPID public key browsers subscribe with (GET /v1/push/vapid-public-key); unset: Web Push is off. */
   vapidPublicKey?: string
@@ -152,11 +152,10 @@ export function createApp(deps: AppDeps) {
       const requestId = request.headers.get('x-request-id') ?? crypto.randomUUID()
       if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
-      // A refusal that left the body unread (a 401 from the headers alone, a
-      // 413 part-way) keeps the connection: Bun discards the rest of the body
-      // as it arrives, for at most the idle timeout, and holds none of it.
-      // Closing at once instead would make the kernel reset the connection,
-      // and a client still sending could lose this answer.
+      // A 401 from the headers alone keeps the connection: Bun discards the
+      // rest of the body as it arrives and holds none of it. A 413 closes it
+      // (its problem carries `Connection: close`, src/http/body.ts): a body
+      // past the limit is not read to its end, however much is offered.
       return problemResponse(problem, { 'x-request-id': requestId })
     })
     // Every request is counted and timed once, under its route pattern
@@ -174,18 +173,18 @@ export function createApp(deps: AppDeps) {
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
         .use(adminKeysRoute(sql, auth))
-        .use(adminRoutersRoute(sql, secrets, routersChanged))
+        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
-        .use(adminMembersRoute(sql, audienceChanged))
-        .use(adminChannelsRoute(sql, auth, audienceChanged))
+        .use(adminMembersRoute(sql, changed))
+        .use(adminChannelsRoute(sql, auth, audienceChanged, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
         .use(adminStatusRoute(sql, bus as EventBus)),
     )
     .use(devicesRoute(sql, users, audienceChanged, config.HERALD_OUTBOUND_ALLOW.split(',').map((a) => a.trim()).filter(Boolean)))
     .use(pushKeyRoute(vapidPublicKey))
-    .use(authRoute({ sql, config, log, mailer, users }))
+    .use(authRoute({ sql, config, log, mailer, users, changed }))
     .use(workspacesRoute(sql, config, users, check))
-    .use(channelsRoute(sql, users, check, changed, auth))
+    .use(channelsRoute(sql, users, check, changed, auth, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
     .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
     .use(keysRoute(sql, users, auth, check))
     .use(userRoutersRoute(sql, users, secrets, config, check, routersChanged))

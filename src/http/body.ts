@@ -18,7 +18,15 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 const kib = (n: number) => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`)
-export const tooLarge = (limit: number) => new HeraldError('payload-too-large', `The body is larger than ${limit} bytes (${kib(limit)}), the limit of this route.`)
+// The 413 closes the connection, as nginx's does: kept open, Bun would read
+// and discard the rest of the body, however large, for as long as the client
+// sends it (a probe got 64 MB in after the answer). Bun sends the answer,
+// then closes. Bun's fetch and curl read the 413; a client that reads
+// nothing before it has sent its whole body (Node's http, megabytes past the
+// limit) may see a reset instead, as with Bun's own 413 past
+// SERVER_MAX_BODY_BYTES.
+export const tooLarge = (limit: number) =>
+  new HeraldError('payload-too-large', `The body is larger than ${limit} bytes (${kib(limit)}), the limit of this route.`, undefined, { connection: 'close' })
 
 // A client that hangs up mid-body makes the read reject: that is bad input
 // (a 400, logged at debug), not a 500 logged as an error.

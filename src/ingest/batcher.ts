@@ -13,6 +13,7 @@ import type { Logger } from '../core/log'
 import type { BusEvent } from '../delivery/bus'
 import type { RelayedRows } from '../delivery/relay'
 import { batchCommitted, batchFailed } from './metrics'
+import { channelsPastLimit, missingChannels } from '../accounts/channels'
 
 interface Item extends Submission {
   resolve(o: Outcome): void
@@ -164,6 +165,8 @@ export interface BatcherOptions {
   pipeline?: number
   /** A batch not settled after this long gives up its connection and answers 503 (default 10 s; 0: never, for a connection that cannot be replaced). */
   timeoutMs?: number
+  /** Most channels a workspace may have: an event naming a new one past it is refused (default: no limit). */
+  maxChannels?: number
 }
 
 /** Thrown into the batches of a lane whose connection is given up. */
@@ -312,10 +315,18 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
         now.push(it)
       }
     }
+    // Channels this process has not seen committed are looked up; a batch
+    // that would make one goes through a transaction, under the limit.
     const fresh = newChannels(now)
+    const missing = fresh.length ? await settled(lane, missingChannels(lane.conn, fresh)) : []
+    for (const c of fresh) if (!missing.some((m) => m.ws === c.ws && m.channel === c.channel)) knownChannels.add(`${c.ws}/${c.channel}`)
     const relayed = opts.relayed?.take() ?? []
     try {
-      if (now.some((i) => i.idempotency)) return await settled(lane, runIdempotent(now, fresh, relayed))
+      // Keyed batches run on a pooled connection, and the lane sends nothing
+      // beside them; one that makes a channel runs on the lane's own
+      // connection, so that the batches sent after it still commit after it.
+      if (now.some((i) => i.idempotency)) return await settled(lane, runSerial(sql, now, relayed))
+      if (missing.length) return await settled(lane, runSerial(lane.conn, now, relayed))
       const startedAt = performance.now()
       const { outcomes: res, outboxId } = await settled(lane, writeEventBatch(lane.conn, now, fresh, relayed))
       batchCommitted(startedAt, res)
@@ -327,28 +338,41 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     }
   }
 
-  async function runIdempotent(items: Item[], fresh: { ws: number; channel: string }[], relayed: number[]) {
-    const claims = items.filter((i) => i.idempotency)
+  /**
+   * A batch with idempotency keys or channels named for the first time, in a
+   * transaction on a pooled connection: the channel limits are checked under
+   * the workspaces' channel locks, held until the events and their new
+   * channels commit (so two batches on any instances cannot both take a
+   * workspace's last channel place); the events past a limit are answered
+   * 422 and take no quota; the keys are claimed, and the events written.
+   */
+  async function runSerial(conn: Sql, items: Item[], relayed: number[]) {
     let losers: Item[] = []
     let writes: Item[] = []
+    let refused: Item[] = []
     let res: Outcome[] = []
     let outboxId: number | null = null
+    const max = opts.maxChannels ?? Number.MAX_SAFE_INTEGER
     const startedAt = performance.now()
-    await sql.begin(async (tx) => {
-      const won = new Set(
-        (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`),
-      )
+    await conn.begin(async (tx) => {
+      const fresh = newChannels(items)
+      const over = new Set((fresh.length ? await channelsPastLimit(tx, fresh, max) : []).map((c) => `${c.ws}/${c.channel}`))
+      refused = items.filter((i) => over.has(`${i.principal.workspaceId}/${i.channel}`))
+      const admitted = refused.length ? items.filter((i) => !refused.includes(i)) : items
+      const claims = admitted.filter((i) => i.idempotency)
+      const won = new Set(claims.length ? (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`) : [])
       losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
-      writes = items.filter((i) => !losers.includes(i))
-      const written = writes.length ? await writeEventBatch(tx, writes, fresh, relayed) : { outcomes: [], outboxId: null }
+      writes = admitted.filter((i) => !losers.includes(i))
+      const written = writes.length ? await writeEventBatch(tx, writes, fresh.filter((c) => !over.has(`${c.ws}/${c.channel}`)), relayed) : { outcomes: [], outboxId: null }
       res = written.outcomes
       outboxId = written.outboxId
-      await settleIdempotencyKeys(tx, writes, res)
+      if (claims.length) await settleIdempotencyKeys(tx, writes, res)
     })
     if (writes.length) batchCommitted(startedAt, res)
     else if (relayed.length) opts.relayed!.giveBack(relayed) // no statement ran to delete them
     remember(writes, res, outboxId)
     writes.forEach((it, i) => it.resolve(res[i]!))
+    refused.forEach((it) => it.resolve({ kind: 'channel-limit', max }))
     if (losers.length) await replay(losers)
   }
 

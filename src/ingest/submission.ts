@@ -32,6 +32,7 @@ export type Outcome =
   | { kind: 'replayed'; body: SubmitResult; rate: RateState }
   | { kind: 'limited'; reason: 'quota' | 'rate'; retryAfter: number; rate: RateState }
   | { kind: 'idempotency-mismatch' }
+  | { kind: 'channel-limit'; max: number } // the event named a new channel past the workspace's limit
   | { kind: 'unknown-workspace' }
 
 export function resultBody(s: Submission, remainingQuota: number): SubmitResult {

@@ -92,7 +92,7 @@ const ws = (workspace: string) => `/v1/workspaces/${encodeURIComponent(workspace
 export const paths = {
   workspace: ws,
   usage: (w: string) => `${ws(w)}/usage`,
-  channels: (w: string) => `${ws(w)}/channels`,
+  channels: (w: string, page: { q?: string; cursor?: string | null; limit?: number } = {}) => `${ws(w)}/channels${query(page)}`,
   channel: (w: string, slug: string) => `${ws(w)}/channels/${encodeURIComponent(slug)}`,
   members: (w: string) => `${ws(w)}/members`,
   member: (w: string, userId: string) => `${ws(w)}/members/${encodeURIComponent(userId)}`,
@@ -107,4 +107,10 @@ export const paths = {
   deliveries: (w: string) => `${ws(w)}/deliveries`,
   deliveryCounts: (w: string, eventIds: string[]) => `${ws(w)}/deliveries/counts?events=${eventIds.map(encodeURIComponent).join(',')}`,
   replayFailed: (w: string) => `${ws(w)}/deliveries/replay`,
+}
+
+/** A page of a workspace's channels, as GET …/channels answers. */
+export interface ChannelPage<C = { slug: string; isDefault: boolean; muted: boolean; createdAt: string }> {
+  channels: C[]
+  nextCursor: string | null
 }

@@ -1,9 +1,11 @@
 // A workspace's channels: everyone sees them and mutes or unmutes them for
 // themselves; owners and admins create, rename, make default and delete.
-import { api, paths } from './api'
+import { api, paths, type ChannelPage } from './api'
 import { html, insert, path, render } from './html'
-import type { PageContext } from './router'
+import { navigate, type PageContext } from './router'
 import { act, announce, confirmDialog, on, onSubmit, time } from './ui'
+
+const PAGE = 100
 
 interface Channel {
   slug: string
@@ -39,8 +41,11 @@ export async function channelsPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Channels')
   const status = () => ctx.root.querySelector('[data-status]')
+  // A page at a time (a workspace may hold HERALD_MAX_CHANNELS_PER_WORKSPACE
+  // channels), and a search by slug, kept in the address.
+  const search = ctx.query.get('q') ?? ''
   const load = async (message?: string) => {
-    const channels = await api<Channel[]>('GET', paths.channels(ws))
+    const page = await api<ChannelPage<Channel>>('GET', paths.channels(ws, { q: search, limit: PAGE }))
     render(
       ctx.root,
       html`<h1 tabindex="-1">Channels</h1>
@@ -53,13 +58,33 @@ export async function channelsPage(ctx: PageContext) {
             <p class="hint" id="new-channel-hint">Lower-case letters, digits, "-" and "_". An event that names a new channel also creates it.</p>
           </form>`
         : ''}
+      <form class="inline" role="search" aria-label="Find channels" data-search novalidate>
+        <div class="field"><label for="channel-q">Find a channel</label><input id="channel-q" name="q" type="search" value="${search}" maxlength="64" autocomplete="off"></div>
+        <button type="submit" class="secondary">Find</button>
+      </form>
       <p role="status" data-status tabindex="-1">${message ?? ''}</p>
       <div class="table-wrap"><table class="responsive">
         <caption class="visually-hidden">Channels</caption>
         <thead><tr><th scope="col">Channel</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-        <tbody>${channels.map((c) => row(c, ws, ctx.canManage))}</tbody>
-      </table></div>`,
+        <tbody data-rows>${page.channels.map((c) => row(c, ws, ctx.canManage))}</tbody>
+      </table></div>
+      ${page.channels.length ? '' : html`<p class="muted">${search ? html`No channel contains “${search}”.` : 'No channels.'}</p>`}
+      <div class="more"><button type="button" class="secondary" data-more ${page.nextCursor ? '' : html`hidden`}>Show more channels</button></div>`,
     )
+    let cursor = page.nextCursor
+    const more = ctx.root.querySelector<HTMLButtonElement>('[data-more]')!
+    more.addEventListener('click', () =>
+      act(more, status(), async () => {
+        const next = await api<ChannelPage<Channel>>('GET', paths.channels(ws, { q: search, cursor, limit: PAGE }))
+        insert(ctx.root.querySelector('[data-rows]')!, 'beforeend', html`${next.channels.map((c) => row(c, ws, ctx.canManage))}`)
+        cursor = next.nextCursor
+        more.hidden = !cursor
+      }),
+    )
+    onSubmit(ctx.root.querySelector<HTMLFormElement>('form[data-search]')!, async (data) => {
+      const q = String(data.get('q') ?? '').trim().toLowerCase()
+      navigate(path('w', ws, 'channels') + (q ? `?q=${encodeURIComponent(q)}` : ''))
+    })
     // After a change the table is redrawn; focus goes to its outcome rather than being lost.
     if (message) ctx.root.querySelector<HTMLElement>('[data-status]')!.focus()
     const create = ctx.root.querySelector<HTMLFormElement>('form[data-create]')

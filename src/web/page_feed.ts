@@ -4,7 +4,7 @@
 // to its page, shows its link, and says what became of its deliveries; a
 // channel first seen live joins the channel filter.
 import type { FeedEvent as StoredEvent } from '../ingest/feed'
-import { api, paths, query } from './api'
+import { api, paths, query, type ChannelPage } from './api'
 import { html, httpHref, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
@@ -57,9 +57,8 @@ function filterForm(ctx: PageContext, channels: string[]) {
   const active = FILTERS.some((f) => q.get(f))
   return html`<form class="filters" role="search" aria-label="Filter events" novalidate>
     <div class="field"><label for="f-channel">Channel</label>
-      <select id="f-channel" name="channel"><option value="">All channels</option>
-        ${channels.map((c) => html`<option value="${c}" ${q.get('channel') === c ? html`selected` : ''}>${c}</option>`)}
-      </select></div>
+      <input id="f-channel" name="channel" list="f-channels" value="${q.get('channel') ?? ''}" placeholder="All channels" autocomplete="off" maxlength="64">
+      <datalist id="f-channels">${channels.map((c) => html`<option value="${c}"></option>`)}</datalist></div>
     <div class="field"><label for="f-tag">Tag</label><input id="f-tag" name="tag" value="${q.get('tag') ?? ''}" autocomplete="off"></div>
     <div class="field"><label for="f-event">Event key</label><input id="f-event" name="event" value="${q.get('event') ?? ''}" placeholder="user.*" autocomplete="off"></div>
     <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${q.get('q') ?? ''}" autocomplete="off"></div>
@@ -113,11 +112,9 @@ function newEventsAnnouncer() {
 
 /** Adds a channel first seen live to the channel filter, in order, without a reload. */
 function addChannel(ctx: PageContext, channel: string) {
-  const select = ctx.root.querySelector<HTMLSelectElement>('#f-channel')
-  if (!select || [...select.options].some((o) => o.value === channel)) return
-  const option = new Option(channel, channel)
-  const after = [...select.options].slice(1).find((o) => o.value.localeCompare(channel) > 0)
-  select.add(option, after ?? null)
+  const list = ctx.root.querySelector<HTMLDataListElement>('#f-channels')
+  if (!list || [...list.options].some((o) => o.value === channel)) return
+  list.append(new Option('', channel))
 }
 
 /** The "Load older events" button: the next page from the cursor, appended. */
@@ -160,7 +157,8 @@ export async function feedPage(ctx: PageContext) {
   const stream = follow(ctx, `/v1/feed/stream${query({ workspace: ws, ...filters })}`, arrived)
   const [page, channels] = await Promise.all([
     api<FeedPage>('GET', `/v1/feed${query({ workspace: ws, ...filters, limit: PAGE_SIZE })}`),
-    api<{ slug: string }[]>('GET', paths.channels(ws)),
+    // Suggestions for the channel filter: the first page; any slug can be typed.
+    api<ChannelPage>('GET', paths.channels(ws, { limit: 100 })).then((p) => p.channels),
   ])
   render(
     ctx.root,

@@ -3,8 +3,8 @@
 // not https, iOS before the app is on the Home Screen, a permission the
 // browser blocks); installing the app; and the workspace's channels, each
 // muted or unmuted for all the person's devices.
-import { api, ApiError, paths } from './api'
-import { html, path, render, type Html } from './html'
+import { api, ApiError, paths, type ChannelPage } from './api'
+import { html, insert, path, render, type Html } from './html'
 import type { PageContext } from './router'
 import { canPromptInstall, isInstalled, isIOS, onInstallChange, promptInstall, pushState, turnOff, turnOn, type PushState } from './device'
 import { act, announce, on } from './ui'
@@ -64,7 +64,8 @@ async function attempt(button: HTMLButtonElement, status: Element, busy: string,
 export async function notificationsPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Notifications')
-  const [state, channels] = await Promise.all([pushState(), api<Channel[]>('GET', paths.channels(ws))])
+  // A page of channels at a time: a workspace may hold HERALD_MAX_CHANNELS_PER_WORKSPACE of them.
+  const [state, first] = await Promise.all([pushState(), api<ChannelPage<Channel>>('GET', paths.channels(ws, { limit: 100 }))])
   render(
     ctx.root,
     html`<h1 tabindex="-1">Notifications</h1>
@@ -76,7 +77,8 @@ export async function notificationsPage(ctx: PageContext) {
       <p role="status" data-mute-status></p>
       <div class="table-wrap"><table class="responsive compact"><caption class="visually-hidden">Channels of ${ws}</caption>
         <thead><tr><th scope="col">Channel</th><th scope="col"><span class="visually-hidden">Mute</span></th></tr></thead>
-        <tbody data-channels>${channels.map(channelRow)}</tbody></table></div>
+        <tbody data-channels>${first.channels.map(channelRow)}</tbody></table></div>
+      <div class="more"><button type="button" class="secondary" data-more-channels ${first.nextCursor ? '' : html`hidden`}>Show more channels</button></div>
     </section>`,
   )
   const device = ctx.root.querySelector('[data-device]')!
@@ -104,12 +106,25 @@ export async function notificationsPage(ctx: PageContext) {
   )
 
   const list = ctx.root.querySelector('[data-channels]')!
+  let cursor = first.nextCursor
+  const more = ctx.root.querySelector<HTMLButtonElement>('[data-more-channels]')!
+  more.addEventListener('click', () =>
+    act(more, ctx.root.querySelector('[data-mute-status]'), async () => {
+      const next = await api<ChannelPage<Channel>>('GET', paths.channels(ws, { cursor, limit: 100 }))
+      insert(list, 'beforeend', html`${next.channels.map(channelRow)}`)
+      cursor = next.nextCursor
+      more.hidden = !cursor
+    }),
+  )
   on(ctx.root, 'click', '[data-mute]', (b) =>
     act(b as HTMLButtonElement, ctx.root.querySelector('[data-mute-status]'), async () => {
       const slug = b.closest('tr')!.dataset.slug!
       const mute = b.dataset.mute === 'on'
       await api(mute ? 'PUT' : 'DELETE', `${paths.channel(ws, slug)}/mute`)
-      render(list, html`${(await api<Channel[]>('GET', paths.channels(ws))).map(channelRow)}`)
+      // Only the row changes: the rest of the pages shown stay as they are.
+      const tr = b.closest('tr')!
+      insert(tr, 'afterend', channelRow({ slug, muted: mute }))
+      tr.remove()
       ctx.root.querySelector('[data-mute-status]')!.textContent = `#${slug} ${mute ? 'muted' : 'unmuted'} on all your devices.`
       list.querySelector<HTMLElement>(`tr[data-slug="${CSS.escape(slug)}"] button`)?.focus()
     }),

@@ -43,7 +43,7 @@ for (const backend of backends) {
         expect(me.email).toBe(email)
         expect(me.csrf).toBeUndefined()
         expect(me.workspaces).toEqual([{ workspace: body.workspace, role: 'owner', defaultChannel: 'general' }])
-        const channels = (await (await bearerCall(h, body.token)('GET', `/v1/workspaces/${body.workspace}/channels`)).json()) as { slug: string; isDefault: boolean }[]
+        const channels = ((await (await bearerCall(h, body.token)('GET', `/v1/workspaces/${body.workspace}/channels`)).json()) as { channels: { slug: string; isDefault: boolean }[] }).channels
         expect(channels.map((c) => [c.slug, c.isDefault])).toEqual([['general', true]])
       })
 

@@ -68,7 +68,7 @@ for (const backend of backends) {
         expect(await statuses([1, 2].map(() => h.admin('POST', `/admin/workspaces/${ws}/channels`, { slug })))).toEqual([201, 409])
         const renamed = await statuses([`${slug}-a`, `${slug}-b`].map((to) => h.admin('PATCH', `/admin/workspaces/${ws}/channels/${slug}`, { slug: to })))
         expect(renamed).toEqual([200, 404])
-        const slugs = ((await (await h.admin('GET', `/admin/workspaces/${ws}/channels`)).json()) as { slug: string }[]).map((c) => c.slug)
+        const slugs = ((await (await h.admin('GET', `/admin/workspaces/${ws}/channels`)).json()) as { channels: { slug: string }[] }).channels.map((c) => c.slug)
         expect(slugs.filter((s) => s.startsWith(`${slug}-`))).toHaveLength(1)
         expect(slugs).not.toContain(slug)
       }
@@ -82,7 +82,7 @@ for (const backend of backends) {
           h.admin('DELETE', `/admin/workspaces/${ws}/members/${id}`),
         ])
         expect([204, 404]).toContain(muted.status)
-        const channels = (await (await h.admin('GET', `/admin/workspaces/${ws}/channels`)).json()) as { slug: string; mutedBy: string[] }[]
+        const channels = ((await (await h.admin('GET', `/admin/workspaces/${ws}/channels`)).json()) as { channels: { slug: string; mutedBy: string[] }[] }).channels
         expect(channels.every((c) => c.mutedBy.length === 0)).toBe(true)
       }
     })

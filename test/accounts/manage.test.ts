@@ -90,15 +90,15 @@ for (const backend of backends) {
         await admin.call('PATCH', `/v1/workspaces/${ws()}/channels/general`, { default: true })
         expect((await admin.call('DELETE', `/v1/workspaces/${ws()}/channels/ops`)).status).toBe(204)
         await expectProblem(await admin.call('DELETE', `/v1/workspaces/${ws()}/channels/ops`), 404, 'not-found')
-        const list = (await (await member.call('GET', `/v1/workspaces/${ws()}/channels`)).json()) as { slug: string; isDefault: boolean }[]
+        const list = ((await (await member.call('GET', `/v1/workspaces/${ws()}/channels`)).json()) as { channels: { slug: string; isDefault: boolean }[] }).channels
         expect(list.find((c) => c.isDefault)!.slug).toBe('general')
       })
 
       test('anyone mutes a channel for themselves', async () => {
         expect((await member.call('PUT', `/v1/workspaces/${ws()}/channels/general/mute`)).status).toBe(204)
-        const list = (await (await member.call('GET', `/v1/workspaces/${ws()}/channels`)).json()) as { slug: string; muted: boolean }[]
+        const list = ((await (await member.call('GET', `/v1/workspaces/${ws()}/channels`)).json()) as { channels: { slug: string; muted: boolean }[] }).channels
         expect(list.find((c) => c.slug === 'general')!.muted).toBe(true)
-        const theirs = (await (await owner.call('GET', `/v1/workspaces/${ws()}/channels`)).json()) as { slug: string; muted: boolean }[]
+        const theirs = ((await (await owner.call('GET', `/v1/workspaces/${ws()}/channels`)).json()) as { channels: { slug: string; muted: boolean }[] }).channels
         expect(theirs.find((c) => c.slug === 'general')!.muted).toBe(false)
         expect((await member.call('DELETE', `/v1/workspaces/${ws()}/channels/general/mute`)).status).toBe(204)
       })

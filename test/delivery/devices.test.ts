@@ -99,6 +99,7 @@ for (const backend of backends) {
 
     test('mute and unmute a channel', async () => {
       const { userToken } = await member(`mute-${Date.now()}@example.com`)
+      expect((await h.admin('POST', `/admin/workspaces/${ws.name}/channels`, { slug: 'alerts' })).status).toBe(201)
       expect((await asUser(userToken, 'PUT', `/v1/workspaces/${ws.name}/channels/alerts/mute`)).status).toBe(204)
       let list = (await (await h.admin('GET', `/admin/workspaces/${ws.name}/members`)).json()) as { email: string; mutedChannels: string[] }[]
       expect(list.find((m) => m.email.startsWith('mute-'))!.mutedChannels).toEqual(['alerts'])

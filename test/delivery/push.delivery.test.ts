@@ -66,6 +66,8 @@ for (const pipeline of pipelines) {
       await register('bob', { platform: 'ios', provider: 'apns', token: tokens.bob })
       await register('dave', { platform: 'ios', provider: 'apns', token: tokens.dave })
       await register('carol', { platform: 'ios', provider: 'apns', token: tokens.carol })
+      // A channel is muted once it exists (muting one that does not is a 404).
+      expect((await herald.admin('POST', `/admin/workspaces/${acme.name}/channels`, { slug: 'ops' })).status).toBe(201)
       expect((await asUser('bob', 'PUT', `/v1/workspaces/${acme.name}/channels/ops/mute`)).status).toBe(204)
     }, 60_000)
     afterAll(async () => {

@@ -170,7 +170,7 @@ async function restoreCredentials(h: TestHerald, w: World) {
 async function restoreRefs(h: TestHerald, w: World) {
   const ws = w.refs.workspace
   const channels = await call(h, 'GET', `/v1/workspaces/${ws}/channels`, w.owner)
-  const byDefault = Array.isArray(channels.body) ? channels.body.find((c: { isDefault: boolean }) => c.isDefault) : undefined
+  const byDefault = Array.isArray(channels.body?.channels) ? channels.body.channels.find((c: { isDefault: boolean }) => c.isDefault) : undefined
   if (byDefault) w.refs.channel = byDefault.slug
   const routers = await call(h, 'GET', `/admin/workspaces/${ws}/routers`, ADMIN_TOKEN)
   if (Array.isArray(routers.body) && !routers.body.some((r: { id: string }) => r.id === w.refs.routerId)) {

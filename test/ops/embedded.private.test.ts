@@ -66,7 +66,7 @@ function rawStartup(port: number): Promise<string> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1', () => s.write(msg))
     const done = (v: string) => (s.destroy(), resolve(v))
-    s.on('data', (d) => done(String.fromCharCode(d[0]!)))
+    s.on("data", (d: Buffer) => done(String.fromCharCode(d[0]!)))
     s.on('error', () => done(''))
     s.on('close', () => done(''))
     setTimeout(() => done(''), 500)

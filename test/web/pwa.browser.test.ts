@@ -327,7 +327,7 @@ for (const backend of backends) {
       const row = page.getByRole('row', { name: /#billing/ })
       await row.getByRole('button', { name: 'Mute #billing on all my devices' }).click()
       await row.getByText('muted', { exact: true }).waitFor()
-      const channels = (await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/channels`)).json()) as { slug: string; muted: boolean }[]
+      const channels = ((await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/channels`)).json()) as { channels: { slug: string; muted: boolean }[] }).channels
       expect(channels.find((c) => c.slug === 'billing')?.muted).toBe(true)
       await row.getByRole('button', { name: 'Unmute #billing on all my devices' }).click()
       await page.getByRole('status').filter({ hasText: '#billing unmuted on all your devices.' }).waitFor()

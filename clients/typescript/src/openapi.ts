@@ -178,7 +178,7 @@ export interface paths {
         put?: never;
         /**
          * Create a router
-         * @description Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.
+         * @description Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once. 409 when the name is taken, or when the workspace has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.
          */
         post: operations["postAdminWorkspacesByWorkspaceRouters"];
         delete?: never;
@@ -306,13 +306,13 @@ export interface paths {
         };
         /**
          * List channels
-         * @description Each with the members who muted it.
+         * @description Each with the members who muted it, in slug order, a page at a time; `q` finds the channels whose slug contains it.
          */
         get: operations["getAdminWorkspacesByWorkspaceChannels"];
         put?: never;
         /**
          * Create a channel
-         * @description A channel is also created by the first event that names it. 409 if it exists.
+         * @description A channel is also created by the first event that names it. 409 if it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.
          */
         post: operations["postAdminWorkspacesByWorkspaceChannels"];
         delete?: never;
@@ -414,7 +414,7 @@ export interface paths {
         put?: never;
         /**
          * Register or refresh a device
-         * @description An upsert on the token: registering a known token again updates that device (and answers its id) instead of adding another.
+         * @description An upsert on the token: registering a token of yours again updates that device (and answers its id) instead of adding another. A token or endpoint registered to another account is refused (409).
          */
         post: operations["postV1Devices"];
         delete?: never;
@@ -616,7 +616,7 @@ export interface paths {
         put?: never;
         /**
          * Create a workspace
-         * @description With the default channel "general"; you are its owner. 409 when the name is taken.
+         * @description With the default channel "general"; you are its owner. 409 when the name is taken, or when you own HERALD_MAX_WORKSPACES_PER_USER workspaces.
          */
         post: operations["postV1Workspaces"];
         delete?: never;
@@ -666,12 +666,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List channels */
+        /**
+         * List channels
+         * @description In slug order, a page at a time; `q` finds the channels whose slug contains it.
+         */
         get: operations["getV1WorkspacesByWorkspaceChannels"];
         put?: never;
         /**
          * Create a channel
-         * @description A channel is also created by the first event that names it.
+         * @description A channel is also created by the first event that names it. 409 when it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.
          */
         post: operations["postV1WorkspacesByWorkspaceChannels"];
         delete?: never;
@@ -714,7 +717,7 @@ export interface paths {
         get?: never;
         /**
          * Mute a channel for myself
-         * @description No pushes to my devices for its events.
+         * @description No pushes to my devices for its events. 404 for a channel that does not exist.
          */
         put: operations["putV1WorkspacesByWorkspaceChannelsByChannelMute"];
         post?: never;
@@ -894,7 +897,7 @@ export interface paths {
         put?: never;
         /**
          * Create a router
-         * @description Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.
+         * @description Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once. 409 when the name is taken, or when the workspace has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.
          */
         post: operations["postV1WorkspacesByWorkspaceRouters"];
         delete?: never;
@@ -997,7 +1000,7 @@ export interface paths {
         };
         /**
          * Follow the feed live (Server-Sent Events)
-         * @description Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
+         * @description Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
          */
         get: operations["getV1FeedStream"];
         put?: never;
@@ -1842,9 +1845,9 @@ export interface operations {
                          * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
                          */
                         url: string;
-                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
                         headers?: {
-                            [key: string]: string;
+                            [key: string]: unknown | string;
                         };
                     } | {
                         /** @constant */
@@ -2040,9 +2043,9 @@ export interface operations {
                          * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
                          */
                         url: string;
-                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
                         headers?: {
-                            [key: string]: string;
+                            [key: string]: unknown | string;
                         };
                     } | {
                         /** @constant */
@@ -2372,7 +2375,11 @@ export interface operations {
     };
     getAdminWorkspacesByWorkspaceChannels: {
         parameters: {
-            query?: never;
+            query?: {
+                q?: string;
+                cursor?: string;
+                limit?: string | number;
+            };
             header?: never;
             path: {
                 workspace: string;
@@ -2388,14 +2395,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        slug: string;
-                        /** @description Events that name no channel go here. */
-                        isDefault: boolean;
-                        /** @description E-mail addresses of the members who muted it: their devices get no pushes for its events. */
-                        mutedBy: string[];
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                        channels: {
+                            slug: string;
+                            /** @description Events that name no channel go here. */
+                            isDefault: boolean;
+                            /** @description E-mail addresses of the members who muted it: their devices get no pushes for its events. */
+                            mutedBy: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null at the end. */
+                        nextCursor: string | null;
+                    };
                 };
             };
         };
@@ -3145,7 +3156,11 @@ export interface operations {
     };
     getV1WorkspacesByWorkspaceChannels: {
         parameters: {
-            query?: never;
+            query?: {
+                q?: string;
+                cursor?: string;
+                limit?: string | number;
+            };
             header?: never;
             path: {
                 workspace: string;
@@ -3161,14 +3176,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        slug: string;
-                        /** @description Events that name no channel go here. */
-                        isDefault: boolean;
-                        /** @description Whether you muted it: no pushes to your devices for its events. */
-                        muted: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                        channels: {
+                            slug: string;
+                            /** @description Events that name no channel go here. */
+                            isDefault: boolean;
+                            /** @description Whether you muted it: no pushes to your devices for its events. */
+                            muted: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null at the end. */
+                        nextCursor: string | null;
+                    };
                 };
             };
         };
@@ -3680,9 +3699,9 @@ export interface operations {
                          * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
                          */
                         url: string;
-                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
                         headers?: {
-                            [key: string]: string;
+                            [key: string]: unknown | string;
                         };
                     } | {
                         /** @constant */
@@ -3878,9 +3897,9 @@ export interface operations {
                          * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
                          */
                         url: string;
-                        /** @description Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects. */
+                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
                         headers?: {
-                            [key: string]: string;
+                            [key: string]: unknown | string;
                         };
                     } | {
                         /** @constant */

@@ -3,6 +3,7 @@
 import type { DeliveryJob, DeliveryResult } from '../job'
 import { classify, send } from '../outbound'
 import { clip, isWebLink, renderMessage } from '../template'
+import { clipEscaped, escapeMarkdown } from '../markdown'
 import type { Destination } from './schema'
 
 export type DiscordDestination = Extract<Destination, { type: 'discord' }>
@@ -10,21 +11,28 @@ export type DiscordDestination = Extract<Destination, { type: 'discord' }>
 // https://discord.com/developers/docs/resources/message#embed-object-embed-limits
 const LIMITS = { title: 256, description: 4096, fieldValue: 1024, footer: 2048, total: 6000 }
 
+// Event text is untrusted: its Markdown is escaped (a masked link
+// `[Your bank](https://evil.example)` would hide where it goes), and
+// @everyone and @here are broken with a zero-width space, so they do not
+// show as mentions (allowed_mentions already keeps them from pinging).
+// A router's template keeps its own Markdown: only the values are escaped.
+export const escapeDiscord = (s: string) => escapeMarkdown(s).replace(/@(everyone|here)/g, '@\u200b$1')
+
 export function discordPayload(job: DeliveryJob): Record<string, unknown> {
   const { event } = job
-  const m = renderMessage(event, job.router.template)
+  const m = renderMessage(event, job.router.template, escapeDiscord)
   const fields: { name: string; value: string; inline: boolean }[] = []
-  const field = (name: string, value: string) => fields.push({ name, value: clip(value, LIMITS.fieldValue), inline: true })
-  if (event.event) field('Event', event.event)
-  field('Channel', `#${event.channel}`)
-  if (event.tags.length > 0) field('Tags', event.tags.join(', '))
-  if (m.link && !isWebLink(m.link)) field('Link', m.link) // the embed url must be http(s)
-  const title = clip(m.title, LIMITS.title)
-  const footer = clip(event.workspace, LIMITS.footer)
+  const field = (name: string, value: string) => fields.push({ name, value: clipEscaped(value, LIMITS.fieldValue), inline: true })
+  if (event.event) field('Event', escapeDiscord(event.event))
+  field('Channel', `#${escapeDiscord(event.channel)}`)
+  if (event.tags.length > 0) field('Tags', event.tags.map(escapeDiscord).join(', '))
+  if (m.link && !isWebLink(m.link)) field('Link', escapeDiscord(m.link)) // the embed url must be http(s)
+  const title = clipEscaped(m.title, LIMITS.title)
+  const footer = clip(event.workspace, LIMITS.footer) // plain text: Discord renders no Markdown in a footer
   // The 6000-character budget covers all texts of the embed; the description
   // is the one that gives way.
   const others = title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)
-  const description = clip(m.body, Math.max(1, Math.min(LIMITS.description, LIMITS.total - others)))
+  const description = clipEscaped(m.body, Math.max(1, Math.min(LIMITS.description, LIMITS.total - others)))
   const embed = {
     title,
     description,

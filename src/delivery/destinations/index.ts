@@ -13,6 +13,8 @@ import { sendTeams } from './teams'
 import { sendTelegram } from './telegram'
 import { sendWebhook } from './webhook'
 import { TemplateLimitError } from '../template'
+import { redact } from '../redaction'
+import { destinationSecrets } from './schema'
 
 function dispatch(job: DeliveryJob): Promise<DeliveryResult> {
   const d = job.router.destination
@@ -34,8 +36,23 @@ function dispatch(job: DeliveryJob): Promise<DeliveryResult> {
   }
 }
 
-/** Sends one attempt of one router delivery; never throws. */
+/**
+ * Sends one attempt of one router delivery; never throws. What comes back
+ * names no secret of the destination: the error and the response are kept
+ * on the attempt for every member of the workspace to read, and logged, so
+ * the destination's URLs (path and query), tokens, passwords and header
+ * values are cut out of them, whatever produced the text (outbound.send
+ * already redacts the URLs it requested; SMTP and the unexpected do not).
+ */
 export async function deliver(job: DeliveryJob): Promise<DeliveryResult> {
+  const result = await attempt(job)
+  const { urls, values } = destinationSecrets(job.router.destination)
+  if (result.error !== undefined) result.error = redact(result.error, urls, values)
+  if (result.response !== undefined) result.response = redact(result.response, urls, values)
+  return result
+}
+
+async function attempt(job: DeliveryJob): Promise<DeliveryResult> {
   const started = performance.now()
   try {
     const result = await dispatch(job)

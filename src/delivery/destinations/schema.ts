@@ -8,10 +8,24 @@ import { Type, type Static } from '@sinclair/typebox'
 const HttpUrl = (description: string) =>
   Type.String({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2048, description })
 
+// A header name is an RFC 9110 token. A value is printable ASCII, spaces and
+// tabs: a CR or LF would end the header and start another. Bun's fetch
+// refuses line breaks and characters beyond U+00FF (a router holding one
+// failed every delivery, and retried each, for as long as it existed) and
+// sends other control characters raw, garbling the request. The schema's
+// `error` is what the API answers, in words rather than a regex.
+const HeaderName = Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$" })
+const HeaderValue = Type.String({
+  maxLength: 1024,
+  pattern: '^[\\t\\x20-\\x7e]*$',
+  error: 'a header value must be text of at most 1024 printable ASCII characters (letters, digits, punctuation, spaces and tabs), without line breaks, NUL or other control characters',
+})
+const HeaderNameRefused = Type.Never({ error: "a header name must be 1 to 64 letters, digits and any of ! # $ % & ' * + - . ^ _ ` | ~ (no spaces, colons or control characters)" })
+
 export const WebhookDestination = Type.Object({
   type: Type.Literal('webhook'),
   url: HttpUrl('Receiver URL; POSTed a JSON body signed per Standard Webhooks.'),
-  headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), Type.String({ maxLength: 1024 }), { additionalProperties: false, maxProperties: 20, description: 'Extra request headers (names of letters, digits and dashes), such as an Authorization the receiver expects.' })),
+  headers: Type.Optional(Type.Record(HeaderName, HeaderValue, { additionalProperties: HeaderNameRefused, maxProperties: 20, description: 'Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&\'*+-.^_`|~), values printable ASCII without line breaks.' })),
 }, { additionalProperties: false })
 
 export const SlackDestination = Type.Object({
@@ -94,5 +108,29 @@ export function redactDestination(d: Destination): Record<string, unknown> {
       return { type: d.type, to: d.to, from: d.from, smtp: d.smtp ? { host: d.smtp.host, port: d.smtp.port } : undefined }
     case 'sms':
       return { type: d.type, from: d.from, to: d.to }
+  }
+}
+
+/**
+ * What of a destination no error or response preview may show: its URLs
+ * (their paths and queries; the origin is fine) and its other secrets, such as
+ * header values (and the token after "Bearer "), bot tokens and passwords.
+ */
+export function destinationSecrets(d: Destination): { urls: string[]; values: string[] } {
+  switch (d.type) {
+    case 'webhook':
+      return { urls: [d.url], values: Object.values(d.headers ?? {}).flatMap((v) => [v, v.trim().split(/\s+/).at(-1) ?? '']) }
+    case 'slack':
+    case 'discord':
+    case 'teams':
+      return { urls: [d.url], values: [] }
+    case 'telegram':
+      return { urls: [], values: [d.botToken] }
+    case 'email':
+      return { urls: [], values: d.smtp?.pass ? [d.smtp.pass] : [] }
+    case 'sms':
+      return { urls: [], values: [d.authToken] }
+    default:
+      return { urls: [], values: [] } // an unknown type: deliver() sends nothing
   }
 }

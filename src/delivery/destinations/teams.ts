@@ -3,7 +3,8 @@
 // webhooks accept. Workflows answers 202 Accepted.
 import type { DeliveryJob, DeliveryResult } from '../job'
 import { classify, send } from '../outbound'
-import { clip, isWebLink, renderMessage } from '../template'
+import { isWebLink, renderMessage } from '../template'
+import { clipEscaped, escapeMarkdown } from '../markdown'
 import type { Destination } from './schema'
 
 export type TeamsDestination = Extract<Destination, { type: 'teams' }>
@@ -13,20 +14,24 @@ export type TeamsDestination = Extract<Destination, { type: 'teams' }>
 const TITLE_MAX = 512
 const BODY_MAX = 8000
 
+// Teams renders Markdown in a TextBlock and in a fact's value: bold, italic,
+// lists and `[text](url)` links. Event text is escaped so that it cannot
+// make a link that hides where it goes, or restyle the card; a router's
+// template keeps its own Markdown, only the values it shows are escaped.
 export function teamsPayload(job: DeliveryJob): Record<string, unknown> {
   const { event } = job
-  const m = renderMessage(event, job.router.template)
-  const facts = [{ title: 'Channel', value: `#${event.channel}` }]
-  if (event.event) facts.unshift({ title: 'Event', value: event.event })
-  if (event.tags.length > 0) facts.push({ title: 'Tags', value: event.tags.join(', ') })
-  if (m.link && !isWebLink(m.link)) facts.push({ title: 'Link', value: m.link })
+  const m = renderMessage(event, job.router.template, escapeMarkdown)
+  const facts = [{ title: 'Channel', value: `#${escapeMarkdown(event.channel)}` }]
+  if (event.event) facts.unshift({ title: 'Event', value: escapeMarkdown(event.event) })
+  if (event.tags.length > 0) facts.push({ title: 'Tags', value: event.tags.map(escapeMarkdown).join(', ') })
+  if (m.link && !isWebLink(m.link)) facts.push({ title: 'Link', value: escapeMarkdown(m.link) })
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
     version: '1.4',
     body: [
-      { type: 'TextBlock', text: clip(m.title, TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true },
-      { type: 'TextBlock', text: clip(m.body, BODY_MAX), wrap: true },
+      { type: 'TextBlock', text: clipEscaped(m.title, TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true },
+      { type: 'TextBlock', text: clipEscaped(m.body, BODY_MAX), wrap: true },
       { type: 'FactSet', facts },
     ],
     ...(isWebLink(m.link) ? { actions: [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] } : {}),

@@ -36,26 +36,31 @@ export type { PushTarget } from './job'
 export const MAX_DEVICES_PER_USER = 100
 
 /**
- * Registers a device, or refreshes it when its token is known (then it also
- * moves to this user: the app was signed in by someone else on that phone).
- * null when the user already has MAX_DEVICES_PER_USER others; the user's row
- * is locked meanwhile, so two registrations at once cannot both take the last
- * place.
+ * Registers a device, or refreshes it when this user already has its token.
+ * 'taken' when another person has that token: a push token or a browser's
+ * endpoint is a capability, and whoever sends it again with keys of their own
+ * must not take over someone else's notifications. Ownership is decided by
+ * the upsert itself (its WHERE on the conflicting row), so two people
+ * registering one new token at once leave it with exactly one of them.
+ * 'full' when the user already has MAX_DEVICES_PER_USER others; the user's
+ * row is locked meanwhile, so two registrations at once cannot both take the
+ * last place.
  */
-export function upsertDevice(sql: Sql, userId: string, d: DeviceInput): Promise<{ id: string; created: boolean } | null> {
+export function upsertDevice(sql: Sql, userId: string, d: DeviceInput): Promise<{ id: string; created: boolean } | 'full' | 'taken'> {
   return sql.begin(async (tx) => {
     await tx`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
     const [{ others } = { others: 0 }] = await tx<{ others: number }[]>`
       SELECT count(*)::int AS others FROM devices WHERE user_id = ${userId} AND NOT (provider = ${d.provider} AND token = ${d.token})`
-    if (others >= MAX_DEVICES_PER_USER) return null
+    if (others >= MAX_DEVICES_PER_USER) return 'full' as const
     const [row] = await tx<{ id: string; created: boolean }[]>`
       INSERT INTO devices (id, user_id, platform, provider, token, environment, topic, p256dh, auth)
       VALUES (${uuidv7()}, ${userId}, ${d.platform}, ${d.provider}, ${d.token}, ${d.environment ?? 'production'}, ${d.topic ?? null},
         ${d.keys?.p256dh ?? null}, ${d.keys?.auth ?? null})
-      ON CONFLICT (provider, token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
+      ON CONFLICT (provider, token) DO UPDATE SET platform = excluded.platform,
         environment = excluded.environment, topic = excluded.topic, p256dh = excluded.p256dh, auth = excluded.auth, last_seen_at = now()
+      WHERE devices.user_id = excluded.user_id
       RETURNING id, (xmax = 0) AS created`
-    return row!
+    return row ?? ('taken' as const)
   })
 }
 

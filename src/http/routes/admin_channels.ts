@@ -8,10 +8,10 @@ import type { Sql } from '../../core/db'
 import type { ApiKeyAuth } from '../../ingest/auth'
 import { HeraldError } from '../../core/problems'
 import { LIMITS, SLUG } from '../../ingest/event'
-import { createChannel, listChannels, renameChannel } from '../../accounts/channels'
+import { channelExists, channelLimitDetail, createChannel, listChannels, pageOfChannels, renameChannel } from '../../accounts/channels'
 import { listMembers, setMuted } from '../../accounts/members'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
-import { ChannelParam, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { ChannelListQuery, ChannelParam, channelPageOf, NextCursor, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 
 const Slug = Type.String({
   maxLength: LIMITS.channel,
@@ -34,34 +34,49 @@ export const OperatorChannelSchema = Type.Object({
 // operator is no person, and no user has the nil UUID.
 const NOBODY = '00000000-0000-0000-0000-000000000000'
 
-export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: () => void) => {
+export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: () => void, maxChannels: number) => {
   const workspaceId = workspaceIdOf(sql)
   const mute = (muted: boolean) => async ({ params, set }: { params: { workspace: string; channel: string; userId: string }; set: { status?: number | string } }) => {
     const id = await workspaceId(params.workspace)
-    if (!(await listChannels(sql, id, NOBODY)).some((c) => c.slug === params.channel)) throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
-    if (!(await setMuted(sql, params.workspace, params.userId, params.channel, muted))) throw new HeraldError('not-found', 'This user is not a member of this workspace.')
+    // Muting checks the channel as it stores the mute; unmuting, here.
+    if (!muted && !(await channelExists(sql, id, params.channel))) throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
+    const result = await setMuted(sql, params.workspace, params.userId, params.channel, muted)
+    if (result === 'no-channel') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
+    if (result === 'not-member') throw new HeraldError('not-found', 'This user is not a member of this workspace.')
     audienceChanged()
     set.status = 204
   }
   return new Elysia({ name: 'route.admin.channels', prefix: '/admin/workspaces/:workspace/channels' })
     .get(
       '',
-      async ({ params }) => {
+      async ({ params, query }) => {
         const id = await workspaceId(params.workspace)
-        const [channels, members] = await Promise.all([listChannels(sql, id, NOBODY), listMembers(sql, id)])
-        return channels.map((c) => ({
-          slug: c.slug,
-          isDefault: c.isDefault,
-          mutedBy: members.filter((m) => m.mutedChannels.includes(c.slug)).map((m) => m.email),
-          createdAt: c.createdAt,
-        }))
+        const page = channelPageOf(query)
+        const [rows, members] = await Promise.all([listChannels(sql, id, NOBODY, page), listMembers(sql, id)])
+        const { channels, nextCursor } = pageOfChannels(rows, page.limit)
+        return {
+          channels: channels.map((c) => ({
+            slug: c.slug,
+            isDefault: c.isDefault,
+            mutedBy: members.filter((m) => m.mutedChannels.includes(c.slug)).map((m) => m.email),
+            createdAt: c.createdAt,
+          })),
+          nextCursor,
+        }
       },
-      { params: WorkspaceParams, response: { 200: Type.Array(OperatorChannelSchema) }, detail: detail('List channels', 'Each with the members who muted it.') },
+      {
+        params: WorkspaceParams,
+        query: ChannelListQuery,
+        response: { 200: Type.Object({ channels: Type.Array(OperatorChannelSchema), nextCursor: NextCursor }) },
+        detail: detail('List channels', 'Each with the members who muted it, in slug order, a page at a time; `q` finds the channels whose slug contains it.'),
+      },
     )
     .post(
       '',
       async ({ params, body, set }) => {
-        if (!(await createChannel(sql, await workspaceId(params.workspace), body.slug))) throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        const made = await createChannel(sql, await workspaceId(params.workspace), body.slug, maxChannels)
+        if (made === 'exists') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        if (made === 'limit') throw new HeraldError('limit-reached', channelLimitDetail(maxChannels))
         set.status = 201
         return { slug: body.slug }
       },
@@ -69,7 +84,7 @@ export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: 
         params: WorkspaceParams,
         body: Type.Object({ slug: Slug }, { additionalProperties: false }),
         response: { 201: Type.Object({ slug: Type.String() }) },
-        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 if it exists.'),
+        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 if it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.'),
       },
     )
     .patch(

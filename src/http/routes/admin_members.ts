@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { HeraldError } from '../../core/problems'
+import type { Change } from '../../delivery/bus'
 import { findWorkspaceId } from '../../accounts/workspaces'
 import { addMember, changeRole, listMembers, removeMemberChecked } from '../../accounts/members'
 import { EmailAddress, Uuid, WorkspaceParam, WorkspaceParams } from './input'
@@ -24,7 +25,8 @@ export const MemberSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
+export const adminMembersRoute = (sql: Sql, changed: (c: Change) => void) => {
+  const audienceChanged = () => changed({ kind: 'audience' })
   const workspaceId = async (name: string) => {
     const id = await findWorkspaceId(sql, name)
     if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
@@ -77,10 +79,12 @@ export const adminMembersRoute = (sql: Sql, audienceChanged: () => void) => {
     .delete(
       '/:userId',
       async ({ params, set }) => {
-        const result = await removeMemberChecked(sql, await workspaceId(params.workspace), 'operator', params.userId)
+        const id = await workspaceId(params.workspace)
+        const result = await removeMemberChecked(sql, id, 'operator', params.userId)
         if (result === 'not-member') throw new HeraldError('not-found', 'This user is not a member of this workspace.')
         if (result === 'last-owner') throw new HeraldError('conflict', 'This is the last owner of the workspace: make someone else owner first.')
         audienceChanged()
+        changed({ kind: 'member-removed', workspaceId: id, userId: params.userId })
         set.status = 204
       },
       { params: MemberParams, detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.') },

@@ -95,8 +95,9 @@ export const RouterSchema = Type.Object({
 
 const fieldError = (pointer: string, message: string): FieldError => ({ pointer, detail: `${pointer.slice(1).replaceAll('/', '.')}: ${message}` })
 
-/** TypeBox's message, reworded where it would quote a regex or say only "union". */
+/** The schema's own `error` text, else TypeBox's message, reworded where it would quote a regex or say only "union". */
 function errorMessage(e: ValueError): string {
+  if (typeof e.schema.error === 'string') return e.schema.error
   const kinds = (e.schema.anyOf as { type?: string }[] | undefined)?.map((s) => s.type).filter(Boolean)
   if (kinds?.length) return `Expected ${kinds.join(' or ')}`
   if (typeof e.value === 'string' && e.schema.format === 'uri') return 'Expected an http:// or https:// URL'
@@ -163,6 +164,8 @@ export interface RoutersPluginOptions {
   /** The workspace id of the request's `workspace`, for reading or for changing; throws 401/403/404. */
   resolve(request: Request, workspace: string, need: 'read' | 'manage'): Promise<number>
   routersChanged(workspaceId: number): void
+  /** Most routers a workspace may have (HERALD_MAX_ROUTERS_PER_WORKSPACE). */
+  maxRouters: number
 }
 
 /** The router routes, for the operator API and for signed-in people alike. */
@@ -183,8 +186,9 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
           destination: body.destination as Destination,
           template: (body.template as Template | null | undefined) ?? null,
           enabled: body.enabled ?? true,
-        })
-        if (!created) throw nameTaken(body.name)
+        }, o.maxRouters)
+        if (created === 'name-taken') throw nameTaken(body.name)
+        if (created === 'limit') throw new HeraldError('limit-reached', `This workspace has reached its limit of ${o.maxRouters} routers (HERALD_MAX_ROUTERS_PER_WORKSPACE); delete one, or have the operator raise the limit.`)
         o.routersChanged(ws)
         set.status = 201
         return { id: created.id, secret: created.secret }
@@ -193,7 +197,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
         params: Params,
         body: CreateRouterBody,
         response: { 201: CreatedRouter },
-        detail: detail('Create a router', 'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once.'),
+        detail: detail('Create a router', 'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once. 409 when the name is taken, or when the workspace has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.'),
       },
     )
     .get('', async ({ params, request }) => listRouters(sql, await o.resolve(request, params.workspace, 'read')), {
@@ -240,7 +244,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
     )
 }
 
-export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void) =>
+export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void, maxRouters: number) =>
   routersPlugin(sql, box, {
     name: 'route.admin.routers',
     prefix: '/admin/workspaces/:workspace/routers',
@@ -252,4 +256,5 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
       return id
     },
     routersChanged,
+    maxRouters,
   })

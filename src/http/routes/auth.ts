@@ -12,16 +12,16 @@ import type { Sql } from '../../core/db'
 import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
 import type { Mailer } from '../../accounts/mailer'
+import type { Change } from '../../delivery/bus'
 import { HeraldError } from '../../core/problems'
 import { SLUG } from '../../ingest/event'
-import type { Tx } from '../../core/db'
-import { checkPassword, countUsers, createPasswordReset, createSession, createSignupRequest, hashPassword, insertUser, normalizeEmail, passwordProblem, resetPassword, revokeSession, takeSignupRequest, userExists, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
+import { checkPassword, createPasswordReset, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { countAttempt, forgiveSignin, mailCounters, signinCounters } from '../../accounts/throttle'
 import { routeGroup } from './group'
 import { EmailAddress, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../../accounts/session'
-import { acceptInvitation, findInvitation } from '../../accounts/invitations'
-import { claimWaitingWorkspace, createOwnedWorkspace, waitingWorkspace, workspaceNameTaken } from '../../accounts/workspaces'
+import { waitingWorkspace } from '../../accounts/workspaces'
+import { createSignup, type SignupOutcome } from '../../accounts/signup'
 import { listMyWorkspaces } from '../../accounts/members'
 
 const Email = EmailAddress()
@@ -50,12 +50,8 @@ export interface AuthRouteDeps {
   log: Logger
   mailer: Mailer
   users: UserAuth
-}
-
-/** A free workspace name from an e-mail address: "jane.doe@x" → "jane-doe", then "jane-doe-4f2a" if taken. */
-function workspaceNameFrom(email: string, attempt: number): string {
-  const base = email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+|[-_]+$/g, '').slice(0, 40) || 'workspace'
-  return attempt === 0 ? base : `${base}-${crypto.randomUUID().slice(0, 4)}`
+  /** Announces a session ended, so that every instance ends its live streams at once. */
+  changed: (c: Change) => void
 }
 
 // Account bodies are an address, a password and a name or two.
@@ -67,9 +63,9 @@ export const SignupPending = Type.Object({
   detail: Type.String(),
 })
 
-export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) => {
+export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRouteDeps) => {
+  const signup = createSignup({ sql, config, log, mailer })
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
-  const limits = { monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA, rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST } }
   const throttled = (wait: number, code: 'signin-throttled' | 'mail-throttled', what: string) =>
     new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
   const mail = (to: string, subject: string, text: string) =>
@@ -84,28 +80,19 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
     return { userId: user.id, email: user.email, token: session.token }
   }
 
-  /** The user, their first workspace (named, or made from the address) and its owner membership; null when the address has an account. */
-  async function createAccount(tx: Tx, email: string, passwordHash: string, workspace: string | null) {
-    const user = await insertUser(tx, email, passwordHash)
-    if (!user) return null
-    // On a fresh install the first account owns the demo workspace, where the
-    // events posted with the key printed at first start already are; a name
-    // given as well still makes that workspace.
-    const demo = await claimWaitingWorkspace(tx, user.id)
-    if (demo && workspace && !(await createOwnedWorkspace(tx, workspace, limits, user.id))) throw workspaceTaken(workspace)
-    if (demo) return { user, email, workspace: demo, role: 'owner' as const }
-    for (let attempt = 0; ; attempt++) {
-      const name = attempt === 0 && workspace ? workspace : workspaceNameFrom(email, attempt)
-      const ws = await createOwnedWorkspace(tx, name, limits, user.id)
-      if (ws) {
-        return { user, email, workspace: name, role: 'owner' as const }
-      }
-      if (workspace) throw workspaceTaken(workspace)
+  /** The HTTP answer of a sign-up outcome that is not an account made. */
+  function refused(o: Exclude<SignupOutcome, { kind: 'created' } | { kind: 'confirmation-sent' }>): HeraldError {
+    switch (o.kind) {
+      case 'throttled': return throttled(o.wait, 'mail-throttled', 'e-mails to this address or from this client')
+      case 'invitation-invalid': return new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
+      case 'invitation-for': return new HeraldError('forbidden', `This invitation is for ${o.email}; sign up with that address.`)
+      case 'invited-account-exists': return new HeraldError('conflict', 'An account with this address exists: sign in, then accept the invitation.')
+      case 'workspace-taken': return new HeraldError('conflict', `The workspace name ${JSON.stringify(o.name)} is taken; choose another.`)
+      case 'invite-only': return new HeraldError('forbidden', 'Sign-up is by invitation only on this Herald.')
+      case 'link-invalid': return new HeraldError('validation-failed', 'The sign-up link is invalid, used or expired; sign up again.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
+      case 'account-exists': return new HeraldError('conflict', 'An account with this address exists: sign in, or reset its password.')
     }
   }
-
-  const workspaceTaken = (name: string) => new HeraldError('conflict', `The workspace name ${JSON.stringify(name)} is taken; choose another.`)
-  const accountExists = () => new HeraldError('conflict', 'An account with this address exists: sign in, or reset its password.')
 
   const publicRoutes = routeGroup({ name: 'route.auth', prefix: '/v1', bodyLimit: AUTH_BODY_LIMIT })
     .get(
@@ -128,45 +115,12 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
         const why = passwordProblem(body.password)
         if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
         const client = body.client ?? 'app'
-        if (body.invitation) {
-          // The link was e-mailed to this address: whoever holds it may learn
-          // that the address has an account, and needs no further proof.
-          const invitation = await findInvitation(sql, body.invitation)
-          if (!invitation) throw new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
-          if (invitation.email.toLowerCase() !== email.toLowerCase()) throw new HeraldError('forbidden', `This invitation is for ${invitation.email}; sign up with that address.`)
-          const passwordHash = await hashPassword(body.password)
-          const user = await sql.begin(async (tx) => {
-            const user = await insertUser(tx, email, passwordHash)
-            if (user && !(await acceptInvitation(tx, invitation, user.id))) throw new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
-            return user
-          })
-          if (!user) throw new HeraldError('conflict', 'An account with this address exists: sign in, then accept the invitation.')
-          log.info({ userId: user.id, workspace: invitation.workspace }, 'signed up by invitation')
+        const outcome = await signup.signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, server, config.HERALD_TRUST_PROXY) })
+        if (outcome.kind === 'created') {
           set.status = 201
-          return { ...(await answer(request, set, { id: user.id, email }, client)), workspace: invitation.workspace, role: invitation.role }
+          return { ...(await answer(request, set, { id: outcome.userId, email }, client)), workspace: outcome.workspace, role: outcome.role }
         }
-        if (config.HERALD_SIGNUP !== 'open') throw new HeraldError('forbidden', 'Sign-up is by invitation only on this Herald.')
-        if (body.workspace && (await workspaceNameTaken(sql, body.workspace))) throw workspaceTaken(body.workspace)
-        const passwordHash = await hashPassword(body.password)
-        // The first account of a fresh install has nobody to hide from.
-        if ((await countUsers(sql)) === 0) {
-          const created = await sql.begin((tx) => createAccount(tx, email, passwordHash, body.workspace ?? null))
-          if (created) {
-            log.info({ userId: created.user.id, workspace: created.workspace }, 'signed up (the first account)')
-            set.status = 201
-            return { ...(await answer(request, set, { id: created.user.id, email }, client)), workspace: created.workspace, role: created.role }
-          }
-        }
-        const wait = await countAttempt(sql, mailCounters(email, clientAddress(request, server, config.HERALD_TRUST_PROXY)))
-        if (wait > 0) throw throttled(wait, 'mail-throttled', 'e-mails to this address or from this client')
-        if (await userExists(sql, email)) {
-          await mail(email, 'Someone tried to create a Herald account with your address',
-            `Someone (perhaps you) tried to create a Herald account with this address, which already has one. No account was created and nothing changed.\n\nTo sign in: ${publicUrl}/signin\nForgot your password? ${publicUrl}/reset\n\nIf it was not you, you can ignore this e-mail.\n`)
-        } else {
-          const token = await createSignupRequest(sql, email, passwordHash, body.workspace ?? null)
-          await mail(email, 'Finish creating your Herald account',
-            `Open this link to finish creating your Herald account (it works once, for 24 hours):\n${publicUrl}/signup/confirm/${token}\n\nIf you did not sign up for Herald, ignore this e-mail: no account is created without it.\n`)
-        }
+        if (outcome.kind !== 'confirmation-sent') throw refused(outcome)
         set.status = 202
         return { status: 'confirmation-sent' as const, email, detail: `We e-mailed a link to ${email}: open it to finish creating your account.` }
       },
@@ -188,15 +142,10 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
     .post(
       '/auth/signup/confirm',
       async ({ body, request, set }) => {
-        const created = await sql.begin(async (tx) => {
-          const pending = await takeSignupRequest(tx, body.token)
-          if (!pending) throw new HeraldError('validation-failed', 'The sign-up link is invalid, used or expired; sign up again.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
-          return (await createAccount(tx, pending.email, pending.passwordHash, pending.workspace)) ?? accountExists()
-        })
-        if (created instanceof HeraldError) throw created
-        log.info({ userId: created.user.id, workspace: created.workspace }, 'signed up')
+        const outcome = await signup.confirm(body.token)
+        if (outcome.kind !== 'created') throw refused(outcome as Exclude<SignupOutcome, { kind: 'created' } | { kind: 'confirmation-sent' }>)
         set.status = 201
-        return { ...(await answer(request, set, { id: created.user.id, email: created.email }, body.client ?? 'app')), workspace: created.workspace, role: created.role }
+        return { ...(await answer(request, set, { id: outcome.userId, email: outcome.email }, body.client ?? 'app')), workspace: outcome.workspace, role: outcome.role }
       },
       {
         body: Type.Object({ token: Token, client: Client }, { additionalProperties: false }),
@@ -249,6 +198,7 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
         const user = await resetPassword(sql, body.token, await hashPassword(body.password))
         if (!user) throw new HeraldError('validation-failed', 'The reset link is invalid, used or expired; ask for a new one.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
         log.info({ userId: user.id }, 'password reset; every session revoked')
+        changed({ kind: 'session-ended', userId: user.id })
         set.status = 204
       },
       {
@@ -263,6 +213,7 @@ export const authRoute = ({ sql, config, log, mailer, users }: AuthRouteDeps) =>
       async ({ request, set }) => {
         const session = await users.authenticate(request)
         await revokeSession(sql, session.tokenId)
+        changed({ kind: 'session-ended', userId: session.userId, tokenId: session.tokenId })
         set.headers['set-cookie'] = clearedSessionCookie(isHttps(request, config.HERALD_TRUST_PROXY))
         set.status = 204
       },

@@ -8,11 +8,11 @@ import type { Change } from '../../delivery/bus'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
 import { LIMITS, SLUG } from '../../ingest/event'
-import { createChannel, deleteChannel, listChannels, renameChannel, setDefaultChannel } from '../../accounts/channels'
+import { channelLimitDetail, createChannel, deleteChannel, listChannels, pageOfChannels, renameChannel, setDefaultChannel } from '../../accounts/channels'
 import { setMuted } from '../../accounts/members'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
-import { ChannelParam, WorkspaceParam, WorkspaceParams } from './input'
+import { ChannelListQuery, ChannelParam, channelPageOf, NextCursor, WorkspaceParam, WorkspaceParams } from './input'
 
 const Slug = Type.String({ maxLength: LIMITS.channel, pattern: SLUG.source, description: 'Lower-case slug, as events name it.', error: `slug must be a channel slug: 1 to ${LIMITS.channel} lower-case letters, digits, "-" and "_", starting with a letter or digit`, examples: ['signups'] })
 const Params = WorkspaceParams
@@ -26,21 +26,29 @@ export const ChannelSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth) =>
+export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth, maxChannels: number) =>
   routeGroup({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels', guard: users.authenticate })
     .get(
       '',
-      async ({ request, params }) => {
+      async ({ request, params, query }) => {
         const { session, access } = await check(request, params.workspace)
-        return listChannels(sql, access.workspaceId, session.userId)
+        const page = channelPageOf(query)
+        return pageOfChannels(await listChannels(sql, access.workspaceId, session.userId, page), page.limit)
       },
-      { params: Params, response: { 200: Type.Array(ChannelSchema) }, detail: detail('List channels') },
+      {
+        params: Params,
+        query: ChannelListQuery,
+        response: { 200: Type.Object({ channels: Type.Array(ChannelSchema), nextCursor: NextCursor }) },
+        detail: detail('List channels', 'In slug order, a page at a time; `q` finds the channels whose slug contains it.'),
+      },
     )
     .post(
       '',
       async ({ request, params, body, set }) => {
         const { access } = await check(request, params.workspace, 'manage')
-        if (!(await createChannel(sql, access.workspaceId, body.slug))) throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        const made = await createChannel(sql, access.workspaceId, body.slug, maxChannels)
+        if (made === 'exists') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
+        if (made === 'limit') throw new HeraldError('limit-reached', channelLimitDetail(maxChannels))
         set.status = 201
         return { slug: body.slug }
       },
@@ -48,7 +56,7 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
         params: Params,
         body: Type.Object({ slug: Slug }, { additionalProperties: false }),
         response: { 201: Type.Object({ slug: Type.String() }) },
-        detail: detail('Create a channel', 'A channel is also created by the first event that names it.'),
+        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 when it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.'),
       },
     )
     .patch(
@@ -95,11 +103,13 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
       '/:channel/mute',
       async ({ request, params, set }) => {
         const { session } = await check(request, params.workspace)
-        await setMuted(sql, params.workspace, session.userId, params.channel, true)
+        const result = await setMuted(sql, params.workspace, session.userId, params.channel, true)
+        if (result === 'no-channel') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
+        if (result === 'not-member') throw new HeraldError('not-found', `You are not a member of a workspace named ${JSON.stringify(params.workspace)}.`)
         changed({ kind: 'audience' })
         set.status = 204
       },
-      { params: ChannelParams, detail: detail('Mute a channel for myself', 'No pushes to my devices for its events.') },
+      { params: ChannelParams, detail: detail('Mute a channel for myself', 'No pushes to my devices for its events. 404 for a channel that does not exist.') },
     )
     .delete(
       '/:channel/mute',

@@ -114,14 +114,26 @@ export const DeviceSchema = Type.Object({
 })
 
 
+/**
+ * Another person's token or endpoint: refused, saying nothing of that device
+ * (no id, no owner) beyond what the refusal itself tells, and what the person
+ * at this device can do about it.
+ */
+const takenProblem = (provider: DeviceInput['provider']) =>
+  new HeraldError('conflict', provider === 'webpush'
+    ? 'This push subscription is registered to another account. Unsubscribe it and subscribe again, which gives a new endpoint (in Herald\'s web app: turn notifications on again).'
+    : 'This push token is registered to another account: sign that account out in the app on this device first, then register again.')
+
 export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void, allow: readonly string[]) =>
   routeGroup({ name: 'route.devices', prefix: '/v1', guard: auth.authenticate })
     .post(
       '/devices',
       async ({ request, body, set }) => {
         const user = await auth.authenticate(request)
-        const device = await upsertDevice(sql, user.userId, deviceInput(body, allow))
-        if (!device) throw new HeraldError('conflict', `You have ${MAX_DEVICES_PER_USER} devices, the most one person may have: delete one you no longer use (DELETE /v1/devices/{id}).`)
+        const input = deviceInput(body, allow)
+        const device = await upsertDevice(sql, user.userId, input)
+        if (device === 'full') throw new HeraldError('conflict', `You have ${MAX_DEVICES_PER_USER} devices, the most one person may have: delete one you no longer use (DELETE /v1/devices/{id}).`)
+        if (device === 'taken') throw takenProblem(input.provider)
         const { id } = device
         audienceChanged()
         set.status = 201
@@ -130,7 +142,7 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
       {
         body: DeviceBody,
         response: { 201: Type.Object({ id: Type.String({ format: 'uuid' }) }) },
-        detail: { summary: 'Register or refresh a device', description: 'An upsert on the token: registering a known token again updates that device (and answers its id) instead of adding another.', tags: ['Devices'], security },
+        detail: { summary: 'Register or refresh a device', description: 'An upsert on the token: registering a token of yours again updates that device (and answers its id) instead of adding another. A token or endpoint registered to another account is refused (409).', tags: ['Devices'], security },
       },
     )
     .get('/devices', async ({ request }) => listDevices(sql, (await auth.authenticate(request)).userId), {

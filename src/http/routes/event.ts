@@ -11,6 +11,7 @@ import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { HeraldError, problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
+import { channelLimitDetail } from '../../accounts/channels'
 
 export const MAX_BODY_BYTES = 262_144
 
@@ -43,6 +44,10 @@ export const limitedProblem = (reason: 'quota' | 'rate') =>
     ? new HeraldError('quota-exceeded', 'The monthly event quota of this workspace is used up; it resets at 00:00 UTC on the first day of next month.')
     : new HeraldError('rate-limited', 'The rate limit of this workspace was reached; retry after the number of seconds in Retry-After.')
 
+/** The problem of an event naming a new channel past its workspace's limit; POST /events uses it too. */
+export const channelLimitProblem = (max: number) =>
+  new HeraldError('channel-limit', channelLimitDetail(max), [{ pointer: '/channel', detail: `a new channel would pass the limit of ${max} channels per workspace` }])
+
 function respond(o: Outcome): Response {
   switch (o.kind) {
     case 'accepted':
@@ -52,6 +57,8 @@ function respond(o: Outcome): Response {
       })
     case 'limited':
       return problemResponse(limitedProblem(o.reason), { 'retry-after': String(o.retryAfter), ...rateHeaders(o.rate) })
+    case 'channel-limit':
+      return problemResponse(channelLimitProblem(o.max))
     case 'idempotency-mismatch':
       return problemResponse(new HeraldError('idempotency-key-reused', 'This Idempotency-Key was already used in the last 24 hours with a different body.'))
     case 'unknown-workspace':

@@ -15,7 +15,7 @@ import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState, Submission } from '../../ingest/submission'
 import { HeraldError, problemBody, problemResponse, validationError, type FieldError } from '../../core/problems'
 import { MAX_JSON_DEPTH, readBody, storable, STRING_RULE } from '../body'
-import { limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema, unauthorized } from './event'
+import { channelLimitProblem, limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema, unauthorized } from './event'
 
 export const MAX_BATCH_BYTES = 4_194_304
 export const MAX_BATCH_EVENTS = 1000
@@ -139,6 +139,8 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
       case 'limited':
         rate = o.rate
         return (limited[o.reason] ??= problemBody(limitedProblem(o.reason)))
+      case 'channel-limit':
+        return problemBody(channelLimitProblem(o.max))
       default:
         return problemBody(reusedKey())
     }

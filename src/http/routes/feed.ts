@@ -45,9 +45,44 @@ const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: strin
   ...(q.q?.trim() ? { q: q.q } : {}),
 })
 
+/** A live stream as the instance holding it knows it: whose session, which workspace, and how to end it. */
+interface LiveStream {
+  tokenId: number
+  workspaceId: number
+  end(): void
+}
+
+/**
+ * The live streams open on this instance, by person: how many each has, and
+ * the end of those whose session or membership ended, as soon as any
+ * instance announces it (POST /v1/auth/signout, a password reset, a member
+ * removed: bus.onChange).
+ */
+function liveStreams(bus: Pick<EventBus, 'onChange'>) {
+  const byUser = new Map<string, Set<LiveStream>>()
+  bus.onChange((c) => {
+    if (c.kind !== 'session-ended' && c.kind !== 'member-removed') return
+    for (const s of byUser.get(c.userId) ?? []) {
+      if (c.kind === 'session-ended' ? c.tokenId === undefined || c.tokenId === s.tokenId : c.workspaceId === s.workspaceId) s.end()
+    }
+  })
+  return {
+    count: (userId: string) => byUser.get(userId)?.size ?? 0,
+    /** Registers a stream; the function returned forgets it. */
+    add(userId: string, stream: LiveStream) {
+      let set = byUser.get(userId)
+      if (!set) byUser.set(userId, (set = new Set()))
+      set.add(stream)
+      return () => {
+        set!.delete(stream)
+        if (!set!.size && byUser.get(userId) === set) byUser.delete(userId)
+      }
+    },
+  }
+}
+
 export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) => {
-  // Open streams per person, on this instance.
-  const open = new Map<string, number>()
+  const streams = liveStreams(bus)
   return routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
     .get(
       '/feed',
@@ -72,17 +107,20 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       '/feed/stream',
       async ({ request, query, server }) => {
         const { session, access } = await check(request, query.workspace)
-        if ((open.get(session.userId) ?? 0) >= STREAMS_PER_PERSON) {
+        if (streams.count(session.userId) >= STREAMS_PER_PERSON) {
           throw new HeraldError('too-many-streams', `You have ${STREAMS_PER_PERSON} live streams open; close one first.`, undefined, { 'retry-after': '10' })
         }
-        open.set(session.userId, (open.get(session.userId) ?? 0) + 1)
         const token = users.tokenOf(request)!
         const filter = filterOf(query)
+        // Whether the stream may still run: its session live, its person still a member.
+        const allowed = async () =>
+          (await users.stillValid(token).catch(() => true)) && (await findAccess(sql, session.userId, access.workspace).catch(() => access)) !== null
         server?.timeout(request, 0)
         const encoder = new TextEncoder()
         let stop = () => {}
         const stream = new ReadableStream<Uint8Array>({
           start(controller) {
+            let stopped = false
             const send = (text: string) => {
               try {
                 controller.enqueue(encoder.encode(text))
@@ -90,40 +128,41 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
                 stop()
               }
             }
+            const close = () => {
+              stop()
+              try {
+                controller.close()
+              } catch {}
+            }
+            const end = () => {
+              if (stopped) return
+              send('event: ended\ndata: {"reason":"signed out or no longer a member"}\n\n')
+              close()
+            }
             const unwatch = bus.watch(access.workspaceId, (view: EventView) => {
               if (matchesFilter(view, filter)) send(`id: ${view.eventId}\nevent: event\ndata: ${JSON.stringify(view)}\n\n`)
             })
-            // Each beat checks the stream still may run: a session signed out
-            // or ended by a password reset, or a member removed, stops it.
+            // A sign-out, a password reset or the member's removal ends the
+            // stream at once, on whichever instance it happened (announced
+            // over the bus); each beat checks again, as an announcement
+            // between instances may be lost.
+            const forget = streams.add(session.userId, { tokenId: session.tokenId, workspaceId: access.workspaceId, end })
             const beat = setInterval(async () => {
-              const allowed = (await users.stillValid(token).catch(() => true)) && (await findAccess(sql, session.userId, access.workspace).catch(() => access)) !== null
-              if (!allowed) {
-                send('event: ended\ndata: {"reason":"signed out or no longer a member"}\n\n')
-                stop()
-                try {
-                  controller.close()
-                } catch {}
-                return
-              }
+              if (!(await allowed())) return end()
               send(': keep-alive\n\n')
             }, HEARTBEAT_MS)
-            let stopped = false
             stop = () => {
               if (stopped) return
               stopped = true
               clearInterval(beat)
               unwatch()
-              const left = (open.get(session.userId) ?? 1) - 1
-              if (left > 0) open.set(session.userId, left)
-              else open.delete(session.userId)
+              forget()
             }
-            request.signal.addEventListener('abort', () => {
-              stop()
-              try {
-                controller.close()
-              } catch {}
-            })
+            request.signal.addEventListener('abort', close)
             send(`retry: 3000\n: watching ${access.workspace}\n\n`)
+            // Ended after the check above but before the stream was
+            // registered: its announcement has come and gone.
+            void allowed().then((ok) => ok || end())
           },
           cancel: () => stop(),
         })
@@ -131,7 +170,7 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       },
       {
         query: Type.Object(FilterQuery),
-        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`),
+        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`),
       },
     )
     .get(

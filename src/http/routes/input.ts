@@ -56,3 +56,12 @@ export function checkUuidv7Time(parameter: string, id: string | undefined) {
   const detail = `${parameter} must be a UUIDv7 that Herald issued: its time is past the year 9999`
   throw new HeraldError('validation-failed', detail, [{ parameter, detail }])
 }
+
+/** The query of a paged channel list: a search, the cursor of the previous page and the page size. */
+export const ChannelListQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 64, pattern: '^[a-z0-9_-]*$', description: 'Only the channels whose slug contains this text.', error: 'q must be part of a channel slug: lower-case letters, digits, "-" and "_"' })),
+  cursor: Type.Optional(ChannelParam),
+  limit: Type.Optional(Limit(500, 100, 'Channels per page, at most 500.')),
+})
+export const channelPageOf = (query: { q?: string; cursor?: string; limit?: number }) => ({ q: query.q || undefined, after: query.cursor, limit: query.limit ?? 100 })
+export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null at the end.' })

@@ -106,6 +106,7 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         const result = await removeMemberChecked(sql, access.workspaceId, { userId: session.userId }, params.userId)
         if (typeof result === 'string') throw membershipProblem(result)
         changed({ kind: 'audience' })
+        changed({ kind: 'member-removed', workspaceId: access.workspaceId, userId: params.userId })
         set.status = 204
       },
       { params: MemberParams, detail: detail('Remove a member, or leave', 'Anyone may leave; owners and admins remove others (only owners remove owners).') },

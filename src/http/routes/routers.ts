@@ -67,6 +67,7 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
         security: userSecurity,
         resolve: async (request, workspace, need) => (await check(request, workspace, need)).access.workspaceId,
         routersChanged,
+        maxRouters: config.HERALD_MAX_ROUTERS_PER_WORKSPACE,
       }),
     )
     .post(

@@ -9,7 +9,7 @@ import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
 import { SLUG } from '../../ingest/event'
 import { MyWorkspace } from './auth'
-import { createOwnedWorkspace, getWorkspace, usageByDay } from '../../accounts/workspaces'
+import { createWorkspaceFor, getWorkspace, usageByDay } from '../../accounts/workspaces'
 import { listMyWorkspaces } from '../../accounts/members'
 import { routeGroup } from './group'
 import { WorkspaceParams } from './input'
@@ -57,15 +57,17 @@ export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check
       async ({ request, body, set }) => {
         const session = await users.authenticate(request)
         const limits = { monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA, rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST } }
-        const created = await sql.begin((tx) => createOwnedWorkspace(tx, body.name, limits, session.userId))
-        if (!created) throw new HeraldError('conflict', `The workspace name ${JSON.stringify(body.name)} is taken; choose another.`)
+        const max = config.HERALD_MAX_WORKSPACES_PER_USER
+        const created = await createWorkspaceFor(sql, body.name, limits, session.userId, max)
+        if (created.kind === 'taken') throw new HeraldError('conflict', `The workspace name ${JSON.stringify(body.name)} is taken; choose another.`)
+        if (created.kind === 'limit') throw new HeraldError('limit-reached', `You own ${max} workspaces, the most one person may own here (HERALD_MAX_WORKSPACES_PER_USER); delete one, or ask the operator to raise the limit.`)
         set.status = 201
         return { workspace: body.name, role: 'owner' as const, defaultChannel: created.defaultChannel }
       },
       {
         body: Type.Object({ name: Type.String({ maxLength: 64, pattern: SLUG.source, description: 'Lower-case slug, unique on this Herald.', examples: ['acme'] }) }, { additionalProperties: false }),
         response: { 201: MyWorkspace },
-        detail: detail('Create a workspace', 'With the default channel "general"; you are its owner. 409 when the name is taken.'),
+        detail: detail('Create a workspace', 'With the default channel "general"; you are its owner. 409 when the name is taken, or when you own HERALD_MAX_WORKSPACES_PER_USER workspaces.'),
       },
     )
     .get(
