@@ -7,7 +7,7 @@ import type { Config } from './core/config'
 import type { Logger } from './core/log'
 import { instanceId, isConnectionError, openDatabase, type Database } from './core/db'
 import { migrate } from './core/migrate'
-import { dropExpiredPartitions, ensurePartitions } from './core/partitions'
+import { deleteExpiredUsage, dropExpiredPartitions, ensurePartitions } from './core/partitions'
 import { createApiKeyAuth } from './ingest/auth'
 import { createBatcher } from './ingest/batcher'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
@@ -16,7 +16,7 @@ import { SERVER_MAX_BODY_BYTES } from './http/body'
 import { createSecretBox, loadSecretKey } from './core/secrets'
 import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
 import { createJetStreamBus } from './delivery/bus_jetstream'
-import { GRACE_MS, createRelay, type RelayedRows } from './delivery/relay'
+import { createRelay } from './delivery/relay'
 import { createPool } from './delivery/pool'
 import { createFanout, workRoom, type Fanout } from './delivery/fanout'
 import { loadPushConfig, type PushConfig } from './delivery/push/config'
@@ -50,17 +50,19 @@ interface Pipeline {
   bus: EventBus
   fanout: Fanout | null
   handoff(outboxId: number, events: BusEvent[]): void
-  relayed: RelayedRows
   stop(): Promise<void>
 }
 
 /** The bus, the relay and, when this process delivers, the pool and the fan-out. */
-async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, push: PushConfig): Promise<Pipeline> {
+async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, push: PushConfig, onFatal?: (err: Error) => void): Promise<Pipeline> {
   const instance = config.NATS_URL ? await instanceId(db.sql) : ''
+  // Without NATS at start, the bus joins it when it comes: the API keeps
+  // taking events into the ledger, and a worker is not ready until then.
   const bus = config.NATS_URL
-    ? await reaching('NATS', 'NATS_URL', config.NATS_URL, () =>
-        createJetStreamBus({ url: config.NATS_URL!, stream: config.NATS_STREAM, maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance }),
-      (err) => (err as Error).name === 'ConnectionError' || /connection.refused|ECONNREFUSED|ENOTFOUND|timeout/i.test(`${(err as { code?: string }).code} ${(err as Error).message}`))
+    ? await createJetStreamBus({
+        url: config.NATS_URL, stream: config.NATS_STREAM, replicas: config.NATS_STREAM_REPLICAS,
+        maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance, onFatal,
+      })
     : createInProcessBus()
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
@@ -69,13 +71,12 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     fanout = createFanout(db.sql, bus, pool, secrets, config, push, log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
     await bus.consume(fanout.accept)
   }
-  const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, leaseMs: 60_000, rowsPerRound: 20, graceMs: GRACE_MS })
+  const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, rowsPerRound: 20, replayAfterMs: config.FANOUT_REPLAY_AFTER_MS })
   const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })
   return {
     bus,
     fanout,
     handoff: relay.handoff,
-    relayed: relay.relayed,
     async stop() {
       unwatch()
       await relay.stop()
@@ -122,13 +123,14 @@ async function openStore(config: Config, log: Logger) {
 }
 
 /** `herald worker`: consumes JetStream and delivers; needs DATABASE_URL and NATS_URL. */
-export async function startWorker(config: Config, log: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startWorker(config: Config, log: Logger, opts: { onFatal?: (err: Error) => void } = {}): Promise<{ stop(): Promise<void> }> {
   if (!config.DATABASE_URL || !config.NATS_URL) {
     throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
   }
   const { db, secrets, stopMaintenance } = await openStore(config, log)
-  const pipeline = await startPipeline(db, config, log, true, secrets, loadPushConfig(config, log))
-  const metrics = serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN })
+  const pipeline = await startPipeline(db, config, log, true, secrets, loadPushConfig(config, log), opts.onFatal)
+  // Not healthy while it consumes nothing: NATS away, or its consumer gone and not yet made again.
+  const metrics = serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN, ready: () => pipeline.bus.ready() })
   log.info({ threads: config.WORKER_THREADS, concurrency: config.WORKER_CONCURRENCY, metricsPort: metrics.port }, 'Herald worker is running')
   let stopping: Promise<void> | undefined
   return {
@@ -146,10 +148,11 @@ export async function startWorker(config: Config, log: Logger): Promise<{ stop()
 export async function maintain(db: Database, config: Config, log: Logger) {
   const created = await ensurePartitions(db.sql)
   const dropped = await dropExpiredPartitions(db.sql, config.HERALD_RETENTION_MONTHS)
+  await deleteExpiredUsage(db.sql, config.HERALD_RETENTION_MONTHS)
   await deleteExpiredIdempotencyKeys(db.sql)
   await deleteExpiredSigninFailures(db.sql)
   await deleteExpiredSignupRequests(db.sql)
-  if (created.length || dropped.length) log.info({ created, dropped }, 'event partitions maintained')
+  if (created.length || dropped.length) log.info({ created, dropped }, 'partitions of events and deliveries maintained')
 }
 
 /** On a fresh embedded install, the demo workspace (awaiting its first owner) and its key, shown once. */
@@ -192,18 +195,18 @@ async function printBanner(db: Database, url: string, demoKey: string | undefine
 }
 
 /** `opts.banner`: print where the dashboard is, the demo key and the operator token (off in tests). */
-export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all', opts: { banner?: boolean } = {}): Promise<Herald> {
+export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all', opts: { banner?: boolean; onFatal?: (err: Error) => void } = {}): Promise<Herald> {
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const demoKey = await createDemoWorkspace(db, config)
   const admin = loadAdminToken(config)
   // Without NATS the API process is the only one that can deliver its events.
   const push = loadPushConfig(config, log)
-  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, push)
+  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, push, opts.onFatal)
 
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
   const batcher = createBatcher(db.sql, db.connection, log, {
-    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff, relayed: pipeline.relayed,
+    maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
     timeoutMs: db.embedded ? 0 : undefined,

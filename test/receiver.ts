@@ -19,7 +19,8 @@ export interface Receiver {
   stop(): void
 }
 
-export function startReceiver(): Receiver {
+/** Starts a receiver on a free port, or on `port` (the same receiver back after a stop: connections were refused meanwhile). */
+export function startReceiver(port = 0): Receiver {
   const r: Receiver = {
     url: '',
     received: [],
@@ -36,7 +37,7 @@ export function startReceiver(): Receiver {
     stop: () => server.stop(true),
   }
   const server = Bun.serve({
-    port: 0,
+    port,
     hostname: '127.0.0.1',
     async fetch(req) {
       const url = new URL(req.url)

@@ -100,7 +100,7 @@ const circuits = createCircuits()
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Sent['result']> {
   if (p.router) {
     const gate = await circuits.enter(`router:${p.router.id}`, config.circuit)
-    if (!gate.ok) return { ok: false, retryable: true, durationMs: 0, error: gate.reason, retryAfterMs: gate.retryAfterMs }
+    if (!gate.ok) return { ok: false, retryable: true, durationMs: 0, error: gate.reason, retryAfterMs: gate.retryAfterMs, held: gate.held }
     // A place among the thread's sends is taken only once the destination let
     // this one through: deliveries waiting on a hanging destination must not
     // fill the thread's places and hold up every other destination.

@@ -34,7 +34,12 @@ async function runServer(command: 'start' | 'serve' | 'worker', running: Running
   if (command === 'serve' && !config.DATABASE_URL) {
     throw new CliError('config', 'herald serve is the API of a scaled-out Herald and needs DATABASE_URL (and NATS_URL for separate workers); `herald start` runs everything on the embedded database')
   }
-  const herald = command === 'worker' ? await startWorker(config, log) : await startHerald(config, log, command === 'serve' ? 'api' : 'all')
+  // NATS reached late, and unusable for this Herald (another database's stream, one it cannot change): stop.
+  const onFatal = (err: Error) => {
+    log.fatal({ err }, 'stopping: NATS is unusable for this Herald')
+    setTimeout(() => process.exit(1), 100)
+  }
+  const herald = command === 'worker' ? await startWorker(config, log, { onFatal }) : await startHerald(config, log, command === 'serve' ? 'api' : 'all', { onFatal })
   running.server = true
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => herald.stop().then(() => process.exit(0)))
 }

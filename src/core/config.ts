@@ -57,10 +57,21 @@ export const ConfigSchema = Type.Object({
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that.
   API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up.'),
-  HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept; older monthly partitions are dropped. 0 keeps everything.'),
+  // 0 by default: dropping data is the operator's choice. What grows without
+  // it is bounded anyway: usage_daily keeps 13 months (partitions.ts), idempotency keys 24 h.
+  HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept, the current one included; older months are dropped whole: their events, the deliveries and delivery attempts of those events, and the outbox rows that list them. usage_daily keeps this many months, and at least 13. 0 keeps every event and delivery.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
-  NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|wss?)://', error: 'a NATS URL (nats://, tls://, ws:// or wss://), e.g. nats://127.0.0.1:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`). Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself.' })),
+  NATS_URL: Type.Optional(Type.String({ pattern: '^\\s*(nats|tls|wss?)://[^,\\s]+(\\s*,\\s*(nats|tls|wss?)://[^,\\s]+)*\\s*$', error: 'a NATS URL (nats://, tls://, ws:// or wss://), or several separated by commas, e.g. nats://10.0.0.1:4222,nats://10.0.0.2:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`), or several servers of one cluster separated by commas, which the client fails over between. Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself. Processes start without NATS and join it when it comes.' })),
   NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>). One per Herald database: a Herald refuses to start on a stream that holds another database\'s events.' }),
+  // One copy by default, as a single nats-server keeps; a cluster of three
+  // keeps 3, so that losing one node's disk loses nothing and delivery goes on.
+  NATS_STREAM_REPLICAS: Int(1, 1, 5, 'Copies of the stream a NATS cluster keeps (JetStream replicas): 1 on a single server, 3 on a cluster of three or more. An existing stream is changed to it at start.'),
+  // The ledger (the outbox) keeps every accepted event owed until a worker
+  // has recorded its fan-out. Past this age, what is still owed and no longer
+  // in JetStream (a limit, an age, a lost store, a deleted stream) is
+  // published again. Long enough that a busy worker is not raced, short enough
+  // that a loss costs minutes.
+  FANOUT_REPLAY_AFTER_MS: Int(120000, 1000, 86400000, 'An accepted event whose fan-out is not recorded this long after it was published is published again, if JetStream holds fewer events than PostgreSQL still owes (it dropped some).'),
   // A 32-byte key, base64. Unset: a key is generated once into
   // HERALD_DATA_DIR/secret.key; every instance sharing a database must then
   // share that file, so set this when scaling out.
@@ -76,8 +87,15 @@ export const ConfigSchema = Type.Object({
   // One receiver that hangs may hold this many of a worker's sends, no more;
   // the rest of its deliveries wait a little, then are retried later.
   DESTINATION_CONCURRENCY: Int(32, 1, 10000, 'Sends under way to one router\'s destination per worker process; beyond it a delivery waits up to 2 s for a place, then is retried later.'),
-  CIRCUIT_FAILURES: Int(5, 1, 1000, 'Consecutive failures (no answer, time-out, 429, 5xx) of a destination that open its circuit: its deliveries are then retried later without being sent.'),
-  CIRCUIT_COOLDOWN_MS: Int(30000, 100, 3600000, 'How long an open circuit stays open before one trial send; doubled after each failed trial, up to 10 minutes.'),
+  CIRCUIT_FAILURES: Int(5, 1, 1000, 'Consecutive failures (no answer, time-out, 429, 5xx) of a destination that open its circuit: its deliveries are then held back, without being sent or using an attempt, until a trial send succeeds.'),
+  // An open circuit costs a dead destination one trial request per cool-down
+  // and worker thread, next to nothing, so the cool-downs are short: 5 s at
+  // first, doubled after each failed trial up to 20 s. The cap is how long a
+  // destination that is back may wait for its first delivery (plus the
+  // scheduler's second): within 30 s of its recovery, where a cool-down that
+  // doubled up to 10 minutes kept a recovered receiver waiting for minutes.
+  CIRCUIT_COOLDOWN_MS: Int(5000, 100, 3600000, 'How long an open circuit stays open before one trial send; doubled after each failed trial, up to `CIRCUIT_COOLDOWN_MAX_MS`.'),
+  CIRCUIT_COOLDOWN_MAX_MS: Int(20000, 100, 3600000, 'Longest an open circuit stays open between two trial sends, however many failed: a destination that is back gets a delivery within about this long. Set below `CIRCUIT_COOLDOWN_MS`, it is `CIRCUIT_COOLDOWN_MS`.'),
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),

@@ -255,14 +255,14 @@ export async function exposition(): Promise<Response> {
  * `herald worker` has no API: this tiny server answers /metrics and /healthz
  * on METRICS_PORT (0 picks a free port).
  */
-export function serveMetrics(opts: { port: number; hostname: string; token?: string }) {
+export function serveMetrics(opts: { port: number; hostname: string; token?: string; ready?: () => boolean }) {
   return Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
     development: false,
     fetch(req) {
       const path = new URL(req.url).pathname
-      if (path === '/healthz') return Response.json({ status: 'ok' })
+      if (path === '/healthz') return opts.ready && !opts.ready() ? Response.json({ status: 'not-ready', detail: 'no JetStream consumer: NATS is unreachable, or the consumer is being made again' }, { status: 503 }) : Response.json({ status: 'ok' })
       if (path !== '/metrics') return problemResponse(new HeraldError('not-found', 'This server answers only /metrics and /healthz.'))
       if (!metricsAllowed(req.headers.get('authorization'), opts.token)) return problemResponse(metricsUnauthorized())
       return exposition()

@@ -1,59 +1,151 @@
-// Monthly partitions of `events`. Partitions are created a few months ahead so
-// inserts never wait on DDL; rows that land outside them go to events_default
-// and are moved when their month's partition is created. Retention drops whole
-// partitions, which frees the space at once and costs no vacuum.
-import type { Sql } from './db'
+// Retention. `events`, `deliveries` and `delivery_attempts` are partitioned by
+// month of their event (created_at; event_at for the other two, sql/0012).
+// Partitions are created a few months ahead so inserts never wait on DDL;
+// rows that land outside them go to the table's default partition and are
+// moved when their month's partition is created. HERALD_RETENTION_MONTHS drops
+// whole partitions, which frees the space at once and costs no vacuum; the
+// rows that are not partitioned but grow with traffic (the outbox, usage_daily)
+// are deleted by age here too. Idempotency keys, sign-in failures and sign-up
+// requests expire on their own clocks (see maintain() in src/server.ts).
+import type { Sql, Tx } from './db'
 
 const MONTHS_AHEAD = 2
 const LOCK_ID = 7262_0002
 
+/**
+ * The partitioned tables and their keys, each a month of the same events.
+ * Order matters: a month's deliveries partition holds the rows its attempts'
+ * foreign key refers to, so it is attached before them and dropped after.
+ */
+const TABLES = [
+  { table: 'events', key: 'created_at' },
+  { table: 'deliveries', key: 'event_at' },
+  { table: 'delivery_attempts', key: 'event_at' },
+] as const
+type Table = (typeof TABLES)[number]
+
+/**
+ * usage_daily keeps HERALD_RETENTION_MONTHS months, and at least this many,
+ * also when the retention is 0 (which keeps every event): it is a summary,
+ * one row per workspace and day, and nothing reads far back. The dashboard's
+ * chart reads the last 30 days and the quota is counted on the workspace row;
+ * 13 months let an operator compare a month with the same month a year before.
+ */
+const USAGE_MONTHS_KEPT = 13
+
 const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month, 1))
-const partitionName = (d: Date) => `events_y${d.getUTCFullYear()}m${String(d.getUTCMonth() + 1).padStart(2, '0')}`
+const partitionName = (table: string, d: Date) => `${table}_y${d.getUTCFullYear()}m${String(d.getUTCMonth() + 1).padStart(2, '0')}`
+/** The first month older than the `months` kept (the current one counts as the first). */
+const cutoffOf = (months: number, now: Date) => monthStart(now.getUTCFullYear(), now.getUTCMonth() - months + 1)
+
+/** The monthly partitions that exist, with the month each holds. */
+async function monthlyPartitions(sql: Sql): Promise<{ table: Table['table']; name: string; start: Date }[]> {
+  const rows = await sql<{ parent: string; name: string }[]>`
+    SELECT p.relname AS parent, c.relname AS name FROM pg_inherits i
+    JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+    WHERE i.inhparent = ANY(${TABLES.map((t) => t.table)}::text[]::regclass[])`
+  return rows.flatMap(({ parent, name }) => {
+    const m = /_y(\d{4})m(\d{2})$/.exec(name)
+    if (!m || name !== `${parent}${m[0]}`) return []
+    return [{ table: parent as Table['table'], name, start: monthStart(Number(m[1]), Number(m[2]) - 1) }]
+  })
+}
 
 export async function ensurePartitions(sql: Sql, now = new Date()): Promise<string[]> {
   const created: string[] = []
-  const existing = new Set(
-    (await sql<{ name: string }[]>`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-       WHERE i.inhparent = 'events'::regclass`).map((r) => r.name),
-  )
+  const existing = new Set((await monthlyPartitions(sql)).map((p) => p.name))
   for (let k = 0; k <= MONTHS_AHEAD; k++) {
     const from = monthStart(now.getUTCFullYear(), now.getUTCMonth() + k)
-    const to = monthStart(from.getUTCFullYear(), from.getUTCMonth() + 1)
-    const name = partitionName(from)
-    if (existing.has(name)) continue
+    if (TABLES.every((t) => existing.has(partitionName(t.table, from)))) continue
     await sql.begin(async (tx) => {
       const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS ok`
       if (!lock?.ok) return
-      const [found] = await tx<{ exists: boolean }[]>`SELECT to_regclass(${name}) IS NOT NULL AS exists`
-      if (found?.exists) return
-      // Build the partition beside the table, move any rows of its month out of
-      // the default partition, then attach: the attach finds nothing to move.
-      await tx.unsafe(`CREATE TABLE ${name} (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`)
-      await tx.unsafe(
-        `WITH moved AS (DELETE FROM events_default WHERE created_at >= $1 AND created_at < $2 RETURNING *)
-         INSERT INTO ${name} SELECT * FROM moved`,
-        [from.toISOString(), to.toISOString()],
-      )
-      await tx.unsafe(`ALTER TABLE events ATTACH PARTITION ${name} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`)
-      created.push(name)
+      created.push(...(await createMonth(tx, from)))
     })
   }
   return created
 }
 
-/** Drops partitions older than `months` whole months before the current one. 0 keeps everything. */
+/**
+ * Creates the month's missing partitions in one transaction. Each is built
+ * beside its table, the rows of its month are moved out of the default
+ * partition, and then it is attached: the attach finds nothing to move.
+ * Attempts are moved before deliveries (deleting a delivery from the default
+ * partition cascades to attempts still beside it), and deliveries attached
+ * before attempts (whose foreign key the attach checks).
+ */
+async function createMonth(tx: Tx, from: Date): Promise<string[]> {
+  const to = monthStart(from.getUTCFullYear(), from.getUTCMonth() + 1)
+  const missing: (Table & { name: string })[] = []
+  for (const t of TABLES) {
+    const name = partitionName(t.table, from)
+    const [found] = await tx<{ exists: boolean }[]>`SELECT to_regclass(${name}) IS NOT NULL AS exists`
+    if (!found?.exists) missing.push({ ...t, name })
+  }
+  for (const t of missing) await tx.unsafe(`CREATE TABLE ${t.name} (LIKE ${t.table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`)
+  for (const t of [...missing].reverse()) {
+    await tx.unsafe(
+      `WITH moved AS (DELETE FROM ${t.table}_default WHERE ${t.key} >= $1 AND ${t.key} < $2 RETURNING *)
+       INSERT INTO ${t.name} SELECT * FROM moved`,
+      [from.toISOString(), to.toISOString()],
+    )
+  }
+  for (const t of missing) {
+    await tx.unsafe(`ALTER TABLE ${t.table} ATTACH PARTITION ${t.name} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`)
+  }
+  return missing.map((t) => t.name)
+}
+
+/**
+ * Drops the partitions of months older than `months` whole months before the
+ * current one (0 keeps everything): a month's events, deliveries and
+ * attempts together. Rows of those months in the default partitions, and the
+ * outbox rows that list their events (the fan-out they owe can no longer be
+ * made: the events are gone), are deleted.
+ */
 export async function dropExpiredPartitions(sql: Sql, months: number, now = new Date()): Promise<string[]> {
   if (months <= 0) return []
-  const cutoff = monthStart(now.getUTCFullYear(), now.getUTCMonth() - months + 1)
+  const cutoff = cutoffOf(months, now)
+  // The default partitions first: an attempt left there must not hold on to
+  // a deliveries partition about to be detached.
+  for (const t of [...TABLES].reverse()) await sql.unsafe(`DELETE FROM ${t.table}_default WHERE ${t.key} < $1`, [cutoff.toISOString()])
+  const expired = (await monthlyPartitions(sql)).filter((p) => p.start < cutoff)
   const dropped: string[] = []
-  const rows = await sql<{ name: string }[]>`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = 'events'::regclass AND c.relname ~ '^events_y[0-9]{4}m[0-9]{2}$'`
-  for (const { name } of rows) {
-    const start = monthStart(Number(name.slice(8, 12)), Number(name.slice(13, 15)) - 1)
-    if (start >= cutoff) continue
-    await sql.unsafe(`DROP TABLE IF EXISTS ${name}`)
-    dropped.push(name)
+  for (const start of new Set(expired.map((p) => p.start.getTime()))) {
+    await sql.begin(async (tx) => {
+      const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS ok`
+      if (!lock?.ok) return // another instance is at it
+      dropped.push(...(await dropMonth(tx, expired.filter((p) => p.start.getTime() === start))))
+    })
   }
-  await sql`DELETE FROM events_default WHERE created_at < ${cutoff}`
+  // An outbox row is written after the events it lists, so one older than the
+  // cutoff lists only events that are gone.
+  await sql`DELETE FROM outbox WHERE created_at < ${cutoff}`
   return dropped
+}
+
+/**
+ * Drops one month's partitions in one transaction: its attempts before the
+ * deliveries they refer to, and a deliveries partition, which their foreign
+ * key refers to, detached before it can be dropped.
+ */
+async function dropMonth(tx: Tx, month: { table: Table['table']; name: string }[]): Promise<string[]> {
+  const dropped: string[] = []
+  for (const t of [...TABLES].reverse()) {
+    const p = month.find((m) => m.table === t.table)
+    if (!p) continue
+    const [found] = await tx<{ exists: boolean }[]>`SELECT to_regclass(${p.name}) IS NOT NULL AS exists`
+    if (!found?.exists) continue
+    if (p.table === 'deliveries') await tx.unsafe(`ALTER TABLE deliveries DETACH PARTITION ${p.name}`)
+    await tx.unsafe(`DROP TABLE ${p.name}`)
+    dropped.push(p.name)
+  }
+  return dropped
+}
+
+/** Deletes the usage_daily rows older than the retention, and at least USAGE_MONTHS_KEPT months old. */
+export async function deleteExpiredUsage(sql: Sql, months: number, now = new Date()): Promise<number> {
+  const cutoff = cutoffOf(Math.max(months, USAGE_MONTHS_KEPT), now)
+  const result = await sql`DELETE FROM usage_daily WHERE day < ${cutoff.toISOString().slice(0, 10)}::date`
+  return result.count
 }

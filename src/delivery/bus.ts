@@ -6,11 +6,26 @@
 // in-process handler having created their deliveries).
 import type { EventView } from './event_view'
 
+/** Where an event is owed in the ledger: its outbox row, its place in the row's event_ids (from 0), and how many the row lists. */
+export interface OutboxRef {
+  id: number
+  index: number
+  size: number
+}
+
 export interface BusEvent {
   workspaceId: number
   view: EventView
   /** This copy may not be the first: the worker checks which deliveries already exist. */
   redelivered?: boolean
+  /** The ledger entry the worker clears once the event's fan-out is recorded. */
+  outbox?: OutboxRef
+  /**
+   * Published again because the bus lost it: JetStream would drop a copy with
+   * the same Nats-Msg-Id within its duplicate window, even one it no longer
+   * holds, so a replay goes under an id of its own (`<eventId>~<when>`).
+   */
+  replay?: boolean
 }
 
 /**
@@ -25,10 +40,11 @@ export interface Incoming {
   channel: string
   view: EventView | string
   redelivered?: boolean
+  outbox?: OutboxRef
 }
 
 export const incoming = (e: BusEvent): Incoming => ({
-  workspaceId: e.workspaceId, eventId: e.view.eventId, channel: e.view.channel, view: e.view, redelivered: e.redelivered,
+  workspaceId: e.workspaceId, eventId: e.view.eventId, channel: e.view.channel, view: e.view, redelivered: e.redelivered, outbox: e.outbox,
 })
 
 /**
@@ -82,6 +98,8 @@ export interface EventBus {
   onChange(f: (change: Change) => void): void
   /** The stream and, in a process that consumes, the consumer, for metrics; null on the in-process bus. */
   state(): Promise<BusState | null>
+  /** Whether the bus can do its part now: reached, with its stream and, in a process that consumes, its consumer. */
+  ready(): boolean
   close(): Promise<void>
 }
 
@@ -118,6 +136,7 @@ export function createInProcessBus(): EventBus {
       listeners.push(f)
     },
     state: async () => null,
+    ready: () => true,
     async close() {
       handler = null
     },
@@ -146,5 +165,7 @@ export function createWatchers(onFirst?: (ws: number) => void, onLast?: (ws: num
     emit(ws: number, view: EventView) {
       for (const f of byWs.get(ws) ?? []) f(view)
     },
+    /** The workspaces someone watches now. */
+    watched: () => [...byWs.keys()],
   }
 }

@@ -7,7 +7,7 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from '../core/log'
-import { createWatchers, isChange, type BusEvent, type BusState, type Change, type EventBus, type EventHandler, type Incoming } from './bus'
+import { createWatchers, isChange, type BusEvent, type BusState, type Change, type EventBus, type EventHandler, type Incoming, type OutboxRef } from './bus'
 import type { EventView } from './event_view'
 
 // Each message is one event's view as JSON; its ids travel in the subject and
@@ -20,14 +20,32 @@ const CONSUMER = 'herald-workers'
 const ns = (ms: number) => ms * 1_000_000
 
 export interface JetStreamOptions {
+  /** One NATS server URL, or several separated by commas: the client fails over between them. */
   url: string
   stream: string
+  /** Copies of the stream's messages a NATS cluster keeps (NATS_STREAM_REPLICAS). */
+  replicas: number
   maxAckPending: number // unacknowledged events across the consumer: the events being delivered
   ackWaitMs: number // redelivery of an event whose worker went silent
   log: Logger
   /** This database's id (table herald_instance): the stream must hold this database's events only. */
   instance: string
+  /** Called when NATS, once reached, turns out unusable for good (another database's stream, an incompatible stream): the process should stop. */
+  onFatal?: (err: Error) => void
 }
+
+/** Where a NATS URL points, without its credentials: "127.0.0.1:4222". */
+const hostOf = (url: string) => {
+  try {
+    const u = new URL(url)
+    return u.port ? `${u.hostname}:${u.port}` : u.hostname
+  } catch {
+    return '(an unreadable URL)'
+  }
+}
+
+/** The servers of NATS_URL: one URL or several, separated by commas. */
+export const natsServers = (url: string) => url.split(',').map((s) => s.trim()).filter(Boolean)
 
 // An event that keeps failing is retried with growing pauses; the worker
 // acknowledges an event as soon as its deliveries exist in PostgreSQL, so this
@@ -75,11 +93,12 @@ function createPublisher(nc: NatsConnection, timeoutMs: number) {
     }
   }, 250)
   return {
-    publish(subject: string, data: string, msgId: string): Promise<void> {
+    publish(subject: string, data: string, msgId: string, outbox?: OutboxRef): Promise<void> {
       return new Promise((resolve, reject) => {
         const id = String(++seq)
         const h = headers()
         h.set('Nats-Msg-Id', msgId)
+        if (outbox) h.set(OUTBOX_HEADER, `${outbox.id}.${outbox.index}.${outbox.size}`)
         try {
           nc.publish(subject, data, { reply: `${inbox}.${id}`, headers: h })
         } catch (err) {
@@ -97,82 +116,219 @@ function createPublisher(nc: NatsConnection, timeoutMs: number) {
   }
 }
 
+// How long start-up waits for NATS before it goes on without it: the API
+// keeps taking events (the ledger holds them) and a worker reports not-ready
+// until NATS comes.
+const FIRST_CONNECT_MS = 3_000
+// How often a consuming process checks that its consumer still exists (an
+// operator may delete it, or the stream with it, or NATS may lose its store).
+const CONSUMER_CHECK_MS = 2_000
+// A handler batch at most, and what a worker holds unacknowledged beyond
+// what it works on: a worker that stalls holds few events for the ack wait.
+const PULL_MESSAGES = 200
+
+interface Link {
+  nc: NatsConnection
+  jsm: Manager
+  js: ReturnType<typeof jetstream>
+  publisher: ReturnType<typeof createPublisher>
+}
+
 export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventBus> {
-  const nc: NatsConnection = await connect({ servers: opts.url, name: 'herald', maxReconnectAttempts: -1, reconnectTimeWait: 500 })
-  const jsm = await jetstreamManager(nc)
+  const servers = natsServers(opts.url)
   const SUBJECT = subjectRoot(opts.stream)
   // Cache invalidation between processes: core NATS, at most once. A lost
   // message only means a cache lives out its time-to-live.
   const CONTROL = `herald.control.${opts.stream}`
-  await ensureStream(jsm, opts.stream, opts.instance).catch(async (err) => {
-    await nc.close()
-    throw err
-  })
-  const js = jetstream(nc)
-  const publisher = createPublisher(nc, PUBLISH_TIMEOUT_MS)
   const listeners: ((c: Change) => void)[] = []
+  let link: Link | null = null
+  let closed = false
+  let handler: EventHandler | null = null
+  let consumerReady = false
+  let consuming: Promise<void> | null = null
+  let stopConsuming: (() => void) | null = null
+
   // The live feed: a core-NATS subscription to a workspace's subjects while
-  // someone watches it; it sees each message as it is published.
+  // someone watches it; it sees each message as it is published. Made again
+  // on every connection.
   const feeds = new Map<number, { unsubscribe(): void }>()
-  const watchers = createWatchers(
-    (ws) => feeds.set(ws, nc.subscribe(`${SUBJECT}.${ws}.>`, {
+  const subscribeFeed = (ws: number) => {
+    if (!link) return
+    feeds.set(ws, link.nc.subscribe(`${SUBJECT}.${ws}.>`, {
       callback: (_err, msg) => {
         try {
           watchers.emit(ws, msg.json<EventView>())
         } catch {}
       },
-    })),
-    (ws) => {
-      feeds.get(ws)?.unsubscribe()
-      feeds.delete(ws)
-    },
-  )
-  let consuming: { stop(): void; done: Promise<void> } | null = null
-
-  nc.subscribe(CONTROL, {
-    callback: (_err, msg) => {
-      let change: unknown
-      try {
-        change = msg.json()
-      } catch {
-        return
-      }
-      if (isChange(change)) for (const f of listeners) f(change)
-    },
+    }))
+  }
+  const watchers = createWatchers(subscribeFeed, (ws) => {
+    feeds.get(ws)?.unsubscribe()
+    feeds.delete(ws)
   })
+
+  /** Connects, checks or makes the stream, and subscribes; retried until it works (or turns out unusable for good). */
+  async function open(): Promise<Link> {
+    let failures = 0
+    for (;;) {
+      if (closed) throw new Error('the bus is closed')
+      let nc: NatsConnection | null = null
+      try {
+        nc = await connect({ servers, name: 'herald', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 2_000 })
+        const jsm = await jetstreamManager(nc)
+        await ensureStream(jsm, opts)
+        return { nc, jsm, js: jetstream(nc), publisher: createPublisher(nc, PUBLISH_TIMEOUT_MS) }
+      } catch (err) {
+        await nc?.close().catch(() => {})
+        if (err instanceof ForeignStreamError) throw err
+        if (failures++ === 0) opts.log.warn({ err }, `cannot reach NATS at ${servers.map(hostOf).join(', ')} (NATS_URL): events wait in PostgreSQL until it comes`)
+        await Bun.sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)))
+      }
+    }
+  }
+
+  function linked(l: Link) {
+    link = l
+    l.nc.subscribe(CONTROL, {
+      callback: (_err, msg) => {
+        let change: unknown
+        try {
+          change = msg.json()
+        } catch {
+          return
+        }
+        if (isChange(change)) for (const f of listeners) f(change)
+      },
+    })
+    for (const ws of watchers.watched()) subscribeFeed(ws)
+    opts.log.info({ stream: opts.stream }, 'connected to NATS')
+    if (handler && !consuming) consuming = consume(handler)
+  }
+
+  const opening = open()
+  // Start-up waits a little for NATS, so that a stream of another database
+  // stops the process at once; past that, NATS is joined when it comes.
+  const first = await Promise.race([opening.then(() => true), Bun.sleep(FIRST_CONNECT_MS).then(() => false)])
+  if (first) linked(await opening)
+  else {
+    opts.log.warn({ stream: opts.stream }, 'starting without NATS: the API keeps accepting events, which wait in PostgreSQL; workers wait and are not ready')
+    opening.then(linked, (err) => {
+      if (closed) return
+      opts.log.error({ err }, 'NATS is unusable for this Herald')
+      opts.onFatal?.(err)
+    })
+  }
+
+  // The stream may vanish under a running process (`nats stream rm`, a lost
+  // store): the first publish that finds no stream makes it again, at most
+  // once a second, and the relay's next round publishes what failed.
+  let remaking: Promise<void> | null = null
+  let remadeAt = 0
+  function remakeStream(l: Link) {
+    if (remaking || Date.now() - remadeAt < 1_000) return
+    remadeAt = Date.now()
+    remaking = ensureStream(l.jsm, opts)
+      .then(() => opts.log.warn({ stream: opts.stream }, 'the JetStream stream was missing and is made again; what it held is published again from PostgreSQL'))
+      .catch((err) => {
+        if (err instanceof ForeignStreamError || err instanceof IncompatibleStreamError) opts.onFatal?.(err)
+        else opts.log.warn({ err }, 'could not make the JetStream stream again')
+      })
+      .finally(() => (remaking = null))
+  }
+
+  /** Consumes until the bus closes: makes the stream and the consumer again whenever they disappear. */
+  async function consume(h: EventHandler) {
+    let failures = 0
+    while (!closed && link) {
+      const l = link
+      try {
+        await ensureStream(l.jsm, opts)
+        await ensureConsumer(l.jsm, opts)
+        const messages = await (await l.js.consumers.get(opts.stream, CONSUMER)).consume({ max_messages: Math.min(opts.maxAckPending, PULL_MESSAGES) })
+        consumerReady = true
+        failures = 0
+        stopConsuming = () => messages.stop()
+        const watch = setInterval(async () => {
+          const gone = await l.jsm.consumers.info(opts.stream, CONSUMER).then(() => false, (err) => isNotFound(err))
+          if (gone && consumerReady) {
+            consumerReady = false
+            opts.log.warn({ stream: opts.stream, consumer: CONSUMER }, 'the JetStream consumer (or its stream) disappeared; making it again')
+            messages.stop()
+          }
+        }, CONSUMER_CHECK_MS)
+        try {
+          await pump(messages, h, opts.log, opts.ackWaitMs)
+        } finally {
+          clearInterval(watch)
+          consumerReady = false
+          stopConsuming = null
+        }
+      } catch (err) {
+        consumerReady = false
+        if (err instanceof ForeignStreamError || err instanceof IncompatibleStreamError) return opts.onFatal?.(err)
+        if (failures++ === 0) opts.log.warn({ err }, 'cannot consume from JetStream yet; retrying')
+        await Bun.sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)))
+      }
+    }
+  }
 
   return {
     kind: 'jetstream',
     async publish(events: BusEvent[]) {
+      const l = link
+      const replayMark = Date.now().toString(36)
+      if (!l) throw new Error('NATS is not reachable yet; the events wait in PostgreSQL')
       // All in flight at once; each PubAck means the stream stored the message.
-      await Promise.all(
-        events.map((e) => publisher.publish(`${SUBJECT}.${e.workspaceId}.${subjectToken(e.view.channel)}`, JSON.stringify(e.view), e.view.eventId)),
-      )
+      try {
+        await Promise.all(
+          events.map((e) => l.publisher.publish(`${SUBJECT}.${e.workspaceId}.${subjectToken(e.view.channel)}`, JSON.stringify(e.view), e.replay ? `${e.view.eventId}~${replayMark}` : e.view.eventId, e.outbox)),
+        )
+      } catch (err) {
+        if (/no responders|503|stream not found/i.test(String((err as Error).message))) remakeStream(l)
+        throw err
+      }
     },
-    async consume(handler: EventHandler) {
-      await ensureConsumer(jsm, opts)
-      const consumer = await js.consumers.get(opts.stream, CONSUMER)
-      const messages = await consumer.consume({ max_messages: Math.min(opts.maxAckPending, 1000) })
-      consuming = { stop: () => messages.stop(), done: pump(messages, handler, opts.log, opts.ackWaitMs) }
+    async consume(h: EventHandler) {
+      handler = h
+      if (link && !consuming) consuming = consume(h)
+      // With NATS there, a worker says it runs once its consumer does.
+      for (const end = Date.now() + FIRST_CONNECT_MS; link && !consumerReady && Date.now() < end; ) await Bun.sleep(20)
     },
     watch: (ws, f) => watchers.add(ws, f),
     announce(change) {
       for (const f of listeners) f(change) // this process at once, even if NATS is away
-      nc.publish(CONTROL, JSON.stringify(change))
+      link?.nc.publish(CONTROL, JSON.stringify(change))
     },
     onChange(f) {
       listeners.push(f)
     },
     // The consumer is the workers' own: only a process that consumes reports
     // it, so each worker's scrape shows it and API processes do not repeat it.
-    state: () => readJetStreamState(jsm, opts.stream, !!consuming),
+    async state() {
+      const l = link
+      if (!l) throw new Error('NATS is not reachable')
+      return readJetStreamState(l.jsm, opts.stream, !!handler).catch((err) => {
+        if (isNotFound(err)) remakeStream(l)
+        throw err
+      })
+    },
+    ready: () => !!link && !link.nc.isClosed() && (handler ? consumerReady : true),
     async close() {
-      publisher.close()
-      consuming?.stop()
-      await consuming?.done.catch(() => {})
-      await nc.drain().catch(() => nc.close())
+      closed = true
+      stopConsuming?.()
+      await consuming?.catch(() => {})
+      const l = link
+      if (!l) return
+      l.publisher.close()
+      await l.nc.drain().catch(() => l.nc.close())
     },
   }
+}
+
+/** JetStream's "no such stream or consumer" (10059 stream not found, 10014 consumer not found). */
+const isNotFound = (err: unknown) => {
+  const e = err as { code?: string | number; api_error?: { err_code?: number }; message?: string }
+  return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(String(e?.message)) || String(e?.code) === '404'
 }
 
 /**
@@ -180,15 +336,28 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
  * (herald.events.<workspace id>.<channel>; channel slugs are subject-safe, so
  * the token is the slug), the event id from Nats-Msg-Id, the view as text.
  */
-function received(m: JsMsg): Incoming {
+function received(m: JsMsg, staleAfterMs: number): Incoming {
   const tokens = m.subject.split('.')
   return {
     workspaceId: Number(tokens[tokens.length - 2]),
     channel: tokens[tokens.length - 1]!,
-    eventId: m.headers!.get('Nats-Msg-Id'),
+    eventId: m.headers!.get('Nats-Msg-Id').split('~')[0]!, // a replay's id is "<eventId>~<when>"
     view: m.string(),
-    redelivered: m.info.redelivered,
+    // A first delivery to this process may still be a copy another worker
+    // already handled: a process frozen past the ack wait (SIGSTOP, a long
+    // pause) gets back messages JetStream has meanwhile redelivered elsewhere.
+    // An event older than the ack wait is checked against the deliveries
+    // that exist before anything is sent.
+    redelivered: m.info.redelivered || Date.now() - m.info.timestampNanos / 1e6 > staleAfterMs,
+    outbox: outboxRef(m.headers?.get(OUTBOX_HEADER)),
   }
+}
+
+/** The ledger entry a message carries: "id.index.size". */
+const OUTBOX_HEADER = 'Herald-Outbox'
+function outboxRef(h: string | undefined): OutboxRef | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(h ?? '')
+  return m ? { id: Number(m[1]), index: Number(m[2]), size: Number(m[3]) } : undefined
 }
 
 /**
@@ -209,7 +378,7 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
     const msgs = batch
     batch = []
     running.add(msgs)
-    const task = handler(msgs.map(received))
+    const task = handler(msgs.map((m) => received(m, ackWaitMs)))
       .then(
         () => msgs.forEach((m) => m.ack()),
         (err) => {
@@ -269,38 +438,78 @@ const ownerOf = (description: string | undefined) => /^Herald: the events of dat
  */
 export class ForeignStreamError extends Error {}
 
-async function ensureStream(jsm: Awaited<ReturnType<typeof jetstreamManager>>, name: string, instance: string) {
+/** A stream Herald cannot use as it is: it names the setting or the command that mends it. */
+export class IncompatibleStreamError extends Error {}
+
+/**
+ * Makes the stream, or checks the one that exists against what Herald needs:
+ * its subjects must take Herald's (else nothing reaches it: refused), its
+ * replicas follow NATS_STREAM_REPLICAS (changed in place, or refused when the
+ * cluster cannot hold them). Retention other than work queue, discard old and
+ * limits on messages, bytes or age can drop events JetStream acknowledged: the
+ * ledger publishes them again from PostgreSQL, so they are only warned about.
+ */
+async function ensureStream(jsm: Manager, opts: Pick<JetStreamOptions, 'stream' | 'instance' | 'replicas' | 'log'>) {
+  const name = opts.stream
+  const subject = `${subjectRoot(name)}.>`
   const config = {
     name,
-    description: ownerNote(instance),
-    subjects: [`${subjectRoot(name)}.>`],
+    description: ownerNote(opts.instance),
+    subjects: [subject],
     // Work queue: a message is removed once a worker acknowledged it.
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
+    num_replicas: opts.replicas,
     max_age: ns(7 * 24 * 3600 * 1000),
     duplicate_window: ns(2 * 60 * 1000),
   }
-  let info = await jsm.streams.info(name).catch(() => null)
+  let info = await jsm.streams.info(name).catch((err) => {
+    if (isNotFound(err)) return null
+    throw err
+  })
   if (!info) {
     info = await jsm.streams.add(config).catch(async (err) => {
       // Another process created it meanwhile.
       const made = await jsm.streams.info(name).catch(() => null)
-      if (!made) throw err
-      return made
+      if (made) return made
+      if (/insufficient resources|replicas/i.test(String((err as Error).message))) {
+        throw new IncompatibleStreamError(`NATS cannot keep ${opts.replicas} replicas of the stream ${name} (NATS_STREAM_REPLICAS=${opts.replicas}): ${(err as Error).message}; a single server keeps 1, a cluster of 3 or more keeps 3`)
+      }
+      throw err
     })
   }
   // A stream made before streams carried their database is claimed once.
-  if (!info.config.description) info = await jsm.streams.update(name, { description: ownerNote(instance) })
+  if (!info.config.description) info = await jsm.streams.update(name, { description: ownerNote(opts.instance) })
   const owner = ownerOf(info.config.description)
-  if (owner !== instance) {
+  if (owner !== opts.instance) {
     throw new ForeignStreamError(
-      `the JetStream stream ${name} (NATS_STREAM) holds the events of another Herald database (${owner ?? `its description: ${JSON.stringify(info.config.description)}`}), not this one's (${instance}): ` +
+      `the JetStream stream ${name} (NATS_STREAM) holds the events of another Herald database (${owner ?? `its description: ${JSON.stringify(info.config.description)}`}), not this one's (${opts.instance}): ` +
         `give each Herald its own NATS_STREAM, or, if that stream's ${info.state.messages} waiting events are not wanted any more, delete it (nats stream rm ${name})`,
     )
   }
+  const c = info.config
+  if (!c.subjects?.some((x) => x === subject || x === '>' || x === `${subject.split('.')[0]}.>`)) {
+    throw new IncompatibleStreamError(`the JetStream stream ${name} (NATS_STREAM) does not take the subjects ${subject} (it takes ${JSON.stringify(c.subjects)}): add them (nats stream edit ${name} --subjects '${subject}'), or choose another NATS_STREAM`)
+  }
+  if ((c.num_replicas ?? 1) !== opts.replicas) {
+    try {
+      await jsm.streams.update(name, { num_replicas: opts.replicas })
+      opts.log.info({ stream: name, from: c.num_replicas ?? 1, to: opts.replicas }, 'the JetStream stream now keeps NATS_STREAM_REPLICAS copies')
+    } catch (err) {
+      throw new IncompatibleStreamError(`the JetStream stream ${name} keeps ${c.num_replicas ?? 1} replicas and cannot be changed to ${opts.replicas} (NATS_STREAM_REPLICAS): ${(err as Error).message}`)
+    }
+  }
+  const lossy = [
+    c.retention !== RetentionPolicy.Workqueue && `retention ${c.retention} (Herald makes work queue streams)`,
+    c.discard === 'old' && (c.max_msgs > 0 || c.max_bytes > 0 || (c.max_msgs_per_subject ?? 0) > 0) && `discard old at max_msgs ${c.max_msgs}, max_bytes ${c.max_bytes}`,
+    c.max_age > 0 && c.max_age < ns(24 * 3600 * 1000) && `max_age ${Math.round(c.max_age / 1e9)} s`,
+  ].filter(Boolean)
+  if (lossy.length) {
+    opts.log.warn({ stream: name, settings: lossy }, 'the JetStream stream may drop events it acknowledged; PostgreSQL keeps them owed and they are published again (FANOUT_REPLAY_AFTER_MS), later than they would be')
+  }
 }
 
-async function ensureConsumer(jsm: Awaited<ReturnType<typeof jetstreamManager>>, opts: JetStreamOptions) {
+async function ensureConsumer(jsm: Manager, opts: JetStreamOptions) {
   const config = {
     durable_name: CONSUMER,
     ack_policy: AckPolicy.Explicit,

@@ -2,23 +2,39 @@
 // the sends of every other: a bound on the sends under way to one
 // destination, and a circuit breaker. After `failures` consecutive failures
 // that smell of the receiver (no answer, time-outs, 5xx) the circuit opens and
-// attempts fail at once, without a request, for `cooldownMs`; then one trial
-// goes through (half-open): success closes the circuit, failure opens it
-// again for twice as long, up to MAX_COOLDOWN_MS. State lives per worker
-// thread, like the connections it protects.
+// its deliveries are held back, without a request, for `cooldownMs`; then one
+// trial goes through (half-open): success closes the circuit, failure opens it
+// again for twice as long, up to `maxCooldownMs`. The cap is what bounds how
+// long a destination that is back waits for its first delivery: an open
+// period that kept doubling (30 s … 4 min) left a receiver that had recovered
+// unsent to for minutes. State lives per worker thread, like the connections
+// it protects.
 
 export interface CircuitOptions {
   maxInFlight: number // sends under way to one destination at once
   failures: number // consecutive failures that open the circuit
   cooldownMs: number // first open period
+  maxCooldownMs?: number // longest open period, however many trials failed (unset, or below cooldownMs: cooldownMs)
   waitMs: number // how long a send may wait for a place before it is deferred
 }
 
-const MAX_COOLDOWN_MS = 10 * 60_000
+// While the one trial is under way, the others come back this soon: a trial
+// that succeeds closes the circuit for them.
+const TRIAL_WAIT_MS = 1000
+// A send that found no place among the destination's sends tries again after this.
+const BUSY_WAIT_MS = 1000
 
+/** The longest an open circuit of `o` stays open. */
+export const cooldownCap = (o: CircuitOptions) => Math.max(o.cooldownMs, o.maxCooldownMs ?? 0)
+
+/**
+ * A place to send (release it with the outcome), or a send held back: not
+ * made, so not an attempt of the delivery, which is due again after
+ * `retryAfterMs` (when the circuit lets a trial through, or a place may be free).
+ */
 export type Gate =
   | { ok: true; release(outcome: 'success' | 'failure' | 'neutral'): void }
-  | { ok: false; reason: string; retryAfterMs: number }
+  | { ok: false; held: 'circuit_open' | 'busy'; reason: string; retryAfterMs: number }
 
 interface State {
   inFlight: number
@@ -48,24 +64,30 @@ export function createCircuits(now: () => number = Date.now) {
       s.consecutive++
       if (wasTrial || s.consecutive >= o.failures) {
         // A failed trial doubles the wait; a fresh opening starts at cooldownMs.
-        if (wasTrial) s.cooldownMs = Math.min(MAX_COOLDOWN_MS, s.cooldownMs * 2)
+        if (wasTrial) s.cooldownMs = Math.min(cooldownCap(o), s.cooldownMs * 2)
         s.openUntil = now() + s.cooldownMs
       }
     }
     s.waiting.shift()?.()
   }
 
+  /** Why a send to `s` may not go now, its circuit being open (or its trial under way), or null. */
+  function heldBack(s: State): Extract<Gate, { ok: false }> | null {
+    if (s.openUntil <= 0) return null
+    const left = s.openUntil - now()
+    if (left <= 0 && !s.trial) return null // half-open: the send that asks is the trial
+    // Due again when the trial may go, not a moment later: that trial is
+    // what finds out that the destination is back.
+    return { ok: false, held: 'circuit_open', reason: `circuit open: ${s.consecutive} failures in a row; not sent`, retryAfterMs: left > 0 ? left : TRIAL_WAIT_MS }
+  }
+
   /** Asks to send to `key`: a place (release it with the outcome), or why not now. */
   async function enter(key: string, o: CircuitOptions): Promise<Gate> {
     const s = stateOf(key, o)
+    let no = heldBack(s)
+    if (no) return no
     let trial = false
-    if (s.openUntil > 0) {
-      const left = s.openUntil - now()
-      if (left > 0 || s.trial) {
-        return { ok: false, reason: `circuit open: ${s.consecutive} failures in a row; not sent`, retryAfterMs: Math.max(left, 1000) }
-      }
-      trial = s.trial = true // half-open: this one send tests the destination
-    }
+    if (s.openUntil > 0) trial = s.trial = true // half-open: this one send tests the destination
     if (s.inFlight >= o.maxInFlight) {
       const got = await new Promise<boolean>((res) => {
         const t = setTimeout(() => {
@@ -77,8 +99,16 @@ export function createCircuits(now: () => number = Date.now) {
       })
       if (!got) {
         if (trial) s.trial = false
-        return { ok: false, reason: `destination busy: ${s.inFlight} sends to it already under way; not sent`, retryAfterMs: 1000 }
+        return { ok: false, held: 'busy', reason: `destination busy: ${s.inFlight} sends to it already under way; not sent`, retryAfterMs: BUSY_WAIT_MS }
       }
+      // The sends ahead of this one may have opened the circuit: then it is
+      // held back too, and passes the place on, rather than each waiting send
+      // going to a destination that just failed them all.
+      if (!trial && (no = heldBack(s))) {
+        s.waiting.shift()?.()
+        return no
+      }
+      if (!trial && s.openUntil > 0) trial = s.trial = true
     }
     s.inFlight++
     let done = false

@@ -32,30 +32,50 @@ export interface FirstAttempt extends AttemptRecord {
  * the state that attempt left it: one statement, so one round trip and one
  * implicit transaction for a whole batch. A delivery that already has a row
  * (a duplicate of a redelivered event) keeps it; its duplicate attempt is not
- * recorded. Devices that APNs or FCM no longer know are deleted with it.
+ * recorded. A first attempt the circuit held back makes a pending row with
+ * no attempt. Devices that APNs or FCM no longer know are deleted with it.
  */
-export async function insertDeliveries(sql: Tx, rows: FirstAttempt[]): Promise<void> {
-  if (!rows.length) return
+export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
+  if (!rows.length) return clearOwed(sql, ledger)
   // One JSON parameter rather than an array per column: JSON.stringify is
   // native, postgres.js escapes arrays element by element in JavaScript.
   const json = JSON.stringify(rows.map((r) => ({
     i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
-    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null,
+    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held,
   })))
   const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
   await sql`
     WITH r AS MATERIALIZED (
       SELECT * FROM json_to_recordset(${json}::text::json)
-        AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text)
+        AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text, x bool)
     ), d AS (
-      INSERT INTO deliveries (id, event_id, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
-      SELECT i, e, w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, 1, now() + d * interval '1 ms', h, r
+      INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
+      SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN x THEN 0 ELSE 1 END, now() + d * interval '1 ms', h, r
       FROM r
       ON CONFLICT DO NOTHING
       RETURNING id
-    )${gone.length ? sql`, gone AS (DELETE FROM devices WHERE id = ANY(${gone}::uuid[]))` : sql``}
-    INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response)
-    SELECT r.i, 1, to_timestamp(r.s / 1000), r.u, r.h, r.o, r.r, r.p FROM r JOIN d ON d.id = r.i`
+    )${gone.length ? sql`, gone AS (DELETE FROM devices WHERE id = ANY(${gone}::uuid[]))` : sql``}${ledger.length ? sql`, owed AS (${clearing(sql, ledger)})` : sql``}
+    INSERT INTO delivery_attempts (delivery_id, event_at, attempt, started_at, duration_ms, status, ok, error, response)
+    SELECT r.i, uuidv7_time(r.e), 1, to_timestamp(r.s / 1000), r.u, r.h, r.o, r.r, r.p FROM r JOIN d ON d.id = r.i WHERE NOT r.x`
+}
+
+/** The bits of one outbox row to set: its events whose fan-out is recorded (src/delivery/relay.ts ledgerMasks). */
+export interface LedgerMask {
+  id: number
+  mask: string
+}
+
+// Sets the recorded events' bits in the ledger; a row of another size than
+// the mask (never made by this Herald) is left alone rather than failing the
+// statement.
+const clearing = (sql: Tx, ledger: LedgerMask[]) => sql`
+  UPDATE outbox o SET done = CASE WHEN o.done IS NULL THEN m.mask::varbit ELSE o.done | m.mask::varbit END
+  FROM json_to_recordset(${JSON.stringify(ledger)}::text::json) AS m(id bigint, mask text)
+  WHERE o.id = m.id AND cardinality(o.event_ids) = length(m.mask)`
+
+/** Clears events that have no delivery to record (nothing matched them, or they were split over several statements) from the ledger. */
+export async function clearOwed(sql: Tx, ledger: LedgerMask[]): Promise<void> {
+  if (ledger.length) await clearing(sql, ledger)
 }
 
 /** The ids of the deliveries that exist for these events: a redelivered event skips them. */
@@ -69,13 +89,13 @@ export async function existingDeliveryIds(sql: Tx, eventIds: string[]): Promise<
 export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number): Promise<ClaimedWithEvent[]> {
   return sql<ClaimedWithEvent[]>`
     WITH due AS (
-      SELECT id FROM deliveries
+      SELECT id, event_at FROM deliveries
       WHERE status = 'pending' AND next_attempt_at <= now()
       ORDER BY next_attempt_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), claimed AS (
       UPDATE deliveries d SET next_attempt_at = now() + ${leaseMs} * interval '1 ms'
-      FROM due WHERE d.id = due.id
+      FROM due WHERE d.id = due.id AND d.event_at = due.event_at
       RETURNING d.id, d.event_id, d.workspace_id, d.kind, d.target, d.attempts
     )
     SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.kind, c.target, c.attempts,
@@ -99,18 +119,28 @@ export interface AttemptRecord {
   next: 'succeeded' | 'failed' | 'pending'
   delayMs: number // until the next attempt, when next is pending
   unregisteredDevice?: string // a device APNs or FCM no longer knows: removed with this record
+  held?: boolean // not sent (the circuit held it back): only next_attempt_at changes, see holdDeliveries
 }
 
 /** Writes a batch of attempts and the state they leave their deliveries in, in one transaction. */
 export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
   if (!records.length) return
+  const held = records.filter((r) => r.held)
+  if (held.length) records = records.filter((r) => !r.held)
   const col = <T>(f: (r: AttemptRecord) => T) => records.map(f)
   await sql.begin(async (tx) => {
+    await holdDeliveries(tx, held)
+    if (!records.length) return
+    // Each attempt goes to its delivery's month (event_at, sql/0012), looked up
+    // by id in each month's primary key: a lateral look-up per attempt, never
+    // a join that hashes whole months. One whose delivery retention has just
+    // dropped is not recorded, rather than failing the batch.
     await tx`
-      INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response)
-      SELECT * FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.attempt)}::int[], ${col((r) => r.startedAt.toISOString())}::timestamptz[],
+      INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response, event_at)
+      SELECT r.*, d.event_at FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.attempt)}::int[], ${col((r) => r.startedAt.toISOString())}::timestamptz[],
         ${col((r) => Math.round(r.durationMs))}::int[], ${col((r) => r.status ?? null)}::int[], ${col((r) => String(r.ok))}::text[]::bool[],
-        ${col((r) => r.error ?? null)}::text[], ${col((r) => r.response ?? null)}::text[])
+        ${col((r) => r.error ?? null)}::text[], ${col((r) => r.response ?? null)}::text[]) AS r(id, attempt, started_at, duration_ms, status, ok, error, response)
+      CROSS JOIN LATERAL (SELECT event_at FROM deliveries WHERE id = r.id LIMIT 1) d
       ON CONFLICT DO NOTHING`
     await tx`
       UPDATE deliveries d SET status = r.next, attempts = r.attempt, last_status = r.status, last_error = r.error, updated_at = now(),
@@ -122,6 +152,21 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
     const gone = records.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
     if (gone.length) await tx`DELETE FROM devices WHERE id = ANY(${gone}::uuid[])`
   })
+}
+
+/**
+ * Puts off deliveries their destination's circuit held back: due again after
+ * their `delayMs`, with no attempt row and no attempt counted, so that an
+ * outage costs a delivery none of its schedule's attempts and costs the
+ * database no row per delivery per cool-down. Their last status and error
+ * stay those of their last real attempt.
+ */
+export async function holdDeliveries(sql: Tx, held: Pick<AttemptRecord, 'deliveryId' | 'delayMs'>[]) {
+  if (!held.length) return
+  await sql`
+    UPDATE deliveries d SET next_attempt_at = now() + r.delay_ms * interval '1 ms'
+    FROM unnest(${held.map((r) => r.deliveryId)}::uuid[], ${held.map((r) => r.delayMs)}::float8[]) AS r(id, delay_ms)
+    WHERE d.id = r.id AND d.status = 'pending'`
 }
 
 export interface DeliveryView {

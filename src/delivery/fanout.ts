@@ -19,11 +19,12 @@ import type { EventView } from './event_view'
 import type { PushTarget } from './push/job'
 import type { Planned, Sent } from '../../workers/send'
 import type { RouterRecord } from './routers'
-import { claimDueDeliveries, existingDeliveryIds, insertDeliveries, type AttemptRecord, type ClaimedWithEvent } from './deliveries'
+import { claimDueDeliveries, clearOwed, existingDeliveryIds, insertDeliveries, type AttemptRecord, type ClaimedWithEvent } from './deliveries'
+import { deleteRecordedOutbox, ledgerMasks } from './relay'
 import { findDevice } from './push/devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
-import { deliveryAttempted } from './metrics'
+import { deliveryAttempted, deliveryHeld } from './metrics'
 import { signedProviderToken } from './push/apns'
 import { sharedAccessToken } from './push/fcm'
 
@@ -62,6 +63,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
       maxInFlight: Math.max(1, Math.ceil(config.DESTINATION_CONCURRENCY / config.WORKER_THREADS)),
       failures: config.CIRCUIT_FAILURES,
       cooldownMs: config.CIRCUIT_COOLDOWN_MS,
+      maxCooldownMs: config.CIRCUIT_COOLDOWN_MAX_MS,
       waitMs: Math.min(2000, config.DELIVERY_TIMEOUT_MS),
     },
     outbound: {
@@ -123,13 +125,14 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   function outcome(s: Sent): AttemptRecord {
     const r = s.result
     const next = nextStep(schedule, s.attempt, r)
-    deliveryAttempted(s.destination, next.status, r.durationMs)
+    if (r.held) deliveryHeld(s.destination, r.held) // not sent: not an attempt, no row (see holdDeliveries)
+    else deliveryAttempted(s.destination, next.status, r.durationMs)
     const error = r.error ?? r.reason
-    if (!r.ok) log.info({ deliveryId: s.id, attempt: s.attempt, kind: s.kind, status: r.status, error, durationMs: r.durationMs, next: next.status }, 'delivery attempt failed')
+    if (!r.ok && !r.held) log.info({ deliveryId: s.id, attempt: s.attempt, kind: s.kind, status: r.status, error, durationMs: r.durationMs, next: next.status }, 'delivery attempt failed')
     return {
       deliveryId: s.id, attempt: s.attempt, startedAt: new Date(s.startedAt), durationMs: r.durationMs, ok: r.ok,
       status: r.status, error, response: r.response, next: next.status, delayMs: next.status === 'pending' ? next.delayMs : 0,
-      unregisteredDevice: s.kind === 'push' && r.unregistered ? s.target : undefined,
+      unregisteredDevice: s.kind === 'push' && r.unregistered ? s.target : undefined, held: !!r.held,
     }
   }
 
@@ -150,7 +153,24 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     })
     const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
-    await Promise.all(split(batch, byWs, byChannel).map((part) => run(part, skip)))
+    const parts = split(batch, byWs, byChannel)
+    // The ledger: an event in one part is cleared by the statement that
+    // records that part's deliveries; one in none (nothing to deliver) or in
+    // several (a large channel) once every part is recorded.
+    const partsOf = new Map<Incoming, number>()
+    for (const part of parts) for (const e of part.events) partsOf.set(e, (partsOf.get(e) ?? 0) + 1)
+    await Promise.all(parts.map((part) => run(part, skip, part.events.filter((e) => partsOf.get(e) === 1))))
+    const rest = batch.filter((e) => partsOf.get(e) !== 1)
+    if (rest.length) await persist(() => clearOwed(sql, ledgerOf(rest)), rest.length)
+    deleteRecorded(batch)
+  }
+
+  /** The ledger bits of events whose fan-out is recorded. */
+  const ledgerOf = (events: Incoming[]) => ledgerMasks(events.flatMap((e) => (e.outbox ? [e.outbox] : [])))
+  /** Deletes the outbox rows these events completed; the relay's sweep catches any it misses. */
+  function deleteRecorded(events: Incoming[]) {
+    const ids = [...new Set(events.flatMap((e) => (e.outbox ? [e.outbox.id] : [])))]
+    if (ids.length) deleteRecordedOutbox(sql, ids).catch((err) => log.debug({ err }, 'could not delete recorded outbox rows; the relay sweeps them'))
   }
 
   /**
@@ -185,7 +205,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   }
 
   /** Sends one part's first attempts through the pool, then writes their rows. */
-  async function run(part: Part, skip: string[]) {
+  async function run(part: Part, skip: string[], recorded: Incoming[]) {
     await reserve(part.units)
     let sent: Sent[]
     try {
@@ -202,7 +222,8 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
       const e = part.events[s.event]!
       return { ...outcome(s), eventId: e.eventId, workspaceId: e.workspaceId, kind: s.kind, target: s.target }
     })
-    await persist(() => insertDeliveries(sql, rows), rows.length)
+    const ledger = ledgerOf(recorded)
+    await persist(() => insertDeliveries(sql, rows, ledger), rows.length)
     // The rows just written deleted the devices APNs or FCM disowned: look
     // the channels up afresh rather than push them again from the cache.
     if (rows.some((r) => r.unregisteredDevice)) devices.clear()

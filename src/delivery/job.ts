@@ -57,4 +57,6 @@ export interface DeliveryResult {
   durationMs: number
   response?: string // the response body, truncated to 1 KiB
   error?: string // why it failed, readable by an operator
+  /** Not sent: the destination's circuit held it back (src/delivery/circuit.ts). Not an attempt: no attempt row, and none of the schedule's attempts used. */
+  held?: 'circuit_open' | 'busy'
 }

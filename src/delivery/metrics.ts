@@ -20,7 +20,7 @@ const attempts = new Counter({
 })
 const attemptSeconds = new Histogram({
   name: 'herald_delivery_attempt_duration_seconds',
-  help: 'Duration of a delivery attempt, by destination type (0 for an attempt an open circuit did not send).',
+  help: 'Duration of a delivery attempt, by destination type.',
   labelNames: ['type'] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers,
@@ -31,6 +31,18 @@ const OUTCOMES = { succeeded: 'succeeded', pending: 'retry', failed: 'failed' } 
 export function deliveryAttempted(type: string, next: 'succeeded' | 'pending' | 'failed', durationMs: number) {
   attempts.inc({ type, outcome: OUTCOMES[next] })
   attemptSeconds.observe({ type }, durationMs / 1000)
+}
+
+const held = new Counter({
+  name: 'herald_deliveries_held_total',
+  help: 'Deliveries held back without a request, by destination type and reason: circuit_open (the destination failed and its circuit is open) or busy (its sends under way are at DESTINATION_CONCURRENCY). Not attempts: each is only due again later.',
+  labelNames: ['type', 'reason'] as const,
+  registers,
+})
+
+/** A delivery its destination's circuit held back (src/delivery/circuit.ts): rescheduled, not attempted. */
+export function deliveryHeld(type: string, reason: 'circuit_open' | 'busy') {
+  held.inc({ type, reason })
 }
 
 /** What a running Herald lets the scrape read: its database, bus, pool and fan-out. */

@@ -1,66 +1,95 @@
-// The outbox relay: publishes committed events to the bus and deletes their
-// outbox rows once the bus has them. Two paths:
+// The outbox relay: publishes committed events to the bus. The outbox is the
+// ledger of the fan-out (sql/0011_ledger.sql): a row stays until a worker has
+// recorded the fan-out of every event it lists, in the statement that records
+// their deliveries, so JetStream is never the only record of what is owed.
 // - The API process hands each batch it has just committed straight to the
-//   relay (handoff), with the events it still holds in memory: publish, then
-//   delete the row. Nothing is read back from PostgreSQL. The delete rides
-//   on the next batch's statement (src/ingest/batcher.ts), so that it costs no
-//   commit of its own; with no batch coming, the relay deletes it itself.
-// - A scan takes the rows that path did not finish within GRACE_MS: the bus
-//   was down, or the process that wrote them died. Several processes may scan
-//   at once: rows are leased with FOR UPDATE SKIP LOCKED. Their events are
-//   marked as possibly redelivered, so the worker checks which deliveries
-//   already exist, and JetStream drops copies it has seen (Nats-Msg-Id).
+//   relay (handoff), with the events it still holds in memory, each with its
+//   place in the ledger. Nothing is read back from PostgreSQL, and nothing is
+//   written when the bus takes them. A hand-off that fails marks its row for
+//   the scan.
+// - A scan takes rows that are due: those whose hand-off failed (the bus was
+//   down), and those still owed 10 s after they were committed, and again
+//   every FANOUT_REPLAY_AFTER_MS. The latter are published again only when
+//   the bus may have lost events (JetStream holds fewer than PostgreSQL owes:
+//   a limit, an age, a lost store, a deleted stream; or the process that
+//   wrote them died before its hand-off), and no more of them than it lacks. Several processes may scan at once: rows are leased
+//   with FOR UPDATE SKIP LOCKED. Their events go as possibly redelivered, so
+//   the worker sends nothing that already has a delivery, and JetStream drops
+//   copies it has seen within its duplicate window (Nats-Msg-Id).
 // While the bus is down, rows stay in the outbox, POST /event keeps answering
 // 200, and the scan retries with a growing pause.
 import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
-import type { BusEvent, EventBus } from './bus'
-
-/** Outbox rows the relay has published, deleted by the next batch's statement (see src/delivery/relay.ts). */
-export interface RelayedRows {
-  take(): number[]
-  /** The batch that took them failed: they go back, for the next batch or the relay's own delete. */
-  giveBack(ids: number[]): void
-}
+import type { BusEvent, EventBus, OutboxRef } from './bus'
 
 export interface RelayOptions {
   intervalMs: number // how often to look for rows committed by other processes
-  leaseMs: number // a row whose relay died is taken again after this
   rowsPerRound: number
-  graceMs: number // a row this young belongs to its writer's handoff; the scan leaves it alone
+  /** A published row still owed this long is published again, when the bus may have lost events. */
+  replayAfterMs: number
 }
 
-// The handoff publishes and deletes a row within milliseconds; five seconds
-// is far beyond that even under load, and short enough that the events of a
-// crashed process are not left waiting long.
-export const GRACE_MS = 5_000
+// Rows this young are not counted as owed by the bus yet (their hand-off may
+// still be under way), nor looked at by the scan; past it, a row whose
+// process died before its hand-off is published by another.
+const SETTLE_MS = 10_000
+// Fully recorded rows are deleted by the worker that recorded the last event;
+// this sweep catches those two workers' races left behind.
+const SWEEP_MS = 5_000
+
+/** A claimed row: its events not yet recorded, each as GET /events/{id} shows it, and whether it had been published before. */
+interface ClaimedRow {
+  id: number
+  published: boolean
+  owed: number
+  events: BusEvent[]
+}
 
 /**
- * Leases up to `limit` outbox rows and returns them with their events, each as
- * GET /events/{id} shows it. An event that is gone (retention dropped its
- * partition) is simply absent.
+ * Leases up to `limit` due outbox rows (see the header) for `leaseMs`, and
+ * returns the events each still owes. An event that is gone (retention
+ * dropped its partition) is absent.
  */
-export function claimOutbox(sql: Sql, limit: number, leaseMs: number, graceMs = 0) {
-  return sql<{ id: number; events: BusEvent[] }[]>`
-    WITH c AS (
-      UPDATE outbox o SET claimed_until = now() + ${leaseMs} * interval '1 ms'
-      FROM (SELECT id FROM outbox WHERE (claimed_until IS NULL OR claimed_until < now()) AND created_at < now() - ${graceMs} * interval '1 ms'
-        ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED) s
-      WHERE o.id = s.id
-      RETURNING o.id, o.event_ids, o.workspace_ids
+export function claimOutbox(sql: Sql, limit: number, leaseMs: number, settleMs = SETTLE_MS) {
+  return sql<ClaimedRow[]>`
+    WITH s AS (
+      SELECT id, published FROM outbox
+      WHERE (NOT published AND (claimed_until IS NULL OR claimed_until < now()))
+         OR (published AND coalesce(claimed_until, created_at + ${settleMs} * interval '1 ms') < now())
+      ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ), c AS (
+      UPDATE outbox o SET claimed_until = now() + ${leaseMs} * interval '1 ms', published = true
+      FROM s WHERE o.id = s.id
+      RETURNING o.id, s.published, o.event_ids, o.workspace_ids, o.done
     )
-    SELECT c.id, coalesce((
-      SELECT json_agg(json_build_object('workspaceId', e.workspace_id, 'redelivered', true, 'view', json_build_object(
-        'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title, 'message', e.message,
-        'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at))))
-      FROM unnest(c.event_ids, c.workspace_ids) AS u(event_id, ws)
+    SELECT c.id, c.published, cardinality(c.event_ids) - coalesce(bit_count(c.done), 0)::int AS owed, coalesce((
+      SELECT json_agg(json_build_object('workspaceId', e.workspace_id, 'redelivered', true,
+        'outbox', json_build_object('id', c.id, 'index', u.ord - 1, 'size', cardinality(c.event_ids)),
+        'view', json_build_object(
+          'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title, 'message', e.message,
+          'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at))))
+      FROM unnest(c.event_ids, c.workspace_ids) WITH ORDINALITY AS u(event_id, ws, ord)
       JOIN events e ON e.workspace_id = u.ws AND e.id = u.event_id AND e.created_at = uuidv7_time(u.event_id)
-      JOIN workspaces w ON w.id = e.workspace_id), '[]'::json) AS events
+      JOIN workspaces w ON w.id = e.workspace_id
+      WHERE c.done IS NULL OR substring(c.done FROM u.ord::int FOR 1) = B'0'), '[]'::json) AS events
     FROM c`
 }
 
+/** A row whose hand-off failed: the scan publishes it, after its pause. */
+export const unpublishedOutbox = (sql: Sql, id: number) => sql`UPDATE outbox SET published = false, claimed_until = NULL WHERE id = ${id}`
+export const releaseOutbox = (sql: Sql, ids: number[]) => sql`UPDATE outbox SET published = false, claimed_until = NULL WHERE id = ANY(${ids}::bigint[])`
 export const deleteOutbox = (sql: Sql, ids: number[]) => sql`DELETE FROM outbox WHERE id = ANY(${ids}::bigint[])`
-export const releaseOutbox = (sql: Sql, ids: number[]) => sql`UPDATE outbox SET claimed_until = NULL WHERE id = ANY(${ids}::bigint[])`
+/** Deletes the rows whose every event has its fan-out recorded. */
+export const deleteRecordedOutbox = (sql: Sql, ids?: number[]) =>
+  sql`DELETE FROM outbox WHERE ${ids ? sql`id = ANY(${ids}::bigint[]) AND` : sql``} done IS NOT NULL AND bit_count(done) = cardinality(event_ids)`
+
+/** Events published (or being published) at least `settledMs` ago whose fan-out is not recorded yet. */
+export async function countOwed(sql: Sql, settledMs: number): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT coalesce(sum(cardinality(event_ids) - coalesce(bit_count(done), 0)), 0)::int8 AS n
+    FROM outbox WHERE published AND created_at < now() - ${settledMs} * interval '1 ms'`
+  return Number(row!.n)
+}
 
 /** What waits in the outbox: rows and their events (over the oldest `cap` rows), and the oldest row's age. */
 export interface OutboxBacklog {
@@ -72,10 +101,32 @@ export interface OutboxBacklog {
 /** Counts the backlog; reads at most `cap` rows (by the primary key), so it stays cheap however far behind the relay is. */
 export async function countOutbox(sql: Sql, cap: number): Promise<OutboxBacklog> {
   const [row] = await sql<{ rows: number; events: number; oldest: number }[]>`
-    SELECT count(*)::int AS rows, coalesce(sum(cardinality(event_ids)), 0)::int8 AS events,
+    SELECT count(*)::int AS rows, coalesce(sum(cardinality(event_ids) - coalesce(bit_count(done), 0)), 0)::int8 AS events,
       coalesce(extract(epoch FROM now() - (SELECT created_at FROM outbox ORDER BY id LIMIT 1)), 0)::float8 AS oldest
-    FROM (SELECT event_ids FROM outbox ORDER BY id LIMIT ${cap}) o`
+    FROM (SELECT event_ids, done FROM outbox ORDER BY id LIMIT ${cap}) o`
   return { rows: row!.rows, events: Number(row!.events), oldestAgeSeconds: Math.max(0, row!.oldest) }
+}
+
+/** Each event's place in its outbox row, whose event_ids are in id order (the batch statement aggregates them so). */
+export function withLedger(outboxId: number, events: BusEvent[]): BusEvent[] {
+  const order = events.map((e) => e.view.eventId).sort()
+  const at = new Map(order.map((id, i) => [id, i]))
+  return events.map((e) => ({ ...e, outbox: { id: outboxId, index: at.get(e.view.eventId)!, size: order.length } }))
+}
+
+/** The bits a worker sets in `done`, per outbox row: "0…1…0" with a 1 at each recorded event's place. */
+export function ledgerMasks(refs: OutboxRef[]): { id: number; mask: string }[] {
+  const rows = new Map<number, { size: number; bits: Set<number> }>()
+  for (const r of refs) {
+    let row = rows.get(r.id)
+    if (!row) rows.set(r.id, (row = { size: r.size, bits: new Set() }))
+    row.bits.add(r.index)
+  }
+  return [...rows].map(([id, { size, bits }]) => {
+    const mask = new Array<string>(size).fill('0')
+    for (const i of bits) if (i < size) mask[i] = '1'
+    return { id, mask: mask.join('') }
+  })
 }
 
 export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOptions) {
@@ -92,50 +143,90 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
   // ---------------------------------------------------------------- handoff
 
   const handoffs = new Set<Promise<void>>()
-  const deletions = relayedRows(sql, log)
 
-  /** Publishes a batch this process has just committed, then deletes its outbox row. */
+  /** Publishes a batch this process has just committed; if the bus refuses it, the scan takes its row. */
   function handoff(outboxId: number, events: BusEvent[]) {
+    const unpublished = () => unpublishedOutbox(sql, outboxId).catch((err) => log.warn({ err, outboxId }, 'outbox relay: could not mark a row for the scan; it is published again after FANOUT_REPLAY_AFTER_MS'))
     // While the bus fails, the scan alone retries, with its pauses.
-    if (stopped || failures > 0) return
-    const p = bus.publish(events).then(
-      () => deletions.add(outboxId),
-      (err) => {
+    if (stopped || failures > 0) return void track(unpublished().then(() => wake?.()))
+    track(bus.publish(withLedger(outboxId, events)).then(
+      () => {},
+      async (err) => {
         if (failures++ === 0) log.warn({ err }, 'outbox relay: the bus refused events; they stay in the outbox until it takes them')
+        await unpublished()
         wake?.()
       },
-    )
-    handoffs.add(p)
-    void p.finally(() => handoffs.delete(p))
+    ))
+  }
+  function track(p: Promise<unknown>) {
+    const t = p.then(() => {})
+    handoffs.add(t)
+    void t.finally(() => handoffs.delete(t))
   }
 
   // ---------------------------------------------------------------- scan
 
-  /** One round: lease, publish, delete. Returns the number of events published. */
+  /**
+   * How many owed events the bus lacks: PostgreSQL owes more than JetStream
+   * holds (it dropped some, or a process died before its hand-off). Which
+   * ones is not known; the oldest owed go again, no more than that many a
+   * round, so a backlog is not doubled, and the count is taken anew each round.
+   */
+  async function lacking(): Promise<number> {
+    let state
+    try {
+      state = await bus.state()
+    } catch {
+      return 0 // the bus is unreachable: nothing can be published now anyway
+    }
+    if (!state) return Infinity // in-process: only a handler under way holds events, and a second copy waits for it
+    const owed = await countOwed(sql, SETTLE_MS)
+    if (state.stream.messages >= owed) return 0
+    log.warn({ stream: state.stream.name, holds: state.stream.messages, owed }, 'JetStream holds fewer events than PostgreSQL owes: publishing the owed ones again')
+    return owed - state.stream.messages
+  }
+
+  /** One round: lease the due rows, publish what they owe. Returns the number of events published. */
   async function round(): Promise<number> {
-    const rows = await claimOutbox(sql, opts.rowsPerRound, opts.leaseMs, opts.graceMs)
+    const rows = await claimOutbox(sql, opts.rowsPerRound, opts.replayAfterMs)
     if (!rows.length) return 0
-    const events = rows.flatMap((r) => r.events)
-    const ids = rows.map((r) => r.id)
+    // Rows owing nothing that exists (retention dropped their events) are done.
+    const empty = rows.filter((r) => r.owed > 0 && !r.events.length).map((r) => r.id)
+    if (empty.length) await deleteOutbox(sql, empty)
+    const published = rows.filter((r) => r.published && r.events.length)
+    let budget = published.length ? await lacking() : 0
+    const replays: BusEvent[] = []
+    for (const r of published) {
+      if (budget <= 0) break
+      const some = r.events.slice(0, budget)
+      budget -= some.length
+      for (const e of some) replays.push({ ...e, replay: true })
+    }
+    const toPublish = rows.filter((r) => r.events.length && !r.published)
+    const events = [...toPublish.flatMap((r) => r.events), ...replays]
     try {
       if (events.length) await bus.publish(events)
     } catch (err) {
       // Give the rows back at once rather than at the end of the lease; the
       // next round (after a pause) publishes them again, and Nats-Msg-Id
       // drops whatever the failed round did get through.
-      await releaseOutbox(sql, ids).catch(() => {})
+      if (toPublish.length) await releaseOutbox(sql, toPublish.map((r) => r.id)).catch(() => {})
       throw err
     }
-    await deleteOutbox(sql, ids)
     return Math.max(events.length, 1)
   }
 
+  let swept = Date.now()
   const done = (async () => {
     while (!stopped) {
       try {
         const n = await round()
         if (failures > 0) log.info('outbox relay: the bus takes events again')
         failures = 0
+        if (Date.now() - swept > SWEEP_MS) {
+          swept = Date.now()
+          await deleteRecordedOutbox(sql)
+        }
         if (n > 0) continue
         await sleep(opts.intervalMs)
       } catch (err) {
@@ -149,67 +240,13 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
 
   return {
     handoff,
-    /** Published rows for the next batch to delete. */
-    relayed: deletions as RelayedRows,
     async stop() {
       stopped = true
       wake?.()
       await done
       await Promise.allSettled([...handoffs])
-      await deletions.flush()
     },
   }
 }
 export type Relay = ReturnType<typeof createRelay>
 
-// A published row waits this long for a batch to delete it: under load, the
-// next batch comes within a few milliseconds; with no traffic, the relay
-// deletes it itself rather than leave it to the scan.
-const DELETE_FALLBACK_MS = 100
-
-/**
- * Outbox rows whose events are published, until they are deleted: taken by
- * the next batch (RelayedRows), or deleted here, a batch at a time, when no
- * batch took them within DELETE_FALLBACK_MS.
- */
-function relayedRows(sql: Sql, log: Logger) {
-  let ids: number[] = []
-  let timer: ReturnType<typeof setTimeout> | null = null
-  let writing: Promise<void> | null = null
-  const arm = () => {
-    timer ??= setTimeout(() => {
-      timer = null
-      void flush()
-    }, DELETE_FALLBACK_MS)
-  }
-  async function write() {
-    while (ids.length) {
-      const batch = ids
-      ids = []
-      // A failed delete only means the scan publishes those events again
-      // after GRACE_MS, and they are dropped as duplicates.
-      await deleteOutbox(sql, batch).catch((err) => log.warn({ err, rows: batch.length }, 'outbox relay: could not delete relayed rows'))
-    }
-  }
-  const flush = (): Promise<void> => (writing ??= write().finally(() => (writing = null)))
-  return {
-    add(id: number) {
-      ids.push(id)
-      arm()
-    },
-    take(): number[] {
-      const taken = ids
-      ids = []
-      return taken
-    },
-    giveBack(back: number[]) {
-      ids.push(...back)
-      arm()
-    },
-    async flush() {
-      if (timer) clearTimeout(timer)
-      timer = null
-      await flush()
-    },
-  }
-}

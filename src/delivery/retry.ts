@@ -18,10 +18,13 @@ export type NextStep = { status: 'succeeded' } | { status: 'failed' } | { status
 /**
  * What follows attempt number `attempt` (1-based): done, failed for good, or
  * another attempt after the schedule's delay, never sooner than the receiver's
- * Retry-After.
+ * Retry-After. A delivery its destination's circuit held back was not
+ * attempted: it is due again as soon as the circuit may let it through,
+ * whatever the schedule says, and keeps every attempt the schedule allows.
  */
-export function nextStep(schedule: number[], attempt: number, result: { ok: boolean; retryable: boolean; retryAfterMs?: number }): NextStep {
+export function nextStep(schedule: number[], attempt: number, result: { ok: boolean; retryable: boolean; retryAfterMs?: number; held?: string }): NextStep {
   if (result.ok) return { status: 'succeeded' }
+  if (result.held) return { status: 'pending', delayMs: result.retryAfterMs ?? 0 }
   if (!result.retryable || attempt >= schedule.length) return { status: 'failed' }
   return { status: 'pending', delayMs: Math.max(schedule[attempt]!, result.retryAfterMs ?? 0) }
 }

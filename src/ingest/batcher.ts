@@ -11,7 +11,6 @@ import { claimIdempotencyKeys, findIdempotencyKeys, settleIdempotencyKeys } from
 import { HeraldError } from '../core/problems'
 import type { Logger } from '../core/log'
 import type { BusEvent } from '../delivery/bus'
-import type { RelayedRows } from '../delivery/relay'
 import { batchCommitted, batchFailed } from './metrics'
 import { channelsPastLimit, missingChannels } from '../accounts/channels'
 
@@ -48,13 +47,13 @@ export interface Written {
  * batch's workspace rows in id order (so no two batches, on any instance,
  * deadlock) and spends quota and tokens under the lock; inserts only the
  * events that fit (none is written and then deleted); adds them to
- * usage_daily; writes one outbox row listing them; creates the channels they
- * name for the first time; and deletes the outbox rows the relay has
- * published meanwhile. Every table access is an index look-up or an insert,
+ * usage_daily; writes one outbox row listing them (the ledger of their
+ * fan-out, src/delivery/relay.ts); and creates the channels they name for
+ * the first time. Every table access is an index look-up or an insert,
  * so the plan is as good on a full partition as on an empty one
  * (test/ingest/ingest.plans.test.ts).
  */
-export async function writeEventBatch(sql: Tx, items: Submission[], newChannels: { ws: number; channel: string }[], relayed: number[] = []): Promise<Written> {
+export async function writeEventBatch(sql: Tx, items: Submission[], newChannels: { ws: number; channel: string }[]): Promise<Written> {
   const ord = new Map<number, number>()
   const n = items.length
   const cols = {
@@ -79,7 +78,6 @@ export async function writeEventBatch(sql: Tx, items: Submission[], newChannels:
         WHERE EXISTS (SELECT 1 FROM ins WHERE ins.workspace_id = c.ws AND ins.channel = c.slug)
         ON CONFLICT DO NOTHING)`
     : sql``
-  const done = relayed.length ? sql`, done AS (DELETE FROM outbox WHERE id = ANY(${relayed}::bigint[]))` : sql``
   const grants = await sql<Grant[]>`
     WITH req AS (
       SELECT ws AS id, count(*)::int AS n FROM unnest(${cols.ws}::bigint[]) AS ws GROUP BY ws
@@ -117,7 +115,7 @@ export async function writeEventBatch(sql: Tx, items: Submission[], newChannels:
       INSERT INTO outbox (event_ids, workspace_ids)
       SELECT array_agg(id ORDER BY id), array_agg(workspace_id ORDER BY id) FROM ins HAVING count(*) > 0
       RETURNING id
-    )${channels}${done}
+    )${channels}
     SELECT (SELECT id FROM ob) AS outbox_id, id, used, granted, quota, tokens, rate, burst,
       extract(epoch FROM date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month' - (now() AT TIME ZONE 'UTC'))::float8 AS quota_reset_s
     FROM g`
@@ -157,8 +155,6 @@ export interface BatcherOptions {
   windowMs: number
   /** Called after a batch with accepted events commits, with its outbox row and those events: the relay publishes them at once. */
   onCommit?: (outboxId: number, events: BusEvent[]) => void
-  /** The outbox rows the relay has published: each batch deletes them, in its own statement. */
-  relayed?: RelayedRows
   /** Lanes, each on a connection of its own (default 1). */
   lanes?: number
   /** Batches a lane may have in flight at once on its connection (1: one after the other). */
@@ -320,22 +316,16 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     const fresh = newChannels(now)
     const missing = fresh.length ? await settled(lane, missingChannels(lane.conn, fresh)) : []
     for (const c of fresh) if (!missing.some((m) => m.ws === c.ws && m.channel === c.channel)) knownChannels.add(`${c.ws}/${c.channel}`)
-    const relayed = opts.relayed?.take() ?? []
-    try {
-      // Keyed batches run on a pooled connection, and the lane sends nothing
-      // beside them; one that makes a channel runs on the lane's own
-      // connection, so that the batches sent after it still commit after it.
-      if (now.some((i) => i.idempotency)) return await settled(lane, runSerial(sql, now, relayed))
-      if (missing.length) return await settled(lane, runSerial(lane.conn, now, relayed))
-      const startedAt = performance.now()
-      const { outcomes: res, outboxId } = await settled(lane, writeEventBatch(lane.conn, now, fresh, relayed))
-      batchCommitted(startedAt, res)
-      remember(now, res, outboxId)
-      now.forEach((it, i) => it.resolve(res[i]!))
-    } catch (err) {
-      if (relayed.length) opts.relayed!.giveBack(relayed)
-      throw err
-    }
+    // Keyed batches run on a pooled connection, and the lane sends nothing
+    // beside them; one that makes a channel runs on the lane's own
+    // connection, so that the batches sent after it still commit after it.
+    if (now.some((i) => i.idempotency)) return await settled(lane, runSerial(sql, now))
+    if (missing.length) return await settled(lane, runSerial(lane.conn, now))
+    const startedAt = performance.now()
+    const { outcomes: res, outboxId } = await settled(lane, writeEventBatch(lane.conn, now, fresh))
+    batchCommitted(startedAt, res)
+    remember(now, res, outboxId)
+    now.forEach((it, i) => it.resolve(res[i]!))
   }
 
   /**
@@ -346,7 +336,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
    * workspace's last channel place); the events past a limit are answered
    * 422 and take no quota; the keys are claimed, and the events written.
    */
-  async function runSerial(conn: Sql, items: Item[], relayed: number[]) {
+  async function runSerial(conn: Sql, items: Item[]) {
     let losers: Item[] = []
     let writes: Item[] = []
     let refused: Item[] = []
@@ -363,13 +353,12 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
       const won = new Set(claims.length ? (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`) : [])
       losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
       writes = admitted.filter((i) => !losers.includes(i))
-      const written = writes.length ? await writeEventBatch(tx, writes, fresh.filter((c) => !over.has(`${c.ws}/${c.channel}`)), relayed) : { outcomes: [], outboxId: null }
+      const written = writes.length ? await writeEventBatch(tx, writes, fresh.filter((c) => !over.has(`${c.ws}/${c.channel}`))) : { outcomes: [], outboxId: null }
       res = written.outcomes
       outboxId = written.outboxId
       if (claims.length) await settleIdempotencyKeys(tx, writes, res)
     })
     if (writes.length) batchCommitted(startedAt, res)
-    else if (relayed.length) opts.relayed!.giveBack(relayed) // no statement ran to delete them
     remember(writes, res, outboxId)
     writes.forEach((it, i) => it.resolve(res[i]!))
     refused.forEach((it) => it.resolve({ kind: 'channel-limit', max }))

@@ -57,8 +57,9 @@ function filterForm(ctx: PageContext, channels: string[]) {
   const active = FILTERS.some((f) => q.get(f))
   return html`<form class="filters" role="search" aria-label="Filter events" novalidate>
     <div class="field"><label for="f-channel">Channel</label>
-      <input id="f-channel" name="channel" list="f-channels" value="${q.get('channel') ?? ''}" placeholder="All channels" autocomplete="off" maxlength="64">
-      <datalist id="f-channels">${channels.map((c) => html`<option value="${c}"></option>`)}</datalist></div>
+      <select id="f-channel" name="channel"><option value="">All channels</option>
+        ${channels.map((c) => html`<option value="${c}" ${q.get('channel') === c ? html`selected` : ''}>${c}</option>`)}
+      </select></div>
     <div class="field"><label for="f-tag">Tag</label><input id="f-tag" name="tag" value="${q.get('tag') ?? ''}" autocomplete="off"></div>
     <div class="field"><label for="f-event">Event key</label><input id="f-event" name="event" value="${q.get('event') ?? ''}" placeholder="user.*" autocomplete="off"></div>
     <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${q.get('q') ?? ''}" autocomplete="off"></div>
@@ -112,9 +113,11 @@ function newEventsAnnouncer() {
 
 /** Adds a channel first seen live to the channel filter, in order, without a reload. */
 function addChannel(ctx: PageContext, channel: string) {
-  const list = ctx.root.querySelector<HTMLDataListElement>('#f-channels')
-  if (!list || [...list.options].some((o) => o.value === channel)) return
-  list.append(new Option('', channel))
+  const select = ctx.root.querySelector<HTMLSelectElement>('#f-channel')
+  if (!select || [...select.options].some((o) => o.value === channel)) return
+  const option = new Option(channel, channel)
+  const after = [...select.options].slice(1).find((o) => o.value.localeCompare(channel) > 0)
+  select.add(option, after ?? null)
 }
 
 /** The "Load older events" button: the next page from the cursor, appended. */
@@ -157,13 +160,15 @@ export async function feedPage(ctx: PageContext) {
   const stream = follow(ctx, `/v1/feed/stream${query({ workspace: ws, ...filters })}`, arrived)
   const [page, channels] = await Promise.all([
     api<FeedPage>('GET', `/v1/feed${query({ workspace: ws, ...filters, limit: PAGE_SIZE })}`),
-    // Suggestions for the channel filter: the first page; any slug can be typed.
+    // The channel filter offers the first page of channels (a workspace may
+    // hold HERALD_MAX_CHANNELS_PER_WORKSPACE), the one filtered on, and those
+    // first seen live; the channels page links to the feed of any channel.
     api<ChannelPage>('GET', paths.channels(ws, { limit: 100 })).then((p) => p.channels),
   ])
   render(
     ctx.root,
     html`<div class="page-head"><h1 tabindex="-1">Feed</h1><span class="live" data-live="connecting">Connecting…</span></div>
-      ${filterForm(ctx, channels.map((c) => c.slug))}
+      ${filterForm(ctx, [...new Set([...channels.map((c) => c.slug), ...(filters.channel ? [filters.channel] : [])])].sort())}
       <h2 class="visually-hidden">Events</h2>
       <ol class="events" aria-label="Events, newest first"></ol>
       ${page.events.length ? '' : emptyState(ctx, FILTERS.some((f) => filters[f]))}

@@ -28,20 +28,32 @@ export const listening = (port: number, ms = 10_000, what = `port ${port} to lis
 
 export interface PrivateNats {
   url: string
+  port: number
+  /** Its JetStream store directory. */
+  dir: string
   start(): Promise<void>
+  /** Kills it, deletes its JetStream store, and starts it again empty on the same port. */
+  wipe(): Promise<void>
   kill(signal?: NodeJS.Signals): Promise<void>
   close(): Promise<void>
 }
 
-export async function privateNats(): Promise<PrivateNats> {
+export async function privateNats(opts: { start?: boolean } = {}): Promise<PrivateNats> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'herald-nats-'))
   let proc: ReturnType<typeof Bun.spawn> | null = null
   const nats: PrivateNats = {
     url: `nats://127.0.0.1:${port}`,
+    port,
+    dir,
     async start() {
       proc = Bun.spawn([NATS_SERVER, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdout: 'ignore', stderr: 'ignore' })
       await listening(port, 10_000, 'nats-server to listen')
+    },
+    async wipe() {
+      await nats.kill('SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+      await nats.start()
     },
     async kill(signal = 'SIGKILL') {
       proc?.kill(signal)
@@ -52,6 +64,6 @@ export async function privateNats(): Promise<PrivateNats> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
-  await nats.start()
+  if (opts.start !== false) await nats.start()
   return nats
 }

@@ -220,7 +220,7 @@ for (const backend of backends) {
         const base = Date.now() - 3_600_000
         const rows = Array.from({ length: n }, (_, i) => {
           const eventId = uuidFloor(base + i).replace(/-0000-0000-/, '-7000-8000-')
-          return { id: crypto.randomUUID(), event_id: eventId, workspace_id: id, kind: 'router', router_id: routers.ok, target: `${routers.ok}-${i}`, status: 'failed', attempts: 1 }
+          return { id: crypto.randomUUID(), event_id: eventId, event_at: new Date(base + i), workspace_id: id, kind: 'router', router_id: routers.ok, target: `${routers.ok}-${i}`, status: 'failed', attempts: 1 }
         })
         await h.db.sql`INSERT INTO deliveries ${h.db.sql(rows)}`
         const call = (body: Record<string, unknown>) => owner.call('POST', `/v1/workspaces/${name}/deliveries/replay`, body)

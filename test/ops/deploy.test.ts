@@ -16,12 +16,13 @@ const compose = Bun.YAML.parse(read('compose.yaml')) as { services: Record<strin
 const KEYS = Object.keys(ConfigSchema.properties)
 
 describe('compose.yaml', () => {
-  test('PostgreSQL, NATS, a migration, two API instances behind nginx, two workers', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api-1', 'api-2', 'migrate', 'nats', 'nginx', 'postgres', 'worker-1', 'worker-2'])
+  test('PostgreSQL, a three-node NATS cluster, a migration, two API instances behind nginx, two workers', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api-1', 'api-2', 'migrate', 'nats-1', 'nats-2', 'nats-3', 'nginx', 'postgres', 'worker-1', 'worker-2'])
     const cmd = (s: string) => compose.services[s]!.command
     expect([cmd('migrate'), cmd('api-1'), cmd('api-2'), cmd('worker-1'), cmd('worker-2')]).toEqual([['migrate'], ['serve'], ['serve'], ['worker'], ['worker']])
     for (const s of ['api-1', 'api-2', 'worker-1', 'worker-2']) {
-      expect(compose.services[s]!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' }, nats: { condition: 'service_healthy' } })
+      // Not NATS: the API starts without it, a worker waits for it.
+      expect(compose.services[s]!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } })
       expect(compose.services[s]!.build).toBe('.')
     }
     expect(compose.services.migrate!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } })
@@ -44,7 +45,8 @@ describe('compose.yaml', () => {
   test('the settings that matter for a scaled-out install', () => {
     const env = compose['x-herald-env']
     expect(env.DATABASE_URL).toStartWith('postgres://herald:')
-    expect(env.NATS_URL).toBe('nats://nats:4222')
+    expect(env.NATS_URL).toBe('nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222')
+    expect(env.NATS_STREAM_REPLICAS).toBe('3')
     expect(env.HERALD_SECRET_KEY).toMatch(/^\$\{HERALD_SECRET_KEY:\?/) // required: shared by every instance
     expect(env.WEB_PUSH_VAPID_PUBLIC_KEY).toMatch(/^\$\{WEB_PUSH_VAPID_PUBLIC_KEY:\?/) // likewise: browsers subscribed with it
     expect(env.WEB_PUSH_VAPID_PRIVATE_KEY).toMatch(/^\$\{WEB_PUSH_VAPID_PRIVATE_KEY:\?/)
@@ -54,12 +56,16 @@ describe('compose.yaml', () => {
 
   test('state lives on named volumes; NATS fsyncs every write before acknowledging it', () => {
     expect(compose.services.postgres!.volumes).toEqual(['pgdata:/var/lib/postgresql/data'])
-    expect(compose.services.nats!.volumes).toContain('natsdata:/data')
-    expect(Object.keys(compose.volumes).sort()).toEqual(['natsdata', 'pgdata'])
+    for (const i of [1, 2, 3]) {
+      expect(compose.services[`nats-${i}`]!.volumes).toContain(`natsdata-${i}:/data`)
+      expect(compose.services[`nats-${i}`]!.healthcheck).toBeDefined()
+    }
+    expect(Object.keys(compose.volumes).sort()).toEqual(['natsdata-1', 'natsdata-2', 'natsdata-3', 'pgdata'])
     const nats = read('deploy/nats.conf')
     expect(nats).toMatch(/^\s*store_dir: \/data$/m)
     expect(nats).toMatch(/^\s*sync_interval: always$/m)
-    expect(compose.services.nats!.healthcheck).toBeDefined()
+    expect(nats).toMatch(/^\s*server_name: \$NATS_SERVER_NAME$/m)
+    for (const i of [1, 2, 3]) expect(nats).toContain(`nats-route://nats-${i}:6222`)
     expect(compose.services.postgres!.healthcheck).toBeDefined()
   })
 
