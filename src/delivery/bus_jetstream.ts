@@ -126,6 +126,11 @@ const CONSUMER_CHECK_MS = 2_000
 // A handler batch at most, and what a worker holds unacknowledged beyond
 // what it works on: a worker that stalls holds few events for the ack wait.
 const PULL_MESSAGES = 200
+// A pull request that is lost (in a cluster: sent before the consumer has a
+// leader, answered 503, or held by a leader that then died) is noticed only
+// when two idle heartbeats, each half the request's expiry, are missed: 30 s
+// of nothing with the client's default expiry (30 s), 5 s with this one.
+const PULL_EXPIRES_MS = 5_000
 
 interface Link {
   nc: NatsConnection
@@ -244,7 +249,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       try {
         await ensureStream(l.jsm, opts)
         await ensureConsumer(l.jsm, opts)
-        const messages = await (await l.js.consumers.get(opts.stream, CONSUMER)).consume({ max_messages: Math.min(opts.maxAckPending, PULL_MESSAGES) })
+        const messages = await (await l.js.consumers.get(opts.stream, CONSUMER)).consume({ max_messages: Math.min(opts.maxAckPending, PULL_MESSAGES), expires: PULL_EXPIRES_MS })
         consumerReady = true
         failures = 0
         stopConsuming = () => messages.stop()

@@ -69,8 +69,8 @@ export function watchMetrics(source: MetricSource): () => void {
 const readOutbox = probe('database', latest, (s): Promise<OutboxBacklog> => countOutbox(s.sql, OUTBOX_COUNT_CAP))
 const readBus = probe('jetstream', latest, (s): Promise<BusState | null> => s.bus.state())
 
-probed('herald_outbox_rows', `Outbox rows waiting for the relay (one per committed batch; counted up to ${OUTBOX_COUNT_CAP}).`, readOutbox, (o) => o.rows)
-probed('herald_outbox_events', `Events in the outbox rows waiting for the relay (over the oldest ${OUTBOX_COUNT_CAP} rows).`, readOutbox, (o) => o.events)
+probed('herald_outbox_rows', `Outbox rows (the ledger: one per committed batch) with events whose fan-out is not recorded yet; counted up to ${OUTBOX_COUNT_CAP}.`, readOutbox, (o) => o.rows)
+probed('herald_outbox_events', `Accepted events whose fan-out is not recorded yet: owed in the ledger (over the oldest ${OUTBOX_COUNT_CAP} rows).`, readOutbox, (o) => o.events)
 probed('herald_outbox_oldest_age_seconds', 'Age of the oldest outbox row; 0 when the outbox is empty.', readOutbox, (o) => o.oldestAgeSeconds)
 
 probed('herald_jetstream_stream_messages', 'Messages in the JetStream stream (events published, not yet acknowledged by a worker).', readBus, (b) => b?.stream.messages)
