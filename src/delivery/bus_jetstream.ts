@@ -185,7 +185,8 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
         return { nc, jsm, js: jetstream(nc), publisher: createPublisher(nc, PUBLISH_TIMEOUT_MS) }
       } catch (err) {
         await nc?.close().catch(() => {})
-        if (err instanceof ForeignStreamError) throw err
+        // Unusable for good, not unreachable: the process stops, saying why.
+        if (err instanceof ForeignStreamError || err instanceof IncompatibleStreamError) throw err
         if (failures++ === 0) opts.log.warn({ err }, `cannot reach NATS at ${servers.map(hostOf).join(', ')} (NATS_URL): events wait in PostgreSQL until it comes`)
         await Bun.sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)))
       }
@@ -343,17 +344,19 @@ const isNotFound = (err: unknown) => {
  */
 function received(m: JsMsg, staleAfterMs: number): Incoming {
   const tokens = m.subject.split('.')
+  const msgId = m.headers!.get('Nats-Msg-Id')
   return {
     workspaceId: Number(tokens[tokens.length - 2]),
     channel: tokens[tokens.length - 1]!,
-    eventId: m.headers!.get('Nats-Msg-Id').split('~')[0]!, // a replay's id is "<eventId>~<when>"
+    eventId: msgId.split('~')[0]!, // a replay's id is "<eventId>~<when>"
     view: m.string(),
     // A first delivery to this process may still be a copy another worker
     // already handled: a process frozen past the ack wait (SIGSTOP, a long
     // pause) gets back messages JetStream has meanwhile redelivered elsewhere.
     // An event older than the ack wait is checked against the deliveries
     // that exist before anything is sent.
-    redelivered: m.info.redelivered || Date.now() - m.info.timestampNanos / 1e6 > staleAfterMs,
+    // A replay from PostgreSQL is checked likewise.
+    redelivered: m.info.redelivered || msgId.includes('~') || Date.now() - m.info.timestampNanos / 1e6 > staleAfterMs,
     outbox: outboxRef(m.headers?.get(OUTBOX_HEADER)),
   }
 }

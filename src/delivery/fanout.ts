@@ -253,10 +253,16 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     if (stopped) throw new Error('this worker is stopping; another takes the events')
     const earlier: Promise<void>[] = []
     const fresh: Incoming[] = []
+    const taken = new Set<string>()
     for (const e of batch) {
       const p = inFlight.get(e.eventId)
       if (p) earlier.push(p)
-      else fresh.push(e)
+      // Two copies in one batch (JetStream redelivered an event to a worker
+      // that was frozen with the first): the first is fanned out, once.
+      else if (!taken.has(e.eventId)) {
+        taken.add(e.eventId)
+        fresh.push(e)
+      }
     }
     if (fresh.length) {
       const p = fanOut(fresh)

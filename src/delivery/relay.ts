@@ -147,14 +147,16 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
   /** Publishes a batch this process has just committed; if the bus refuses it, the scan takes its row. */
   function handoff(outboxId: number, events: BusEvent[]) {
     const unpublished = () => unpublishedOutbox(sql, outboxId).catch((err) => log.warn({ err, outboxId }, 'outbox relay: could not mark a row for the scan; it is published again after FANOUT_REPLAY_AFTER_MS'))
-    // While the bus fails, the scan alone retries, with its pauses.
-    if (stopped || failures > 0) return void track(unpublished().then(() => wake?.()))
+    // While the bus fails, the scan alone retries, with its pauses: only the
+    // first failure wakes it, not every batch committed meanwhile.
+    if (stopped || failures > 0) return void track(unpublished())
     track(bus.publish(withLedger(outboxId, events)).then(
       () => {},
       async (err) => {
-        if (failures++ === 0) log.warn({ err }, 'outbox relay: the bus refused events; they stay in the outbox until it takes them')
+        const first = failures++ === 0
+        if (first) log.warn({ err }, 'outbox relay: the bus refused events; they stay in the outbox until it takes them')
         await unpublished()
-        wake?.()
+        if (first) wake?.()
       },
     ))
   }

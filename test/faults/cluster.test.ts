@@ -17,6 +17,8 @@ import type { HeraldProcess } from '../processes'
 const describePg = PG_URL ? describe : describe.skip
 const STREAM = 'HERALD_CLUSTER'
 const CONSUMER = 'herald-workers'
+// From this long after the kill, the cluster has new leaders and Herald publishes and pulls again.
+const SETTLED_MS = 12_000
 
 async function setup(c: Cleanups) {
   const cluster = await natsCluster()
@@ -87,7 +89,7 @@ describePg('fault: a 3-node NATS cluster', () => {
       await rx.waitFor(200, 20_000)
       await cluster.node(victim).kill('SIGKILL')
       const killedAt = Date.now()
-      await Bun.sleep(10_000)
+      await Bun.sleep(15_000)
       const report = await load.stop()
 
       expect(statuses(report.samples)).toEqual({ 200: report.samples.length }) // the API takes events whatever NATS does
@@ -102,19 +104,23 @@ describePg('fault: a 3-node NATS cluster', () => {
       const seen = firstSeen(rx)
       const delays = (from: number) => [...report.acked].filter(([, at]) => at >= from).map(([id, at]) => seen.get(id)! - at)
       const afterKill = delays(killedAt)
-      const settled = delays(killedAt + 5_000)
+      const settled = delays(killedAt + SETTLED_MS)
+      // The API reports the outage as its relay retries, with pauses, not once per batch committed meanwhile.
+      const outageWarnings = api.output.filter((l) => l.includes('outbox relay: events stay in the outbox')).length
       figures('3-node cluster, node killed', {
         accepted: checked.acked, delivered: seen.size, duplicated: checked.duplicates, lost: 0,
         killed: victim, herald_connections: held, stream_leader: streamLeader, consumer_leader: consumerLeader, new_stream_leader: after.cluster?.leader,
         postedAfterKill: afterKill.length, afterKillDelayMs: { p50: percentile(afterKill, 50), p99: percentile(afterKill, 99), max: Math.max(...afterKill) },
-        from5sAfterKillMaxMs: Math.max(...settled), longestReceiverGapMs: longestGap(rx, killedAt),
+        settledMaxDelayMs: Math.max(...settled), longestReceiverGapMs: longestGap(rx, killedAt), outageWarnings,
       })
-      expect(afterKill.length).toBeGreaterThan(1000)
-      // An event posted at the kill waits for the elections and the
-      // reconnection, at most the replay (2 s) after its failed hand-off;
-      // five seconds on, the cluster is whole again and delivery is prompt.
-      expect(Math.max(...afterKill)).toBeLessThan(15_000)
+      expect(afterKill.length).toBeGreaterThan(2000)
+      // An event posted at the kill waits for the elections (4 to 9 s in
+      // nats-server 2.9), the relay's pause and a pull request lost with the
+      // consumer's leader; once the cluster is whole again, delivery is prompt.
+      expect(Math.max(...afterKill)).toBeLessThan(25_000)
+      expect(settled.length).toBeGreaterThan(300)
       expect(Math.max(...settled)).toBeLessThan(3_000)
+      expect(outageWarnings).toBeLessThan(20)
     } finally {
       await c.run()
     }
@@ -143,7 +149,7 @@ describePg('fault: a 3-node NATS cluster', () => {
       await cluster.node(leader).kill('SIGKILL')
       const kept = await eventually(async () => {
         const i = await streamInfo(cluster).catch(() => null)
-        return i?.cluster?.leader && i.cluster.leader !== leader && i
+        return i?.cluster?.leader && i.cluster.leader !== leader ? i : null
       }, 20_000, 'a new stream leader')
       expect(kept.state.messages).toBe(200) // the replicas kept what the dead leader had
 

@@ -95,7 +95,10 @@ export async function natsCluster(size = 3): Promise<NatsCluster> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
-  await Promise.all(nodes.map((n) => n.start()))
+  await Promise.all(nodes.map((n) => n.start())).catch(async (err) => {
+    await cluster.close()
+    throw err
+  })
   return cluster
 }
 
