@@ -14,8 +14,8 @@ const LOCK_ID = 7262_0002
 
 /**
  * The partitioned tables and their keys, each a month of the same events.
- * Order matters: a month's deliveries partition holds the rows its attempts'
- * foreign key refers to, so it is attached before them and dropped after.
+ * A month's attempts go with its deliveries: made after them, dropped
+ * before them, so that no attempt outlives its delivery (sql/0012).
  */
 const TABLES = [
   { table: 'events', key: 'created_at' },
@@ -70,9 +70,8 @@ export async function ensurePartitions(sql: Sql, now = new Date()): Promise<stri
  * Creates the month's missing partitions in one transaction. Each is built
  * beside its table, the rows of its month are moved out of the default
  * partition, and then it is attached: the attach finds nothing to move.
- * Attempts are moved before deliveries (deleting a delivery from the default
- * partition cascades to attempts still beside it), and deliveries attached
- * before attempts (whose foreign key the attach checks).
+ * Attempts are moved before deliveries, and deliveries attached before
+ * attempts, so that no attempt is ever without its delivery.
  */
 async function createMonth(tx: Tx, from: Date): Promise<string[]> {
   const to = monthStart(from.getUTCFullYear(), from.getUTCMonth() + 1)
@@ -126,8 +125,7 @@ export async function dropExpiredPartitions(sql: Sql, months: number, now = new 
 
 /**
  * Drops one month's partitions in one transaction: its attempts before the
- * deliveries they refer to, and a deliveries partition, which their foreign
- * key refers to, detached before it can be dropped.
+ * deliveries they belong to.
  */
 async function dropMonth(tx: Tx, month: { table: Table['table']; name: string }[]): Promise<string[]> {
   const dropped: string[] = []
@@ -136,7 +134,6 @@ async function dropMonth(tx: Tx, month: { table: Table['table']; name: string }[
     if (!p) continue
     const [found] = await tx<{ exists: boolean }[]>`SELECT to_regclass(${p.name}) IS NOT NULL AS exists`
     if (!found?.exists) continue
-    if (p.table === 'deliveries') await tx.unsafe(`ALTER TABLE deliveries DETACH PARTITION ${p.name}`)
     await tx.unsafe(`DROP TABLE ${p.name}`)
     dropped.push(p.name)
   }

@@ -65,13 +65,20 @@ export interface LedgerMask {
   mask: string
 }
 
-// Sets the recorded events' bits in the ledger; a row of another size than
-// the mask (never made by this Herald) is left alone rather than failing the
-// statement.
-const clearing = (sql: Tx, ledger: LedgerMask[]) => sql`
-  UPDATE outbox o SET done = CASE WHEN o.done IS NULL THEN m.mask::varbit ELSE o.done | m.mask::varbit END
-  FROM json_to_recordset(${JSON.stringify(ledger)}::text::json) AS m(id bigint, mask text)
-  WHERE o.id = m.id AND cardinality(o.event_ids) = length(m.mask)`
+// Sets the recorded events' bits in the ledger. The mask has the row's size
+// (its messages carry it), so the row's event_ids, a large array stored out
+// of line, are never read; a mask of another size than bits already set (a
+// row this Herald never made) is left alone rather than failing the statement.
+// `o.id = ANY(…)` makes the rows an index look-up whatever the statistics
+// say: outbox rows come and go by the thousand, and a plan that joins by
+// scanning it grows with every dead row.
+const clearing = (sql: Tx, ledger: LedgerMask[]) => {
+  const ids = ledger.map((l) => l.id)
+  return sql`
+    UPDATE outbox o SET done = CASE WHEN o.done IS NULL THEN m.mask::varbit ELSE o.done | m.mask::varbit END
+    FROM unnest(${ids}::bigint[], ${ledger.map((l) => l.mask)}::text[]) AS m(id, mask)
+    WHERE o.id = ANY(${ids}::bigint[]) AND o.id = m.id AND (o.done IS NULL OR length(o.done) = length(m.mask))`
+}
 
 /** Clears events that have no delivery to record (nothing matched them, or they were split over several statements) from the ledger. */
 export async function clearOwed(sql: Tx, ledger: LedgerMask[]): Promise<void> {

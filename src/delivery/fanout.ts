@@ -20,7 +20,7 @@ import type { PushTarget } from './push/job'
 import type { Planned, Sent } from '../../workers/send'
 import type { RouterRecord } from './routers'
 import { claimDueDeliveries, clearOwed, existingDeliveryIds, insertDeliveries, type AttemptRecord, type ClaimedWithEvent } from './deliveries'
-import { deleteRecordedOutbox, ledgerMasks } from './relay'
+import { ledgerMasks } from './relay'
 import { findDevice } from './push/devices'
 import { nextStep, parseSchedule } from './retry'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
@@ -162,16 +162,10 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
     await Promise.all(parts.map((part) => run(part, skip, part.events.filter((e) => partsOf.get(e) === 1))))
     const rest = batch.filter((e) => partsOf.get(e) !== 1)
     if (rest.length) await persist(() => clearOwed(sql, ledgerOf(rest)), rest.length)
-    deleteRecorded(batch)
   }
 
-  /** The ledger bits of events whose fan-out is recorded. */
+  /** The ledger bits of events whose fan-out is recorded (the relay deletes the rows it completes). */
   const ledgerOf = (events: Incoming[]) => ledgerMasks(events.flatMap((e) => (e.outbox ? [e.outbox] : [])))
-  /** Deletes the outbox rows these events completed; the relay's sweep catches any it misses. */
-  function deleteRecorded(events: Incoming[]) {
-    const ids = [...new Set(events.flatMap((e) => (e.outbox ? [e.outbox.id] : [])))]
-    if (ids.length) deleteRecordedOutbox(sql, ids).catch((err) => log.debug({ err }, 'could not delete recorded outbox rows; the relay sweeps them'))
-  }
 
   /**
    * Batches of at most CHUNK deliveries (routers count as one, devices one
