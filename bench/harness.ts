@@ -255,8 +255,8 @@ export function harness(name: string) {
     return { child, base }
   }
 
-  /** `herald worker`; start it after an API, which has applied the migrations. */
-  const startWorker = (env: Record<string, string | undefined>, logPath: string) => spawnBun([...BUN_FLAGS, 'src/cli/main.ts', 'worker'], env, logPath)
+  /** `herald worker`; start it after an API, which has applied the migrations. Its metrics on a free port: several workers of a run must not share one. */
+  const startWorker = (env: Record<string, string | undefined>, logPath: string) => spawnBun([...BUN_FLAGS, 'src/cli/main.ts', 'worker'], { METRICS_PORT: '0', ...env }, logPath)
 
   /** A worker is consuming once its pull consumer has requests waiting on the stream. */
   const workerReady = (child: Child, jsm: JetStreamManager, stream: string) =>

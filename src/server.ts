@@ -3,7 +3,7 @@
 // (ingest batcher and HTTP server), the delivery worker, or both; stops them
 // in reverse on SIGTERM.
 import { HeraldError, problemResponse } from './core/problems'
-import type { Config } from './core/config'
+import { ConfigError, type Config } from './core/config'
 import type { Logger } from './core/log'
 import { instanceId, isConnectionError, openDatabase, type Database } from './core/db'
 import { migrate } from './core/migrate'
@@ -130,7 +130,11 @@ export async function startWorker(config: Config, log: Logger, opts: { onFatal?:
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const pipeline = await startPipeline(db, config, log, true, secrets, loadPushConfig(config, log), opts.onFatal)
   // Not healthy while it consumes nothing: NATS away, or its consumer gone and not yet made again.
-  const metrics = serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN, ready: () => pipeline.bus.ready() })
+  const metrics = bound(config.METRICS_PORT, config.HOST, 'METRICS_PORT', () => serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN, ready: () => pipeline.bus.ready() }), async () => {
+    stopMaintenance()
+    await pipeline.stop()
+    await db.close()
+  })
   log.info({ threads: config.WORKER_THREADS, concurrency: config.WORKER_CONCURRENCY, metricsPort: metrics.port }, 'Herald worker is running')
   let stopping: Promise<void> | undefined
   return {
@@ -142,6 +146,20 @@ export async function startWorker(config: Config, log: Logger, opts: { onFatal?:
         await db.close()
         log.info('Herald worker stopped')
       })()),
+  }
+}
+
+/**
+ * Listens, or says that the port is taken, naming the setting to change,
+ * after `release` has let go of what the process opened.
+ */
+export function bound<T>(port: number, host: string, key: 'PORT' | 'METRICS_PORT', listen: () => T, release: () => Promise<void> = async () => {}): T {
+  try {
+    return listen()
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EADDRINUSE') throw err
+    void release().catch(() => {})
+    throw new ConfigError(`port ${port} is already in use on ${host} (${key}): another Herald or another program listens there; stop it, or start this one with ${key}=<a free port>`)
   }
 }
 
@@ -231,9 +249,13 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   // Host: a 400 (RFC 9112 §3.2), at the cost of one header look-up.
   const manyHosts = (req: Request) => req.headers.get('host')?.includes(',') === true
   const twoHosts = () => problemResponse(new HeraldError('bad-request', 'The request has more than one Host header (or a list of hosts in one): HTTP/1.1 allows exactly one.'))
-  const server = Bun.serve({
+  const server = bound(config.PORT, config.HOST, 'PORT', () => Bun.serve({
     port: config.PORT,
     hostname: config.HOST,
+    // Bun shares a port between processes (SO_REUSEPORT) when development is
+    // off, unless told not to: a second Herald on a taken port would start
+    // and take every other request. It must stop instead.
+    reusePort: false,
     // Development mode answers errors with a large HTML page; never in production.
     development: false,
     // Every route refuses a body past its own limit (256 KiB for POST /event,
@@ -249,6 +271,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // change of default cannot lift it.
     idleTimeout: 10,
     fetch: (req) => (manyHosts(req) ? twoHosts() : hasHost(req) ? app.handle(req) : noHost()),
+  }), async () => {
+    stopMaintenance()
+    await pipeline.stop()
+    await auth.stop()
+    mailer.close()
+    await db.close()
   })
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${server.port}`).replace(/\/+$/, '')
   if (opts.banner !== false) await printBanner(db, publicUrl, demoKey, admin.file)

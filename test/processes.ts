@@ -26,7 +26,8 @@ export async function spawnHerald(env: Record<string, string>, cmd?: string): Pr
   const command = cmd ?? (env.DATABASE_URL ? 'serve' : 'start')
   const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', command], {
     cwd: `${import.meta.dir}/..`,
-    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    // METRICS_PORT 0: a second worker on a taken port stops (reusePort is off).
+    env: { ...inherited, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

@@ -260,6 +260,7 @@ export function serveMetrics(opts: { port: number; hostname: string; token?: str
     port: opts.port,
     hostname: opts.hostname,
     development: false,
+    reusePort: false, // a second worker on a taken METRICS_PORT stops, rather than share it
     fetch(req) {
       const path = new URL(req.url).pathname
       if (path === '/healthz') return opts.ready && !opts.ready() ? Response.json({ status: 'not-ready', detail: 'no JetStream consumer: NATS is unreachable, or the consumer is being made again' }, { status: 503 }) : Response.json({ status: 'ok' })

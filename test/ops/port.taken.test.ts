@@ -1,0 +1,63 @@
+// Two Heralds never share a port: Bun sets SO_REUSEPORT when development is
+// off unless told not to, so a second process on a taken port used to start
+// and take every other request. It stops at start instead, naming the port
+// and the setting to change. Real processes, on the embedded default and on
+// PostgreSQL.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PG_URL, createTestDatabase } from '../harness'
+import { spawnHerald, type HeraldProcess } from '../processes'
+import { freePort } from '../faults/private_nats'
+
+/** Runs `herald <cmd>` to its end (it must not start): its exit code and output. */
+async function runToEnd(cmd: string, env: Record<string, string>) {
+  const { DATABASE_URL: _, NATS_URL: __, ...inherited } = process.env
+  const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', cmd], { cwd: `${import.meta.dir}/../..`, env: { ...inherited, HOST: '127.0.0.1', ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  clearTimeout(timer)
+  return { code, output: out + err }
+}
+
+describe('a taken port', () => {
+  const dirs: string[] = []
+  const procs: HeraldProcess[] = []
+  afterAll(async () => {
+    for (const p of procs) await p.kill('SIGKILL')
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
+  const dataDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'herald-port-'))
+    dirs.push(d)
+    return d
+  }
+
+  test('a second `herald start` on a taken PORT stops, saying so; the first keeps every request', async () => {
+    const port = await freePort()
+    const first = await spawnHerald({ PORT: String(port), HERALD_DATA_DIR: dataDir() }, 'start')
+    procs.push(first)
+    const second = await runToEnd('start', { PORT: String(port), HERALD_DATA_DIR: dataDir() })
+    expect(second.code).not.toBe(0)
+    expect(second.output).toContain(`port ${port} is already in use on 127.0.0.1 (PORT)`)
+    // Every request still reaches the first.
+    const pids = new Set<number>()
+    for (let i = 0; i < 20; i++) pids.add((await fetch(`${first.url}/healthz`)).status)
+    expect([...pids]).toEqual([200])
+  }, 60_000)
+
+  test.skipIf(!PG_URL)('`herald serve` on the port of a running `herald start` stops too', async () => {
+    const port = await freePort()
+    const first = await spawnHerald({ PORT: String(port), HERALD_DATA_DIR: dataDir() }, 'start')
+    procs.push(first)
+    const db = await createTestDatabase()
+    try {
+      const second = await runToEnd('serve', { PORT: String(port), DATABASE_URL: db.url })
+      expect(second.code).not.toBe(0)
+      expect(second.output).toContain(`port ${port} is already in use on 127.0.0.1 (PORT)`)
+    } finally {
+      await db.drop()
+    }
+  }, 60_000)
+})
