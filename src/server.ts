@@ -174,12 +174,15 @@ export async function maintain(db: Database, config: Config, log: Logger) {
 }
 
 /** On a fresh embedded install, the demo workspace (awaiting its first owner) and its key, shown once. */
+// The demo workspace of a local install is for trying Herald out, batches
+// and benchmarks included: a limit that the README's client snippet meets at
+// once (100/s) only makes it look slow. These let one machine send what it
+// can; an operator lowers them with `herald workspace set demo`.
+export const DEMO_LIMITS = { monthlyQuota: 10_000_000, rateLimit: { perSecond: 50_000, burst: 100_000 } }
+
 async function createDemoWorkspace(db: Database, config: Config): Promise<string | undefined> {
   if (!db.embedded || !config.HERALD_DEMO_WORKSPACE || (await countWorkspaces(db.sql)) > 0) return undefined
-  const ws = await insertWorkspace(db.sql, 'demo', {
-    monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA,
-    rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST },
-  }, { awaitsFirstOwner: true })
+  const ws = await insertWorkspace(db.sql, 'demo', DEMO_LIMITS, { awaitsFirstOwner: true })
   return ws?.apiKey
 }
 
@@ -197,13 +200,16 @@ async function printBanner(db: Database, url: string, demoKey: string | undefine
     `  Dashboard:   ${url}${waiting ? `  (the first account to sign up owns the workspace "${waiting}")` : ''}`,
     `  API docs:    ${url}/docs`,
   ]
-  if (adminTokenFile) lines.push(`  Operator:    the CLI on this machine reads the token in ${adminTokenFile}: try \`herald workspace list\``)
+  if (adminTokenFile) lines.push(`  Operator:    the CLI on this machine reads the token in ${adminTokenFile}: try \`npx herald workspace list\` (from this folder)`)
   if (demoKey) {
     lines.push(
       '',
       'Herald created the workspace "demo". Its API key (shown only this once):',
       '',
       `    ${demoKey}`,
+      '',
+      `Its limits: ${DEMO_LIMITS.rateLimit.perSecond.toLocaleString('en')} events/s (bursts of ${DEMO_LIMITS.rateLimit.burst.toLocaleString('en')}) and ${DEMO_LIMITS.monthlyQuota.toLocaleString('en')} a month;`,
+      '  change them with `npx herald workspace set demo --rate <events/s> --burst <n> --quota <n>`.',
       '',
       'Try it:',
       `    curl -X POST ${url}/event -H 'Authorization: Bearer ${demoKey}' -H 'Content-Type: application/json' -d '{"message":"Hello from Herald"}'`,

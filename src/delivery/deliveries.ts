@@ -144,10 +144,10 @@ export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
     // dropped is not recorded, rather than failing the batch.
     await tx`
       INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response, event_at)
-      SELECT r.*, d.event_at FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.attempt)}::int[], ${col((r) => r.startedAt.toISOString())}::timestamptz[],
+      SELECT r.id, d.attempts_before + r.attempt, r.started_at, r.duration_ms, r.status, r.ok, r.error, r.response, d.event_at FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.attempt)}::int[], ${col((r) => r.startedAt.toISOString())}::timestamptz[],
         ${col((r) => Math.round(r.durationMs))}::int[], ${col((r) => r.status ?? null)}::int[], ${col((r) => String(r.ok))}::text[]::bool[],
         ${col((r) => r.error ?? null)}::text[], ${col((r) => r.response ?? null)}::text[]) AS r(id, attempt, started_at, duration_ms, status, ok, error, response)
-      CROSS JOIN LATERAL (SELECT event_at FROM deliveries WHERE id = r.id LIMIT 1) d
+      CROSS JOIN LATERAL (SELECT event_at, attempts_before FROM deliveries WHERE id = r.id LIMIT 1) d
       ON CONFLICT DO NOTHING`
     await tx`
       UPDATE deliveries d SET status = r.next, attempts = r.attempt, last_status = r.status, last_error = r.error, updated_at = now(),
@@ -213,7 +213,7 @@ export interface FailedDeliveryView {
 }
 export const listFailedDeliveries = (sql: Tx, workspaceId: number, limit: number) => sql<FailedDeliveryView[]>`
   SELECT d.id, d.event_id AS "eventId", d.kind, d.router_id AS "routerId", d.status, d.last_error AS "lastError",
-    iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt", d.attempts AS "attemptCount"
+    iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt", d.attempts_before + d.attempts AS "attemptCount"
   FROM deliveries d WHERE d.workspace_id = ${workspaceId} AND d.status = 'failed'
   ORDER BY d.updated_at DESC LIMIT ${limit}`
 
@@ -222,7 +222,7 @@ export const listFailedDeliveries = (sql: Tx, workspaceId: number, limit: number
  * schedule (attempts count from 0 again), its id and attempt history kept.
  * The caller then wakes the scheduler, so that it is sent at once.
  */
-const replayed = (sql: Tx) => sql`status = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()`
+const replayed = (sql: Tx) => sql`status = 'pending', attempts_before = attempts_before + attempts, attempts = 0, next_attempt_at = now(), updated_at = now()`
 
 /** Makes a finished delivery due again with a fresh schedule, keeping its id and its attempt history. */
 export async function replayDelivery(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
@@ -318,7 +318,7 @@ export async function listDeliveries(sql: Tx, workspaceId: number, filter: Deliv
       ORDER BY d.id DESC LIMIT ${limit + 1}
     )
     SELECT d.id, d.event_id AS "eventId", d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId",
-      d.status, d.attempts AS "attemptCount", d.last_status AS "lastStatus", d.last_error AS "lastError",
+      d.status, d.attempts_before + d.attempts AS "attemptCount", d.last_status AS "lastStatus", d.last_error AS "lastError",
       CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
       iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
       CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('title', e.title, 'message', left(e.message, 200), 'event', e.event,

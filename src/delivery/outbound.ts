@@ -109,6 +109,28 @@ export function checkAddress(ip: string, allow: readonly string[]): string | nul
   return why && `${parsed.toString()} is ${why}`
 }
 
+/** The setting that lets deliveries reach a refused address, for the errors that refuse it. */
+export const allowHint = (address: string) =>
+  `HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=${address}/${isIP(address) === 6 ? 128 : 32})`
+
+/**
+ * Why a destination URL will never be reached, when its host is an address
+ * (or localhost) the outbound rules refuse: a router is refused at creation
+ * rather than left to fail every delivery. Names are resolved at send time.
+ */
+export function urlRefusal(raw: string, allow: readonly string[]): string | null {
+  let host: string
+  try {
+    host = new URL(raw).hostname.replace(/^\[|\]$/g, '')
+  } catch {
+    return null // the schema says what is wrong with it
+  }
+  const ip = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : host
+  if (!isIP(ip)) return null
+  const why = checkAddress(ip, allow)
+  return why && `${why}: deliveries may not reach it; ${allowHint(ip)} in Herald's environment`
+}
+
 export type HostCheck =
   | { ok: true; address: string; family: 4 | 6 }
   | { ok: false; kind: 'refused' | 'network' | 'timeout'; error: string }
@@ -123,7 +145,7 @@ export async function checkHost(host: string, allow: readonly string[], signal?:
   const bare = host.replace(/^\[|\]$/g, '')
   if (isIP(bare)) {
     const why = checkAddress(bare, allow)
-    return why ? { ok: false, kind: 'refused', error: `refused: ${why}` } : { ok: true, address: bare, family: isIP(bare) as 4 | 6 }
+    return why ? { ok: false, kind: 'refused', error: `refused: ${why}; ${allowHint(bare)}` } : { ok: true, address: bare, family: isIP(bare) as 4 | 6 }
   }
   let answers: { address: string; family: number }[]
   try {
@@ -134,7 +156,7 @@ export async function checkHost(host: string, allow: readonly string[], signal?:
   }
   for (const { address } of answers) {
     const why = ipaddr.isValid(address) ? rangeRefusal(ipaddr.parse(address), allow) : 'not an address we can check'
-    if (why) return { ok: false, kind: 'refused', error: `refused: ${bare} resolves to ${address}, ${why}` }
+    if (why) return { ok: false, kind: 'refused', error: `refused: ${bare} resolves to ${address}, ${why}; ${allowHint(address)}` }
   }
   const first = answers[0]
   if (!first) return { ok: false, kind: 'network', error: `cannot resolve ${bare} (no addresses)` }

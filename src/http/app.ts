@@ -2,6 +2,7 @@
 import { Elysia, ParseError, ValidationError } from 'elysia'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { TSchema } from '@sinclair/typebox'
+import { inWords } from './words'
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
 import type { Config } from '../core/config'
@@ -68,7 +69,7 @@ function describe(e: ValueError, where: string): string {
   if (e.type === ValueErrorType.ObjectAdditionalProperties) return `${field} is not a field of ${where}`
   const own = (e.schema as { error?: unknown }).error
   if (typeof own === 'string') return own
-  return `${field}: ${e.message}`
+  return `${field}: ${inWords(e)}`
 }
 
 const decodePointer = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~')
@@ -173,7 +174,7 @@ export function createApp(deps: AppDeps) {
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
         .use(adminKeysRoute(sql, auth))
-        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE))
+        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, config.HERALD_OUTBOUND_ALLOW.split(',').map((a) => a.trim()).filter(Boolean)))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
         .use(adminChannelsRoute(sql, auth, audienceChanged, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))

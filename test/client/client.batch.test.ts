@@ -35,7 +35,7 @@ for (const backend of backends) {
       expect(proxy.batches().map((b) => b.events.length)).toEqual([50, 50, 20])
       const outcomes = await Promise.all(queued.map((q) => q.result))
       expect(outcomes.every((o) => o.ok)).toBe(true)
-      expect(herald.stats).toEqual({ sent: 120, failed: 0, retried: 0, dropped: 0 })
+      expect(herald.stats).toEqual({ sent: 120, failed: 0, retried: 0, dropped: 0, rateLimited: 0 })
     })
 
     test('by time: 3 events and flushIntervalMs 100 are one request, about 100 ms after the first', async () => {
@@ -68,7 +68,7 @@ for (const backend of backends) {
       expect(empty.error.errors.map((e) => e.pointer)).toEqual(['/events/1/message'])
       expect(channel.error.errors.map((e) => e.pointer)).toEqual(['/events/2/channel'])
       expect(given.map(([err, event]) => [err, event])).toEqual([[empty.error, batch[1]], [channel.error, batch[2]]])
-      expect(herald.stats).toEqual({ sent: 2, failed: 2, retried: 0, dropped: 0 })
+      expect(herald.stats).toEqual({ sent: 2, failed: 2, retried: 0, dropped: 0, rateLimited: 0 })
       // Each event carries its own key: sent again, the stored ones are answered from the first time.
       expect(new Set(proxy.batches()[0]!.events.map((e) => e.idempotencyKey)).size).toBe(4)
       expect(queued.map((q) => q.idempotencyKey)).toEqual(proxy.batches()[0]!.events.map((e) => e.idempotencyKey!))
@@ -101,7 +101,7 @@ for (const backend of backends) {
       const outcomes = await Promise.all(queued.map((q) => q.result))
       expect(outcomes.map((o) => (o.ok ? o.value.remainingQuota : o.error.kind))).toEqual([2, 1, 0, 'quota-exceeded', 'quota-exceeded'])
       expect(proxy.batches()).toHaveLength(1)
-      expect(herald.stats).toEqual({ sent: 3, failed: 2, retried: 0, dropped: 0 })
+      expect(herald.stats).toEqual({ sent: 3, failed: 2, retried: 0, dropped: 0, rateLimited: 0 })
     })
   })
 }
@@ -125,13 +125,25 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
   test('a whole-batch 429 waits its Retry-After, then goes again', async () => {
     proxy.reset()
     proxy.script.push({ status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '1' }, body: JSON.stringify({ type: 'https://herald.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, detail: 'wait' }) })
-    const herald = client({ flushIntervalMs: 0 })
-    await Promise.all(events(3, 'whole 429').map((e) => herald.enqueue(e)))
-    await herald.close()
+    const told: [number, string, number, number][] = []
+    const warnings: string[] = []
+    const warn = console.warn
+    console.warn = (m: string) => void warnings.push(m)
+    const herald = client({ flushIntervalMs: 0, onRetry: (err, r) => told.push([err.status, err.kind, r.attempt, r.events]) })
+    try {
+      await Promise.all(events(3, 'whole 429').map((e) => herald.enqueue(e)))
+      await herald.close()
+    } finally {
+      console.warn = warn
+    }
     const [first, second] = proxy.batches()
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(1000)
     expect(second!.events).toEqual(first!.events)
-    expect(herald.stats).toEqual({ sent: 3, failed: 0, retried: 3, dropped: 0 })
+    // The rate limit is said: to onRetry (attempt 0: no try used), in stats, and once as a warning.
+    expect(told).toEqual([[429, 'rate-limited', 0, 3]])
+    expect(herald.stats).toEqual({ sent: 3, failed: 0, retried: 3, dropped: 0, rateLimited: 3 })
+    expect(warnings.length).toBe(1)
+    expect(warnings[0]).toContain("the workspace's rate limit")
   })
 
   test('an answer lost after Herald stored the batch: sent again with the same keys, stored once', async () => {
@@ -145,7 +157,7 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
     expect(retried).toEqual([502, 10])
     expect(proxy.batches()[1]!.events).toEqual(proxy.batches()[0]!.events)
     expect(await countEvents(h, ws.name)).toBe(before + 10)
-    expect(herald.stats).toEqual({ sent: 10, failed: 0, retried: 10, dropped: 0 })
+    expect(herald.stats).toEqual({ sent: 10, failed: 0, retried: 10, dropped: 0, rateLimited: 0 })
   })
 
   test('a 401 gives up every event of the batch', async () => {
@@ -154,7 +166,7 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
     await Promise.all(events(4, 'no key').map((e) => herald.enqueue(e)))
     await herald.close()
     expect(given.map((e) => e.status)).toEqual([401, 401, 401, 401])
-    expect(herald.stats).toEqual({ sent: 0, failed: 4, retried: 0, dropped: 0 })
+    expect(herald.stats).toEqual({ sent: 0, failed: 4, retried: 0, dropped: 0, rateLimited: 0 })
   })
 
   test("whenFull 'reject': a full queue rejects with HeraldQueueFullError, counted as dropped", async () => {
@@ -170,7 +182,7 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
     // Room again once the batch is answered.
     await (await herald.enqueue({ message: 'room again' })).result
     await herald.close()
-    expect(herald.stats).toEqual({ sent: 6, failed: 0, retried: 0, dropped: 1 })
+    expect(herald.stats).toEqual({ sent: 6, failed: 0, retried: 0, dropped: 1, rateLimited: 0 })
   })
 
   test("whenFull 'wait': enqueue waits for room, in order, and nothing is lost", async () => {
@@ -185,7 +197,7 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
     proxy.release()
     await Promise.all(waiting)
     await herald.close()
-    expect(herald.stats).toEqual({ sent: 12, failed: 0, retried: 0, dropped: 0 })
+    expect(herald.stats).toEqual({ sent: 12, failed: 0, retried: 0, dropped: 0, rateLimited: 0 })
     expect(proxy.batches().flatMap((b) => b.events.map((e) => e.message))).toEqual([...events(5, 'wait'), ...events(7, 'waited')].map((e) => e.message))
     expect(await countEvents(h, ws.name)).toBe(before + 12)
   })

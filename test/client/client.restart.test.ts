@@ -60,7 +60,7 @@ describePg('enqueue across a restart (PostgreSQL, a real process)', () => {
         eventsPerSecond: Math.round(EVENTS / (elapsedMs / 1000)), cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runtime: `bun ${Bun.version}`,
       }))
       expect(row).toEqual({ n: EVENTS, messages: EVENTS })
-      expect(herald.stats).toMatchObject({ sent: EVENTS, failed: 0, dropped: 0 })
+      expect(herald.stats).toMatchObject({ sent: EVENTS, failed: 0, dropped: 0, rateLimited: 0 })
       expect(herald.stats.retried).toBeGreaterThan(0)
     } finally {
       proxy.stop()

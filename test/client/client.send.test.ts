@@ -32,7 +32,7 @@ for (const backend of backends) {
       expect(a).toEqual({ workspace: ws.name, channel: 'signups', eventId: expect.stringMatching(UUIDV7), remainingQuota: expect.any(Number) })
       const stored = await (await fetch(`${h.url}/events/${a.eventId}`, { headers: { authorization: `Bearer ${ws.apiKey}` } })).json()
       expect(stored).toMatchObject({ message: 'Jane signed up', event: 'user.signup', channel: 'signups', tags: ['web'], data: { plan: 'pro' } })
-      expect(herald.stats).toEqual({ sent: 1, failed: 0, retried: 0, dropped: 0 })
+      expect(herald.stats).toEqual({ sent: 1, failed: 0, retried: 0, dropped: 0, rateLimited: 0 })
     })
 
     test('what Herald changed is in errors', async () => {
@@ -52,7 +52,7 @@ for (const backend of backends) {
       expect(err.detail).toBe(err.message)
       expect(err.errors.map((e) => e.pointer).sort()).toEqual(['/link', '/message'])
       expect(retries).toEqual([])
-      expect(herald.stats).toEqual({ sent: 0, failed: 1, retried: 0, dropped: 0 })
+      expect(herald.stats).toEqual({ sent: 0, failed: 1, retried: 0, dropped: 0, rateLimited: 0 })
     })
 
     test('401: a wrong key is a HeraldError 401, not retried', async () => {
@@ -103,7 +103,7 @@ describe('send: retries, through a stand-in', () => {
     expect(proxy.seen).toHaveLength(2)
     expect(proxy.seen[0]!.idempotencyKey).toMatch(UUIDV4)
     expect(proxy.seen[1]!.idempotencyKey).toBe(proxy.seen[0]!.idempotencyKey)
-    expect(herald.stats).toEqual({ sent: 1, failed: 0, retried: 1, dropped: 0 })
+    expect(herald.stats).toEqual({ sent: 1, failed: 0, retried: 1, dropped: 0, rateLimited: 0 })
     expect(await countEvents(h, ws.name)).toBe(before + 1)
   })
 
@@ -126,13 +126,13 @@ describe('send: retries, through a stand-in', () => {
     expect([err.status, err.title]).toEqual([0, 'Timeout'])
     expect(err.detail).toBe(`Herald at ${proxy.url} did not answer within 0.2 s`)
     expect(proxy.seen).toHaveLength(2)
-    expect(herald.stats).toEqual({ sent: 0, failed: 1, retried: 1, dropped: 0 })
+    expect(herald.stats).toEqual({ sent: 0, failed: 1, retried: 1, dropped: 0, rateLimited: 0 })
   })
 
   test('unreachable: a HeraldError of status 0 after maxAttempts, with the cause', async () => {
     const herald = new Herald({ apiKey: ws.apiKey, url: 'http://127.0.0.1:1', retry: { maxAttempts: 3, baseDelayMs: 10 } })
     const err = (await herald.send({ message: 'nobody' }).catch((e) => e)) as HeraldError
-    expect([err.status, err.title]).toEqual([0, 'Network Error'])
+    expect([err.status, err.title, err.kind]).toEqual([0, 'Connection Refused', 'connection-refused'])
     expect(err.cause).toBeDefined()
     expect(herald.stats.retried).toBe(2)
   })

@@ -163,7 +163,7 @@ describe('webhook', () => {
 
   test('without the allow-list a loopback receiver is refused, permanently, before any request', async () => {
     const result = await deliver({ ...job(webhook()), outbound: { allow: [], timeoutMs: 5000, maxResponseBytes: 65536 } })
-    expect(result).toMatchObject({ ok: false, retryable: false, error: 'refused: 127.0.0.1 is a loopback address' })
+    expect(result).toMatchObject({ ok: false, retryable: false, error: 'refused: 127.0.0.1 is a loopback address; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=127.0.0.1/32)' })
     expect(result.status).toBeUndefined()
     expect(received).toHaveLength(0)
   })
@@ -409,9 +409,9 @@ describe('email', () => {
 
   test('the SMTP host passes the SSRF rules', async () => {
     const result = await deliver({ ...job(email(['ops@example.com'], { from: 'a@example.com' })), outbound: { allow: [], timeoutMs: 5000, maxResponseBytes: 65536 } })
-    expect(result).toMatchObject({ ok: false, retryable: false, error: 'refused: 127.0.0.1 is a loopback address' })
+    expect(result).toMatchObject({ ok: false, retryable: false, error: 'refused: 127.0.0.1 is a loopback address; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=127.0.0.1/32)' })
     const internal = await deliver(job(email(['ops@example.com'], { from: 'a@example.com', smtp: { host: '10.0.0.25', port: 25 } })))
-    expect(internal).toMatchObject({ ok: false, retryable: false, error: 'refused: 10.0.0.25 is a private address' })
+    expect(internal).toMatchObject({ ok: false, retryable: false, error: 'refused: 10.0.0.25 is a private address; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=10.0.0.25/32)' })
   })
 
   test('a closed SMTP port is retried', async () => {

@@ -39,12 +39,19 @@ const LOOPBACK = ['127.0.0.0/8']
 const opts = (allow: string[] = [], over: { timeoutMs?: number; maxResponseBytes?: number } = {}) => ({ allow, timeoutMs: 5000, maxResponseBytes: 65536, ...over })
 const post = (url: string, allow: string[] = [], over = {}) => send({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, body: 'payload' }, opts(allow, over))
 
+// A refusal of an address names the setting that would allow it.
+const HINT = /; HERALD_OUTBOUND_ALLOW lets deliveries reach it \(e\.g\. HERALD_OUTBOUND_ALLOW=[0-9a-f.:]+\/(32|128)\)$/
+
 function refused(r: OutboundResult, error: string | RegExp) {
   expect(r.ok).toBe(false)
   if (r.ok) return
   expect(r.kind).toBe('refused')
-  if (typeof error === 'string') expect(r.error).toBe(error)
-  else expect(r.error).toMatch(error)
+  const hinted = HINT.test(r.error)
+  const reason = r.error.replace(HINT, '')
+  if (typeof error === 'string') expect(reason).toBe(error)
+  else expect(reason).toMatch(error)
+  // Addresses name the setting; a scheme or a URL that does not parse has no address to allow.
+  if (/ is an? | resolves to /.test(reason)) expect(hinted).toBe(true)
   expect(classify(r).retryable).toBe(false)
 }
 

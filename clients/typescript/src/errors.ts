@@ -90,11 +90,41 @@ export async function answerError(res: Response): Promise<HeraldError> {
   return problemError({ ...body, title, detail: text(body.detail) ?? title, status: res.status }, res.status, retryAfterMs(res.headers))
 }
 
-/** No answer: the request failed on the way, or ran past `timeoutMs`. */
+/**
+ * Why no answer came, as the `kind` of a status-0 HeraldError, so that a
+ * caller can branch on it: `connection-refused` (nothing listens there: not
+ * started, or the wrong port), `dns-failed` (the host name does not
+ * resolve), `tls-failed` (no TLS there, or a certificate not trusted: not
+ * retried), `timeout`, `connection-reset`, else `network-error`.
+ */
+export type NetworkKind = 'connection-refused' | 'dns-failed' | 'tls-failed' | 'timeout' | 'connection-reset' | 'network-error'
+
+const NETWORK: { kind: NetworkKind; title: string; match: RegExp; words: string }[] = [
+  { kind: 'connection-refused', title: 'Connection Refused', match: /ECONNREFUSED|ConnectionRefused|connection refused/i, words: 'the connection was refused: is Herald running, on that port?' },
+  { kind: 'dns-failed', title: 'Host Not Found', match: /ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo|DNS/i, words: 'its host name does not resolve: check the URL' },
+  { kind: 'tls-failed', title: 'TLS Failed', match: /EPROTO|CERT|TLS|SSL|self.signed|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/i, words: 'the TLS handshake failed: is it https on that port, and is its certificate trusted (NODE_EXTRA_CA_CERTS)?' },
+  { kind: 'connection-reset', title: 'Connection Reset', match: /ECONNRESET|EPIPE|socket hang up|ConnectionClosed|other side closed/i, words: 'the connection was closed before an answer came' },
+]
+
+/** What the runtime said, with its code: Bun puts it on the error, Node's fetch on its cause. */
+function causeText(cause: unknown): { code?: string; text: string } {
+  const e = cause as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } }
+  const code = [e?.code, e?.cause?.code].find((c): c is string => typeof c === 'string' && c !== '')
+  return { code, text: [code, e?.message, e?.cause?.code, e?.cause?.message].filter((x) => typeof x === 'string').join(' ') }
+}
+
+/** No answer: the request failed on the way, or ran past `timeoutMs`; its kind says why (see NetworkKind). */
 export function transportError(url: string, cause: unknown, timeoutMs: number): HeraldError {
-  const timedOut = (cause as Error)?.name === 'TimeoutError'
-  const detail = timedOut ? `Herald at ${url} did not answer within ${timeoutMs / 1000} s` : `cannot reach Herald at ${url}: ${(cause as Error)?.message ?? String(cause)}`
-  return new HeraldError({ status: 0, title: timedOut ? 'Timeout' : 'Network Error', detail }, { cause })
+  if ((cause as Error)?.name === 'TimeoutError') {
+    return new HeraldError({ status: 0, type: PROBLEM_BASE + 'timeout', title: 'Timeout', detail: `Herald at ${url} did not answer within ${timeoutMs / 1000} s` }, { cause })
+  }
+  const { code, text } = causeText(cause)
+  const known = NETWORK.find((n) => n.match.test(text))
+  const why = known ? known.words : (cause as Error)?.message ?? String(cause)
+  return new HeraldError(
+    { status: 0, type: PROBLEM_BASE + (known?.kind ?? 'network-error'), title: known?.title ?? 'Network Error', detail: `cannot reach Herald at ${url}${code ? ` (${code})` : ''}: ${why}` },
+    { cause },
+  )
 }
 
 /** `enqueue` with `whenFull: 'reject'` while `maxQueue` events are pending. */

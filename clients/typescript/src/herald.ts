@@ -66,7 +66,7 @@ export class Herald {
   private readonly retry: RetryPolicy
   private readonly fetch: Fetch
   private readonly onRetry: HeraldOptions['onRetry']
-  private readonly counters: Stats = { sent: 0, failed: 0, retried: 0, dropped: 0 }
+  private readonly counters: Stats = { sent: 0, failed: 0, retried: 0, dropped: 0, rateLimited: 0 }
   private readonly queue: BatchQueue
 
   constructor(options: HeraldOptions) {

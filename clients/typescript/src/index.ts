@@ -1,7 +1,7 @@
 // herald-client: send events to Herald, the self-hostable event notification
 // service, from any runtime with fetch. See README.md.
 export { Herald, type Fetch, type HeraldOptions } from './herald.js'
-export { HeraldClosedError, HeraldError, HeraldQueueFullError, PROBLEM_BASE } from './errors.js'
+export { HeraldClosedError, HeraldError, HeraldQueueFullError, PROBLEM_BASE, type NetworkKind } from './errors.js'
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.js'
 export { MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './queue.js'
 export type { Accepted, BatchResult, FieldError, HeraldEvent, Outcome, Queued, Stats } from './types.js'

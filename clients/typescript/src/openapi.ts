@@ -4307,7 +4307,7 @@ export interface operations {
                             deviceId: string | null;
                             /** @enum {string} */
                             status: "pending" | "succeeded" | "failed";
-                            /** @description Attempts since it was made or last replayed. */
+                            /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
                             attemptCount: number;
                             /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
                             lastStatus: number | null;

@@ -178,7 +178,7 @@ export class BatchQueue {
         err = e
       }
       // The rate limit refused the whole batch and stored nothing: it waits its turn, and the tries are not used up.
-      if (err.status === 429 && err.kind !== 'quota-exceeded') return this.holdBack(batch, err.retryAfterMs ?? RATE_LIMIT_PAUSE_MS)
+      if (err.status === 429 && err.kind !== 'quota-exceeded') return this.holdBack(batch, err.retryAfterMs ?? RATE_LIMIT_PAUSE_MS, err)
       const delayMs = retryDelayMs(this.ctx.retry, attempt, err)
       if (delayMs === undefined) return batch.forEach((item) => this.fail(item, err))
       this.ctx.stats.retried += batch.length
@@ -196,6 +196,7 @@ export class BatchQueue {
       return batch.forEach((item) => this.fail(item, err))
     }
     const limited: Item[] = []
+    let limitedBy: HeraldError | undefined
     batch.forEach((item, i) => {
       const result = (results[i] ?? {}) as Record<string, unknown>
       if (typeof result.eventId === 'string') {
@@ -203,22 +204,36 @@ export class BatchQueue {
         return this.settle(item, { ok: true, value: result as unknown as Accepted })
       }
       const err = problemError(result, 0)
-      if (err.status === 429 && err.kind !== 'quota-exceeded') limited.push(item)
-      else this.fail(item, err)
+      if (err.status === 429 && err.kind !== 'quota-exceeded') {
+        limited.push(item)
+        limitedBy ??= err
+      } else this.fail(item, err)
     })
     if (limited.length > 0) {
       const reset = Number(res.headers.get('ratelimit-reset'))
-      this.holdBack(limited, reset > 0 ? reset * 1000 : RATE_LIMIT_PAUSE_MS)
+      this.holdBack(limited, reset > 0 ? reset * 1000 : RATE_LIMIT_PAUSE_MS, limitedBy!, Number(res.headers.get('ratelimit-limit')) || undefined)
     }
   }
 
-  /** Back to the front of the queue, in order, with their keys, after a pause for the bucket to refill. */
-  private holdBack(items: Item[], pauseMs: number) {
+  /**
+   * Back to the front of the queue, in order, with their keys, after a pause
+   * for the bucket to refill. Said to onRetry (attempt 0: no try is used up)
+   * and counted in stats.rateLimited; the first time, a warning says that the
+   * workspace's rate limit, not the network, is what paces the events.
+   */
+  private holdBack(items: Item[], pauseMs: number, err: HeraldError, limit?: number) {
     this.ctx.stats.retried += items.length
+    this.ctx.stats.rateLimited += items.length
+    this.hook(() => this.ctx.onRetry?.(err, { attempt: 0, delayMs: pauseMs, events: items.length }))
+    if (!this.warned) {
+      this.warned = true
+      this.hook(() => console.warn(`herald-client: the workspace's rate limit${limit ? ` (${limit} events)` : ''} holds events back; they wait their turn and are sent later (stats.rateLimited counts them). An operator raises it with \`herald workspace set <workspace> --rate <events/s> --burst <n>\`.`))
+    }
     this.queue.unshift(...items)
     this.resumeAt = Date.now() + pauseMs
     this.due = true
   }
+  private warned = false
 
   private fail(item: Item, err: HeraldError) {
     this.ctx.stats.failed++

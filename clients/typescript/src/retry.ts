@@ -27,12 +27,14 @@ export const DEFAULT_RETRY: RetryPolicy = {
 }
 
 /**
- * Whether trying again can succeed: no answer, a 5xx, or a 429 of the rate
+ * Whether trying again can succeed: no answer (but a failed TLS handshake), a 5xx, or a 429 of the rate
  * limit. 400, 401, 413 and 422 are the request's fault, and a used-up
  * monthly quota does not come back within any retry.
  */
 export function retryable(err: HeraldError): boolean {
-  if (err.status === 0 || err.status >= 500) return true
+  // A TLS failure (no TLS on that port, a certificate not trusted) does not mend itself.
+  if (err.status === 0) return err.kind !== 'tls-failed'
+  if (err.status >= 500) return true
   return err.status === 429 && err.kind !== 'quota-exceeded'
 }
 

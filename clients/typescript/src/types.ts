@@ -34,4 +34,6 @@ export interface Stats {
   failed: number
   retried: number
   dropped: number
+  /** Events the workspace's rate limit held back, each time (they wait their turn and are sent later; `retried` counts them too). */
+  rateLimited: number
 }

@@ -17,7 +17,7 @@ test('send returns the 200 body', async () => {
   assert.equal(accepted.channel, 'signups')
   assert.match(accepted.eventId, /^[0-9a-f-]{36}$/)
   assert.equal(typeof accepted.remainingQuota, 'number')
-  assert.deepEqual(herald.stats, { sent: 1, failed: 0, retried: 0, dropped: 0 })
+  assert.deepEqual(herald.stats, { sent: 1, failed: 0, retried: 0, dropped: 0, rateLimited: 0 })
 })
 
 test('enqueue batches in the background; flush drains it, results in order', async () => {
@@ -28,7 +28,7 @@ test('enqueue batches in the background; flush drains it, results in order', asy
   assert.ok(outcomes.every((o) => o.ok))
   const ids = outcomes.map((o) => o.value.eventId)
   assert.deepEqual([...ids].sort(), ids, 'UUIDv7s in request order')
-  assert.deepEqual(herald.stats, { sent: 25, failed: 0, retried: 0, dropped: 0 })
+  assert.deepEqual(herald.stats, { sent: 25, failed: 0, retried: 0, dropped: 0, rateLimited: 0 })
   await herald.close()
 })
 
@@ -56,4 +56,11 @@ test('an enqueued event Herald refuses goes to onError, the others are stored', 
   assert.equal(outcome.ok, false)
   assert.deepEqual(outcome.error.errors.map((e) => e.pointer), ['/events/1/link'])
   assert.deepEqual(given, [[400, 'bad']])
+})
+
+test('no answer under Node says why: a refused connection and a host that does not resolve', async () => {
+  const refused = new Herald({ apiKey: 'hrld_x', url: 'http://127.0.0.1:1', retry: { maxAttempts: 1 } })
+  await assert.rejects(refused.send({ message: 'x' }), (err) => err instanceof HeraldError && err.status === 0 && ['connection-refused', 'network-error'].includes(err.kind))
+  const dns = new Herald({ apiKey: 'hrld_x', url: 'http://herald-no-such-host.invalid', retry: { maxAttempts: 1 } })
+  await assert.rejects(dns.send({ message: 'x' }), (err) => err instanceof HeraldError && err.kind === 'dns-failed' && /ENOTFOUND/.test(err.detail))
 })

@@ -6,11 +6,13 @@
 import { Elysia } from 'elysia'
 import { Type, type TSchema, type TAnySchema } from '@sinclair/typebox'
 import { Value, type ValueError } from '@sinclair/typebox/value'
+import { inWords } from '../words'
 import type { Sql } from '../../core/db'
 import type { SecretBox } from '../../core/secrets'
 import { HeraldError, validationError, type FieldError } from '../../core/problems'
 import { findWorkspaceId } from '../../accounts/workspaces'
 import { validatePattern, PATTERN_MAX_LENGTH } from '../../delivery/pattern'
+import { urlRefusal } from '../../delivery/outbound'
 import { validateTemplate } from '../../delivery/template'
 import { Destination, DESTINATION_TYPES, Template, EmailDestination, WebhookDestination, SlackDestination, DiscordDestination, TeamsDestination, TelegramDestination, SmsDestination } from '../../delivery/destinations/schema'
 import { deleteRouter, getRouter, insertRouter, listRouters, updateRouter, type RouterPatch } from '../../delivery/routers'
@@ -95,14 +97,13 @@ export const RouterSchema = Type.Object({
 
 const fieldError = (pointer: string, message: string): FieldError => ({ pointer, detail: `${pointer.slice(1).replaceAll('/', '.')}: ${message}` })
 
-/** The schema's own `error` text, else TypeBox's message, reworded where it would quote a regex or say only "union". */
+/** The schema's own `error` text, else the rule in words (src/http/words.ts): never a regular expression. */
 function errorMessage(e: ValueError): string {
   if (typeof e.schema.error === 'string') return e.schema.error
   const kinds = (e.schema.anyOf as { type?: string }[] | undefined)?.map((s) => s.type).filter(Boolean)
-  if (kinds?.length) return `Expected ${kinds.join(' or ')}`
-  if (typeof e.value === 'string' && e.schema.format === 'uri') return 'Expected an http:// or https:// URL'
-  if (typeof e.value === 'string' && e.schema.pattern && e.schema.description) return `${e.message} (${e.schema.description})`
-  return e.message
+  if (kinds?.length) return `must be ${kinds.join(' or ')}`
+  if (typeof e.value === 'string' && e.schema.format === 'uri') return 'must be an http:// or https:// URL'
+  return inWords(e)
 }
 
 /** TypeBox's errors under `at`, one per field. */
@@ -141,12 +142,16 @@ export function templateErrors(value: unknown): FieldError[] {
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** Checks what the body schema leaves to the handler; throws one 400 naming every field at fault. */
-export function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown }, create: boolean) {
+export function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown }, create: boolean, outboundAllow: readonly string[] = []) {
   const errors: FieldError[] = []
   if (body.name !== undefined && CONTROL.test(body.name)) errors.push(fieldError('/name', 'Expected no control characters'))
   const patternReason = body.pattern === undefined ? null : validatePattern(body.pattern)
   if (patternReason) errors.push({ pointer: '/pattern', detail: patternReason })
   if (create || body.destination !== undefined) errors.push(...destinationErrors(body.destination))
+  // A URL at an address the outbound rules refuse would fail every delivery: refused now, naming the setting.
+  const url = (body.destination as { url?: unknown } | undefined)?.url
+  const unreachable = typeof url === 'string' && !errors.length ? urlRefusal(url, outboundAllow) : null
+  if (unreachable) errors.push({ pointer: '/destination/url', detail: `destination.url: ${unreachable}` })
   if (body.template !== undefined && body.template !== null) errors.push(...templateErrors(body.template))
   if (errors.length) throw validationError(errors.slice(0, 20))
 }
@@ -166,6 +171,8 @@ export interface RoutersPluginOptions {
   routersChanged(workspaceId: number): void
   /** Most routers a workspace may have (HERALD_MAX_ROUTERS_PER_WORKSPACE). */
   maxRouters: number
+  /** HERALD_OUTBOUND_ALLOW, parsed: a destination at an address it does not allow is refused at creation. */
+  outboundAllow: readonly string[]
 }
 
 /** The router routes, for the operator API and for signed-in people alike. */
@@ -179,7 +186,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
       '',
       async ({ params, body, set, request }) => {
         const ws = await o.resolve(request, params.workspace, 'manage')
-        checkRouterFields(body, true)
+        checkRouterFields(body, true, o.outboundAllow)
         const created = await insertRouter(sql, box, ws, {
           name: body.name,
           pattern: body.pattern,
@@ -218,7 +225,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
       '/:id',
       async ({ params, body, request }) => {
         const ws = await o.resolve(request, params.workspace, 'manage')
-        checkRouterFields(body, false)
+        checkRouterFields(body, false, o.outboundAllow)
         const result = await updateRouter(sql, box, ws, params.id, body as RouterPatch)
         if (result === 'not-found') throw routerNotFound(params.id, params.workspace)
         if (result === 'name-taken') throw nameTaken(body.name!)
@@ -244,7 +251,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
     )
 }
 
-export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void, maxRouters: number) =>
+export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (workspaceId: number) => void, maxRouters: number, outboundAllow: readonly string[]) =>
   routersPlugin(sql, box, {
     name: 'route.admin.routers',
     prefix: '/admin/workspaces/:workspace/routers',
@@ -257,4 +264,5 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
     },
     routersChanged,
     maxRouters,
+    outboundAllow,
   })

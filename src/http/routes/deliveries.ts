@@ -54,7 +54,7 @@ export const DeliveryListItemSchema = Type.Object({
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a router delivery.' }),
   deviceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a push: the device.' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
-  attemptCount: Type.Integer({ description: 'Attempts since it was made or last replayed.' }),
+  attemptCount: Type.Integer({ description: 'Attempts made, those before a replay included; attempts are numbered on across replays.' }),
   lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status (or SMTP reply code) of the last attempt, if one came back.' }),
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),
   nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next.' }),

@@ -68,6 +68,7 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
         resolve: async (request, workspace, need) => (await check(request, workspace, need)).access.workspaceId,
         routersChanged,
         maxRouters: config.HERALD_MAX_ROUTERS_PER_WORKSPACE,
+        outboundAllow: config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean),
       }),
     )
     .post(

@@ -1,0 +1,61 @@
+// A destination the outbound rules refuse is refused when the router is made
+// (400), naming the rule and the setting that allows it, on the operator and
+// the member APIs, on create and on PATCH; and a delivery refused at send
+// time names the setting too.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { backends, startTestHerald, type TestHerald } from '../harness'
+import { signUp } from '../users'
+import { send } from '../../src/delivery/outbound'
+
+const hook = (url: string) => ({ name: `r-${Math.random().toString(36).slice(2, 8)}`, pattern: '*', destination: { type: 'webhook', url } })
+
+for (const backend of backends) {
+  describe(`a destination the outbound rules refuse, on ${backend}`, () => {
+    let h: TestHerald
+    let allowing: TestHerald
+    beforeAll(async () => {
+      h = await startTestHerald(backend)
+      allowing = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' })
+    }, 60_000)
+    afterAll(async () => {
+      await h.close()
+      await allowing.close()
+    })
+
+    test('refused at creation with the rule and HERALD_OUTBOUND_ALLOW named; a name or an allowed range is taken', async () => {
+      const ws = await h.workspace()
+      for (const [url, why, allow] of [
+        ['http://127.0.0.1:9/hook', '127.0.0.1 is a loopback address', '127.0.0.1/32'],
+        ['http://localhost:9/hook', '127.0.0.1 is a loopback address', '127.0.0.1/32'],
+        ['http://10.1.2.3/hook', '10.1.2.3 is a private address', '10.1.2.3/32'],
+        ['http://[::1]:9/hook', '::1 is a loopback address', '::1/128'],
+      ] as const) {
+        const res = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, hook(url))
+        const body = (await res.json()) as { detail: string; errors: { pointer: string }[] }
+        expect({ url, status: res.status }).toEqual({ url, status: 400 })
+        expect(body.detail).toContain(why)
+        expect(body.detail).toContain(`HERALD_OUTBOUND_ALLOW=${allow}`)
+        expect(body.errors.map((e) => e.pointer)).toEqual(['/destination/url'])
+      }
+      expect((await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, hook('https://receiver.invalid/hook'))).status).toBe(201)
+      const allowed = await allowing.workspace()
+      expect((await allowing.admin('POST', `/admin/workspaces/${allowed.name}/routers`, hook('http://127.0.0.1:9/hook'))).status).toBe(201)
+    })
+
+    test('the member API refuses it too, on create and on PATCH', async () => {
+      const owner = await signUp(h)
+      const base = `/v1/workspaces/${owner.workspace}/routers`
+      expect((await owner.call('POST', base, hook('http://127.0.0.1:9/hook'))).status).toBe(400)
+      const made = (await (await owner.call('POST', base, hook('https://receiver.invalid/hook'))).json()) as { id: string }
+      const patch = await owner.call('PATCH', `${base}/${made.id}`, { destination: { type: 'webhook', url: 'http://127.0.0.1:9/hook' } })
+      expect(patch.status).toBe(400)
+      expect(((await patch.json()) as { detail: string }).detail).toContain('HERALD_OUTBOUND_ALLOW')
+    })
+  })
+}
+
+test('a delivery refused at send time names the setting', async () => {
+  const r = await send({ method: 'POST', url: 'http://127.0.0.1:9/hook', headers: {}, body: '{}' }, { allow: [], timeoutMs: 2000, maxResponseBytes: 1024 })
+  expect(r.ok).toBe(false)
+  if (!r.ok) expect(r.error).toBe('refused: 127.0.0.1 is a loopback address; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=127.0.0.1/32)')
+})
