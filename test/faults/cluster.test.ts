@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { PG_URL, createTestDatabase } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { cleanups, figures, spawn, workspaces, type Cleanups } from './fixture'
-import { eventIdOf, expectDurableAndDelivered, expectFannedOut, percentile, startLoad, statuses } from './load'
+import { eventIdOf, expectDurableAndDelivered, firstSeen, expectFannedOut, percentile, startLoad, statuses } from './load'
 import { connectionsByNode, moveLeader, natsCluster, withJsm, type NatsCluster } from './nats_cluster'
 import { privateNats } from './private_nats'
 import type { HeraldProcess } from '../processes'
@@ -36,15 +36,6 @@ async function setup(c: Cleanups) {
 
 const streamInfo = (cluster: NatsCluster) => withJsm(cluster.url, (jsm) => jsm.streams.info(STREAM))
 
-/** When each event first reached the receiver. */
-function firstSeen(rx: Receiver): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const r of rx.received) {
-    const id = eventIdOf(r)
-    out.set(id, Math.min(out.get(id) ?? Infinity, r.at))
-  }
-  return out
-}
 
 /** The longest time the receiver got nothing, from `from` to its last request. */
 function longestGap(rx: Receiver, from: number): number {

@@ -152,3 +152,13 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
+
+/** When the receiver first got each event. */
+export function firstSeen(rx: Receiver): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const r of rx.received) {
+    const id = eventIdOf(r)
+    out.set(id, Math.min(out.get(id) ?? Infinity, r.at))
+  }
+  return out
+}

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { PG_URL, createTestDatabase } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { cleanups, figures, query, spawn, workspaces } from './fixture'
-import { eventIdOf, expectDurableAndDelivered, percentile, startLoad, statuses } from './load'
+import { eventIdOf, expectDurableAndDelivered, firstSeen, percentile, startLoad, statuses } from './load'
 import { privateNats } from './private_nats'
 
 const describePg = PG_URL ? describe : describe.skip
@@ -19,15 +19,6 @@ const FROZEN_MS = 3 * ACK_WAIT_MS
 // record of them when it is frozen: a handler batch or two at 125 events a second.
 const IN_FLIGHT_AT_FREEZE = 10
 
-/** When each event first reached the receiver. */
-function firstSeen(rx: Receiver): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const r of rx.received) {
-    const id = eventIdOf(r)
-    out.set(id, Math.min(out.get(id) ?? Infinity, r.at))
-  }
-  return out
-}
 
 /**
  * The copies beyond the first of each event: all of them, those that reached
