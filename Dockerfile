@@ -7,7 +7,9 @@ FROM oven/bun:${BUN_VERSION}-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies only; the versions are pinned exactly in package.json.
-RUN bun install --production --ignore-scripts
+# The image runs on its own Bun: the \`bun\` package, which gives an
+# npm-installed herald its Bun (src/cli/herald.mjs), is not needed here.
+RUN bun install --production --ignore-scripts && rm -rf node_modules/bun node_modules/@oven
 
 FROM oven/bun:${BUN_VERSION}-slim
 WORKDIR /app

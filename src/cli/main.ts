@@ -41,7 +41,9 @@ async function runServer(command: 'start' | 'serve' | 'worker', running: Running
   }
   const herald = command === 'worker' ? await startWorker(config, log, { onFatal }) : await startHerald(config, log, command === 'serve' ? 'api' : 'all', { onFatal })
   running.server = true
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => herald.stop().then(() => process.exit(0)))
+  // Once: Ctrl-C under the npm launcher (src/cli/herald.mjs) arrives twice, from the terminal and forwarded.
+  let stopping: Promise<void> | undefined
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => (stopping ??= herald.stop().then(() => process.exit(0))))
 }
 
 async function runMigrate() {

@@ -3,7 +3,7 @@
 // command added later is checked too: its --help exits 0 with its usage and
 // examples, and the completion offers it.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildProgram, commandPaths } from '../../src/cli/main'
@@ -152,10 +152,66 @@ describe('completion', () => {
     return out.split('\n').filter(Boolean)
   }
 
-  test('bash: the script parses and registers _herald for herald', async () => {
+  /** What bash offers for a whole command line as typed (npx or herald first), through the function bash would call. */
+  async function bashLine(...words: string[]): Promise<string[]> {
+    const quoted = words.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(' ')
+    const script = `source ${join(dir, 'bash')}\nCOMP_WORDS=(${quoted})\nCOMP_CWORD=${words.length - 1}\nf=$(complete -p ${words[0]} | grep -o -- '-F [^ ]*' | cut -c4-)\n$f\nprintf '%s\\n' "\${COMPREPLY[@]}"`
+    const proc = Bun.spawn(['bash', '--norc', '--noprofile', '-c', script], { stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    expect({ code, err }).toEqual({ code: 0, err: '' })
+    return out.split('\n').filter(Boolean)
+  }
+
+  test('bash: the script parses and registers _herald for herald, and for npx herald', async () => {
     expect(Bun.spawnSync(['bash', '-n', join(dir, 'bash')]).exitCode).toBe(0)
-    const proc = Bun.spawnSync(['bash', '--norc', '-c', `source ${join(dir, 'bash')}; complete -p herald`])
-    expect(proc.stdout.toString().trim()).toBe('complete -F _herald herald')
+    const proc = Bun.spawnSync(['bash', '--norc', '-c', `source ${join(dir, 'bash')}; complete -p herald npx`])
+    expect(proc.stdout.toString().trim().split('\n')).toEqual(['complete -F _herald herald', 'complete -o default -F _herald_npx npx'])
+  })
+
+  test('bash: `npx herald …`, as the README runs it, completes as herald does', async () => {
+    expect(await bashLine('npx', 'herald', 'rou')).toEqual(['router'])
+    expect(await bashLine('npx', 'herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
+    expect(await bashLine('npx', 'herald', 'member', 'add', 'acme', 'jane@example.com', '--role', '')).toEqual(['member', 'admin', 'owner'])
+    expect(await bashLine('npx', '--yes', 'herald', 'router', 'create', 'acme', '--pat')).toEqual(['--pattern'])
+    expect(await bashLine('npx', 'her')).toEqual(['herald'])
+    // Another npx command is not ours: no candidates, and bash falls back to file names (-o default).
+    expect(await bashLine('npx', 'tsc', '--no')).toEqual([])
+    expect(await bashLine('herald', 'router', 'li')).toEqual(['list'])
+  })
+
+  /**
+   * What zsh's completion offers for a command line, in a real zsh with the
+   * script loaded as compinit would autoload it (a function _herald from the
+   * file), called for the command's service. compadd and _describe, which
+   * exist only inside a completion widget, print their candidates instead.
+   */
+  async function zshLine(...typed: string[]): Promise<string[]> {
+    const quoted = typed.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(' ')
+    const script = [
+      `fpath=(${dir}/fpath $fpath)`,
+      'autoload -Uz _herald',
+      'compadd() { if [[ $1 == -a ]]; then print -rl -- "${(@P)2}"; else print -rl -- "${@[-1]}"; fi }',
+      '_describe() { local name=${@[-1]}; print -rl -- ${${(P)name}%%:*} }',
+      '_default() { print -r -- "(default)" }',
+      `words=(${quoted}) CURRENT=${typed.length} service=${typed[0]}`,
+      '_herald',
+    ].join('\n')
+    const proc = Bun.spawn(['zsh', '-f', '-c', script], { stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    expect({ code, err }).toEqual({ code: 0, err: '' })
+    return out.split('\n').filter(Boolean)
+  }
+
+  const hasZsh = existsSync('/usr/bin/zsh') || existsSync('/bin/zsh')
+  test.skipIf(!hasZsh && process.env.CI !== 'true')('zsh: herald and `npx herald` complete commands, subcommands and choices', async () => {
+    mkdirSync(join(dir, 'fpath'), { recursive: true })
+    writeFileSync(join(dir, 'fpath', '_herald'), scripts.zsh!)
+    expect(await zshLine('herald', 'rou')).toContain('router')
+    expect(await zshLine('herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
+    expect(await zshLine('npx', 'herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
+    expect(await zshLine('npx', 'herald', 'member', 'add', 'acme', 'j@example.com', '--role', '')).toEqual(['member', 'admin', 'owner'])
+    expect(await zshLine('npx', 'her')).toEqual(['herald', '(default)'])
+    expect(await zshLine('npx', 'tsc', '--no')).toEqual(['(default)'])
   })
 
   test('bash: commands, subcommands, options and choices, from the tree', async () => {
@@ -184,7 +240,7 @@ describe('completion', () => {
 
   test('zsh: a #compdef script with every command and option, described', async () => {
     const zsh = scripts.zsh!
-    expect(zsh).toStartWith('#compdef herald\n')
+    expect(zsh).toStartWith('#compdef herald npx\n')
     expect(zsh).toContain('_describe -t commands')
     expect(zsh).toContain('_describe -t options')
     expect(zsh).toContain('compdef _herald herald')
