@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
 import { uuidv7 } from 'uuidv7'
 import { describePg, startTestHerald, type TestHerald } from '../harness'
-import { writeEventBatch } from '../../src/ingest/batcher'
+import { writeEventBatch } from '../../src/ingest/statement'
 import type { Submission } from '../../src/ingest/submission'
 import type { Sql } from '../../src/core/db'
 
