@@ -18,7 +18,6 @@
 import postgres from 'postgres'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { uuidv7 } from 'uuidv7'
 
 const MAX_BATCH = 1000
 const LANES = Number(process.env.PROTOTYPE_LANES ?? 1)
@@ -133,7 +132,7 @@ const server = Bun.serve({
     if (!ws) return new Response('{"title":"Unauthorized"}', { status: 401 })
     const body = (await req.json().catch(() => null)) as Pending['body'] | null
     if (!body || typeof body.message !== 'string') return new Response('{"title":"Bad Request"}', { status: 400 })
-    const id = uuidv7()
+    const id = Bun.randomUUIDv7()
     return new Promise<Response>((done) => {
       const lane = lanes[ws.id % LANES]!
       lane.queue.push({ ws, id, at: new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toISOString(), channel: body.channel ?? ws.channel, body, done })

@@ -11,7 +11,6 @@
 // the run creates herald_bench_wp_<ts> there and drops it at the end.
 import postgres from 'postgres'
 import { parseArgs } from 'node:util'
-import { uuidv7 } from 'uuidv7'
 import { migrate } from '../src/core/migrate'
 import { ensurePartitions } from '../src/core/partitions'
 import { writeEventBatch } from '../src/ingest/statement'
@@ -46,7 +45,7 @@ try {
     ids.push(Number(w.id))
   }
   const event = (ws: number): Submission => {
-    const id = uuidv7()
+    const id = Bun.randomUUIDv7()
     return {
       principal: { workspaceId: ws, workspace: 'wp', keyId: 1, defaultChannel: 'general' } as Submission['principal'],
       id, createdAt: new Date(), channel: 'general', changes: [],

@@ -2,7 +2,6 @@
 // one address, valid for a week. Accepting it (signed in with that address,
 // or signing up with it) makes the person a member with the invited role.
 import { randomBytes } from 'node:crypto'
-import { uuidv7 } from 'uuidv7'
 import type { Tx } from '../core/db'
 import { hashSecret } from '../core/keys'
 import type { Role } from './members'
@@ -31,7 +30,7 @@ export async function createInvitation(sql: Tx, workspaceId: number, email: stri
   const token = randomBytes(32).toString('base64url')
   const [row] = await sql<{ id: string; expiresAt: string }[]>`
     INSERT INTO invitations (id, workspace_id, email, role, hash, invited_by, expires_at)
-    VALUES (${uuidv7()}, ${workspaceId}, ${email}, ${role}, ${hashSecret(token)}, ${invitedBy}, ${new Date(Date.now() + INVITATION_MS)})
+    VALUES (${Bun.randomUUIDv7()}, ${workspaceId}, ${email}, ${role}, ${hashSecret(token)}, ${invitedBy}, ${new Date(Date.now() + INVITATION_MS)})
     RETURNING id, iso_time(expires_at) AS "expiresAt"`
   return { id: row!.id, expiresAt: row!.expiresAt, token }
 }

@@ -1,6 +1,5 @@
 // Queries on the people of a workspace: users, memberships, their bearer
 // tokens for the device API, and the channels they muted.
-import { uuidv7 } from 'uuidv7'
 import type { Sql, Tx } from '../core/db'
 import { generateSecret, hashSecret, keyPrefix } from '../core/keys'
 
@@ -23,7 +22,7 @@ export interface MemberView {
 export async function addMember(sql: Sql, workspaceId: number, email: string, role: Role) {
   return sql.begin(async (tx) => {
     const [user] = await tx<{ id: string }[]>`
-      WITH ins AS (INSERT INTO users (id, email) VALUES (${uuidv7()}, ${email}) ON CONFLICT (lower(email)) DO NOTHING RETURNING id)
+      WITH ins AS (INSERT INTO users (id, email) VALUES (${Bun.randomUUIDv7()}, ${email}) ON CONFLICT (lower(email)) DO NOTHING RETURNING id)
       SELECT id FROM ins UNION ALL SELECT id FROM users WHERE lower(email) = lower(${email}) LIMIT 1`
     const added = await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${user!.id}, ${role}) ON CONFLICT DO NOTHING RETURNING user_id`
     if (!added.length) return null

@@ -2,7 +2,6 @@
 // HttpOnly cookie, or a bearer token for the app), password resets. Secrets
 // are stored as SHA-256 hashes only; passwords as argon2id (Bun.password).
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { uuidv7 } from 'uuidv7'
 import type { Sql, Tx } from '../core/db'
 import { generateSecret, hashSecret, keyPrefix } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
@@ -71,7 +70,7 @@ const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex'))
 /** Creates a user with a password. Null when the address is taken. */
 export async function insertUser(tx: Tx, email: string, passwordHash: string): Promise<{ id: string } | null> {
   const [row] = await tx<{ id: string }[]>`
-    INSERT INTO users (id, email, password_hash) VALUES (${uuidv7()}, ${email}, ${passwordHash})
+    INSERT INTO users (id, email, password_hash) VALUES (${Bun.randomUUIDv7()}, ${email}, ${passwordHash})
     ON CONFLICT (lower(email)) DO NOTHING RETURNING id`
   return row ?? null
 }

@@ -5,7 +5,6 @@
 // except through loadRouters.
 import { randomBytes } from 'node:crypto'
 import type postgres from 'postgres'
-import { uuidv7 } from 'uuidv7'
 import type { Sql, Tx } from '../core/db'
 import type { SecretBox } from '../core/secrets'
 import { redactDestination, type Destination, type Template } from './destinations/schema'
@@ -75,7 +74,7 @@ const viewColumns = (sql: Tx) => sql`
  * once on any instances cannot both take the last place.
  */
 export async function insertRouter(sql: Sql, box: SecretBox, workspaceId: number, input: RouterInput, max: number): Promise<{ id: string; secret: string } | 'name-taken' | 'limit'> {
-  const id = uuidv7()
+  const id = Bun.randomUUIDv7()
   const signingSecret = generateSigningSecret()
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtextextended('herald.routers', ${workspaceId}))`

@@ -7,7 +7,6 @@
 // timeout, answers 503, and goes on with a new connection.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { uuidv7 } from 'uuidv7'
 import { describePg, startTestHerald, type TestHerald } from '../harness'
 import { createBatcher } from '../../src/ingest/batcher'
 import type { Submission } from '../../src/ingest/submission'
@@ -36,7 +35,7 @@ describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
   })
 
   const submission = (i: number): Submission => {
-    const id = uuidv7()
+    const id = Bun.randomUUIDv7()
     return {
       principal: { workspaceId: ws, workspace: 'w', keyId: 1, defaultChannel: 'general' },
       id, createdAt: new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)), channel: 'general', changes: [],

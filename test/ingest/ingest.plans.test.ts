@@ -12,7 +12,6 @@
 // usage_daily, channels.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { uuidv7 } from 'uuidv7'
 import { describePg, startTestHerald, type TestHerald } from '../harness'
 import { writeEventBatch } from '../../src/ingest/statement'
 import type { Submission } from '../../src/ingest/submission'
@@ -47,7 +46,7 @@ describePg('the ingest statement keeps good plans on empty and full tables (Post
   })
 
   const event = (ws: number, i: number): Submission => {
-    const id = uuidv7()
+    const id = Bun.randomUUIDv7()
     return {
       principal: { workspaceId: ws, workspace: 'w', keyId: 1, defaultChannel: 'general' },
       id, createdAt: new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)), channel: `ch${i % 3}`, changes: [],

@@ -1,7 +1,6 @@
 // Queries on devices: what a mobile app or a browser registers, and who is pushed for an
 // event (every device of every member of the workspace who has not muted the
 // event's channel; a device counts once however many ways it qualifies).
-import { uuidv7 } from 'uuidv7'
 import type { Sql, Tx } from '../../core/db'
 import type { PushTarget } from './job'
 
@@ -54,7 +53,7 @@ export function upsertDevice(sql: Sql, userId: string, d: DeviceInput): Promise<
     if (others >= MAX_DEVICES_PER_USER) return 'full' as const
     const [row] = await tx<{ id: string; created: boolean }[]>`
       INSERT INTO devices (id, user_id, platform, provider, token, environment, topic, p256dh, auth)
-      VALUES (${uuidv7()}, ${userId}, ${d.platform}, ${d.provider}, ${d.token}, ${d.environment ?? 'production'}, ${d.topic ?? null},
+      VALUES (${Bun.randomUUIDv7()}, ${userId}, ${d.platform}, ${d.provider}, ${d.token}, ${d.environment ?? 'production'}, ${d.topic ?? null},
         ${d.keys?.p256dh ?? null}, ${d.keys?.auth ?? null})
       ON CONFLICT (provider, token) DO UPDATE SET platform = excluded.platform,
         environment = excluded.environment, topic = excluded.topic, p256dh = excluded.p256dh, auth = excluded.auth, last_seen_at = now()
