@@ -5,7 +5,7 @@
 //   iss, iat) and every APNs header, counts sessions and concurrent streams,
 //   and answers whichever APNs error it is told to.
 // - Google: an OAuth2 token endpoint that verifies the RS256 assertion
-//   google-auth-library signs with the service account's key, and an FCM v1
+//   Herald signs with the service account's key, and an FCM v1
 //   endpoint that checks the bearer token and the message.
 // Keys are made fresh per process; `writeCredentials` puts them in files as
 // Herald's APNS_KEY_FILE and FCM_SERVICE_ACCOUNT_FILE expect.

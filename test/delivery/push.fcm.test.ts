@@ -1,5 +1,5 @@
 // The FCM sender against real local servers standing in for Google: an OAuth2
-// token endpoint that verifies the RS256 assertion google-auth-library signs
+// token endpoint that verifies the RS256 assertion Herald signs
 // with the service account's key (grant type, iss, scope, aud, lifetime), and
 // an FCM v1 endpoint that checks the bearer token and the message shape and
 // answers whichever FCM error the test asks for. Plain HTTP on loopback, plus
@@ -100,6 +100,16 @@ describe('fcm: the request', () => {
     expect(result).toMatchObject({ ok: false, retryable: false })
     expect(result.error).toBe('cannot get an FCM access token: invalid_grant: Invalid JWT Signature.')
     expect(google.sends).toHaveLength(0)
+  })
+
+  test('a token endpoint that fails for now (503, or an answer without a token): retryable, says why, and the next send asks again', async () => {
+    google.tokenScript = [{ status: 503, body: { error: 'backendError' } }, { status: 200, body: { token_type: 'Bearer' } }]
+    const unavailable = await sendFcm(job())
+    expect(unavailable).toMatchObject({ ok: false, retryable: true, error: 'cannot get an FCM access token: backendError' })
+    expect(await sendFcm(job())).toMatchObject({ ok: false, retryable: true, error: 'cannot get an FCM access token: the token endpoint returned no access_token' })
+    expect(await sendFcm(job())).toMatchObject({ ok: true, status: 200 })
+    expect(google.tokenCalls).toBe(3)
+    expect(google.sends).toHaveLength(1)
   })
 })
 

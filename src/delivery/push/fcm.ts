@@ -1,30 +1,16 @@
 // FCM HTTP v1: one POST .../messages:send per push, authorised with an OAuth2
-// access token that google-auth-library obtains for the service account (an
-// RS256-signed JWT assertion exchanged at the token endpoint).
+// access token of the service account (google_token.ts: an RS256-signed JWT
+// assertion exchanged at the token endpoint, GOOGLE_OAUTH_TOKEN_URL).
 //
-// The token endpoint must be configurable (GOOGLE_OAUTH_TOKEN_URL, so a local
-// server can stand in for Google), but google-auth-library 11 hard-codes
-// https://oauth2.googleapis.com/token both as the URL it posts to and as the
-// assertion's `aud` (src/gtoken/getToken.ts, jwsSign.ts), and ignores the
-// service account's `token_uri`. Both are reached through supported options:
-// - `additionalClaims` is spread over the default claims, so `aud` becomes
-//   tokenUrl (the same value for Google's own endpoint);
-// - the client's transporter is a Gaxios instance, and a request interceptor
-//   sends the token request to tokenUrl instead.
-// The assertion is still signed by the library with the account's key.
-//
-// One access token per process: the main thread's client gets it and hands
-// it to every pool thread with its tasks (a thread falls back to a client of
-// its own when FCM refuses it). Each client reuses its token until shortly
-// before it expires.
-import { JWT } from 'google-auth-library'
+// One access token per process: the main thread gets it and hands it to
+// every pool thread with its tasks (a thread falls back to a token of its own
+// when FCM refuses it). Each token is reused until shortly before it expires.
 import type { EventView } from '../event_view'
 import type { FcmConfig, PushJob, PushResult } from './job'
 import { parseRetryAfter, preview } from '../outbound'
 import { extraCa } from '../outbound'
+import { AccessTokens, TokenError } from './google_token'
 
-// What google-auth-library posts to, whatever we configure.
-const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
 // When the job names none: DELIVERY_TIMEOUT_MS's default (and per token request).
 const TIMEOUT_MS = 10_000
@@ -32,34 +18,18 @@ const TIMEOUT_MS = 10_000
 // ("wait at least one minute before retrying", FCM error codes).
 const QUOTA_BACKOFF_MS = 60_000
 
-const clients = new Map<string, JWT>()
+const clients = new Map<string, AccessTokens>()
 
-function authClient(config: FcmConfig): JWT {
+function authClient(config: FcmConfig): AccessTokens {
   const account = config.serviceAccount
   // The key text itself is part of the map key (a digest of it would cost a
   // hash per push); a map lookup of a 2 KB string only compares it.
   const id = `${config.tokenUrl}\n${account.client_email}\n${account.private_key}`
   let client = clients.get(id)
-  if (client) return client
-  client = new JWT({
-    email: account.client_email,
-    key: account.private_key,
-    keyId: account.private_key_id,
-    scopes: [SCOPE],
-    additionalClaims: { aud: config.tokenUrl },
-    // Bounds each token request; gaxios also retries a failed one a few times.
-    transporterOptions: { timeout: TIMEOUT_MS },
-  })
-  client.transporter.interceptors.request.add({
-    resolved: async (opts) => {
-      if (opts.url.toString() !== GOOGLE_TOKEN_URL) return opts
-      opts.url = new URL(config.tokenUrl)
-      // gaxios hands its options to Bun's fetch, which reads `tls`.
-      const ca = opts.url.protocol === 'https:' ? extraCa() : undefined
-      return ca ? Object.assign(opts, { tls: { ca } }) : opts
-    },
-  })
-  clients.set(id, client)
+  if (!client) {
+    client = new AccessTokens({ account, tokenUrl: config.tokenUrl, scope: SCOPE, timeoutMs: TIMEOUT_MS, ca: extraCa })
+    clients.set(id, client)
+  }
   return client
 }
 
@@ -122,10 +92,10 @@ export function classifyFcm(status: number, body: string, retryAfter: string | n
 
 /** A token failure: the endpoint's 4xx (bad key, revoked account) is permanent; the rest may pass. */
 function tokenFailure(err: unknown, durationMs: number): PushResult {
-  const e = err as { status?: number; response?: { status?: number }; message?: string }
-  const status = e.response?.status ?? e.status
+  const status = err instanceof TokenError ? err.status : undefined
+  // No answer, or one that may pass: retried. A refusal of the account is not.
   const retryable = typeof status !== 'number' || status === 408 || status === 429 || status >= 500
-  return { ok: false, retryable, durationMs, error: `cannot get an FCM access token: ${e.message ?? String(err)}` }
+  return { ok: false, retryable, durationMs, error: `cannot get an FCM access token: ${(err as Error).message ?? String(err)}` }
 }
 
 async function post(url: string, accessToken: string, body: string, timeoutMs: number): Promise<Response> {
@@ -149,10 +119,8 @@ const refused = new Set<string>()
 /** The access token of this process, for the pool's threads; null when it cannot be had (each push then reports why). */
 export async function sharedAccessToken(config: FcmConfig): Promise<{ token: string; expiresAt: number } | null> {
   try {
-    const client = authClient(config)
-    const { token } = await client.getAccessToken()
-    const expiresAt = client.credentials.expiry_date ?? 0
-    return token && expiresAt - Date.now() > TOKEN_MARGIN_MS ? { token, expiresAt } : null
+    const { token, expiresAt } = await authClient(config).get()
+    return expiresAt - Date.now() > TOKEN_MARGIN_MS ? { token, expiresAt } : null
   } catch {
     return null
   }
@@ -174,9 +142,7 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
     if (shared && !refused.has(shared.token) && shared.expiresAt - Date.now() > TOKEN_MARGIN_MS) accessToken = shared.token
     else {
       try {
-        const { token } = await client.getAccessToken()
-        if (!token) throw new Error('the token endpoint returned no access_token')
-        accessToken = token
+        accessToken = (await client.get()).token
       } catch (err) {
         return tokenFailure(err, elapsed())
       }
@@ -199,20 +165,11 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
       if (accessToken === shared?.token) {
         if (refused.size > 100) refused.clear()
         refused.add(accessToken)
-      } else expire(client, accessToken)
+      } else client.expire(accessToken)
       continue
     }
     return result
   }
-}
-
-/**
- * Marks the cached token as expired if it is still `used`, so the next
- * getAccessToken() fetches a new one; tasks that saw the same 401 share that
- * one refresh (the library merges concurrent refreshes).
- */
-function expire(client: JWT, used: string): void {
-  if (client.credentials.access_token === used) client.credentials = { ...client.credentials, expiry_date: 1 }
 }
 
 /** Forgets every cached client and token of this thread (tests). */

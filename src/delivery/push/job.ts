@@ -24,7 +24,7 @@ export interface FcmConfig {
     client_email: string
     private_key: string // PEM; signs the RS256 assertion exchanged for an access token
     private_key_id?: string
-    token_uri?: string // ignored: tokenUrl decides (google-auth-library ignores it too)
+    token_uri?: string // ignored: GOOGLE_OAUTH_TOKEN_URL decides
     [key: string]: unknown
   }
   origin: string // FCM_ORIGIN, default https://fcm.googleapis.com
