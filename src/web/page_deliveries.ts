@@ -53,8 +53,8 @@ function filterForm(ctx: PageContext, f: Filters, routers: Map<string, string>) 
         ${unknownRouter ? html`<option value="${unknownRouter}" selected>Deleted router ${unknownRouter.slice(0, 8)}</option>` : ''}
       </select></div>
     <div class="field"><label for="d-device">Device id</label><input id="d-device" name="device" value="${f.device ?? ''}" autocomplete="off" spellcheck="false"></div>
-    <div class="field"><label for="d-since">From</label><input id="d-since" name="since" type="datetime-local" value="${localValue(f.since)}"></div>
-    <div class="field"><label for="d-until">Until</label><input id="d-until" name="until" type="datetime-local" value="${localValue(f.until)}"></div>
+    <div class="field date"><label for="d-since">From</label><input id="d-since" name="since" type="datetime-local" value="${localValue(f.since)}"></div>
+    <div class="field date"><label for="d-until">Until</label><input id="d-until" name="until" type="datetime-local" value="${localValue(f.until)}"></div>
     <div class="filter-actions"><button type="submit">Apply</button>${active ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'deliveries')}">Clear</a>` : ''}</div>
   </form>`
 }

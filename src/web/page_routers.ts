@@ -25,10 +25,21 @@ export interface TestResult {
   error: string | null
 }
 
+/**
+ * A destination's URL as the API shows it: its origin, and "/…" for its path
+ * and query, which may hold a token (Slack's and Discord's do) and are never
+ * shown after creation. The page says so, rather than end the address with
+ * an ellipsis that reads as a cut for want of room.
+ */
+function shownUrl(url: string) {
+  const hidden = url.endsWith('/…')
+  return html`<span class="url">${hidden ? url.slice(0, -2) : url}</span>${hidden ? html` <span class="muted">(path hidden)</span>` : ''}`
+}
+
 /** What the API shows of a destination: its type and whatever is not secret. */
 export function destinationSummary(d: RouterView['destination']) {
-  const parts = [d.url, d.chatId !== undefined ? `chat ${d.chatId}` : undefined, Array.isArray(d.to) ? d.to.join(', ') : d.to]
-  return html`<span class="chip">${d.type}</span> ${parts.filter((p) => p !== undefined && p !== null).join(' · ')}`
+  const parts = [d.chatId !== undefined ? `chat ${d.chatId}` : undefined, Array.isArray(d.to) ? d.to.join(', ') : d.to]
+  return html`<span class="chip">${d.type}</span> ${typeof d.url === 'string' ? shownUrl(d.url) : parts.filter((p) => p !== undefined && p !== null).join(' · ')}`
 }
 
 /** The outcome of a test send, for a status region. */
@@ -42,7 +53,7 @@ function routerRow(r: RouterView, ws: string, canManage: boolean) {
   const edit = path('w', ws, 'routers', r.id)
   return html`<tr data-router-id="${r.id}" data-name="${r.name}">
     <th scope="row">${canManage ? html`<a href="${edit}">${r.name}</a>` : r.name}</th>
-    <td data-label="Pattern"><code>${r.pattern}</code></td>
+    <td data-label="Pattern"><code class="pattern">${r.pattern}</code></td>
     <td class="wrap" data-label="Destination">${destinationSummary(r.destination)}</td>
     <td data-label="State">${r.enabled ? html`<span class="badge succeeded">enabled</span>` : html`<span class="badge">disabled</span>`}</td>
     <td class="actions">${canManage
@@ -65,7 +76,7 @@ export async function routersPage(ctx: PageContext) {
       <p class="lead">A router forwards every event whose key matches its pattern (<code>user.*</code>, <code>*</code>) to Slack, Discord, Teams, a webhook, Telegram, e-mail or SMS.</p>
       <div role="status" data-status tabindex="-1">${message ?? ''}</div>
       ${routers.length
-        ? html`<div class="table-wrap"><table class="responsive">
+        ? html`<div class="table-wrap"><table class="responsive routers-table">
             <caption class="visually-hidden">Routers</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Pattern</th><th scope="col">Destination</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>${routers.map((r) => routerRow(r, ws, ctx.canManage))}</tbody>

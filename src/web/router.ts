@@ -1,7 +1,7 @@
 // Client-side routing: a table of path patterns, links intercepted so that a
 // page changes without a reload, and one context per visit whose signal is
 // aborted when the visitor leaves (the live feed closes its stream on it).
-import { ApiError, offlineSince, resetOffline, type MyWorkspace } from './api'
+import { api, ApiError, offlineSince, resetOffline, type MyWorkspace } from './api'
 import { session } from './session'
 import { html, insert, render } from './html'
 
@@ -76,9 +76,24 @@ export function safeNext(next: string | null): string | null {
   return url.origin === location.origin ? url.pathname + url.search + url.hash : null
 }
 
-export function toSignIn() {
+// Once someone has signed up, that stays so: it is asked only until then.
+let someoneSignedUp = false
+
+/**
+ * Sends a signed-out visitor to sign in, and back here after. On a fresh
+ * install nobody can sign in yet: the visitor is sent to make the first
+ * account instead (when sign-up is open). When Herald cannot say, sign-in.
+ */
+export async function toSignIn() {
   const here = location.pathname + location.search
-  navigate(`/signin?next=${encodeURIComponent(here)}`, true)
+  let to = '/signin'
+  if (!someoneSignedUp) {
+    const info = await api<{ anyAccount: boolean; signup: 'open' | 'invite' }>('GET', '/v1/auth/signup').catch(() => null)
+    if (location.pathname + location.search !== here) return // the visitor went elsewhere meanwhile
+    someoneSignedUp = info?.anyAccount ?? false
+    if (info && !info.anyAccount && info.signup === 'open') to = '/signup'
+  }
+  navigate(here === '/' ? to : `${to}?next=${encodeURIComponent(here)}`, true)
 }
 
 async function show(focus: boolean) {
