@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { createApp } from '../src/http/app'
 import { createApiKeyAuth, type Principal } from '../src/ingest/auth'
 import { loadConfig } from '../src/core/config'
+import { sendConfigFrom } from '../src/delivery/send_config'
 import type { Sql } from '../src/core/db'
 import type { Batcher } from '../src/ingest/batcher'
 import { resultBody } from '../src/ingest/submission'
@@ -36,6 +37,7 @@ const app = createApp({
   changed: () => {},
   bus: { watch: () => () => {}, onChange: () => {} },
   mailer: createMailer(config, log),
+  send: sendConfigFrom(config),
 })
 const server = Bun.serve({ port: config.PORT, hostname: config.HOST, development: false, maxRequestBodySize: SERVER_MAX_BODY_BYTES, idleTimeout: 10, fetch: (req) => app.handle(req) })
 console.log(JSON.stringify({ port: server.port }))

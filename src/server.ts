@@ -18,8 +18,12 @@ import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus
 import { createJetStreamBus } from './delivery/bus_jetstream'
 import { createRelay } from './delivery/relay'
 import { createPool } from './delivery/pool'
-import { createFanout, workRoom, type Fanout } from './delivery/fanout'
-import { loadPushConfig, type PushConfig } from './delivery/push/config'
+import { createFanout, type Fanout } from './delivery/fanout'
+import { workRoom } from './delivery/backpressure'
+import { parseSchedule } from './delivery/retry'
+import { sendConfigFrom } from './delivery/send_config'
+import type { SendConfig } from './delivery/job'
+import { loadPushConfig } from './delivery/push/config'
 import { createMailer } from './accounts/mailer'
 import { deleteExpiredSigninFailures } from './accounts/throttle'
 import { deleteExpiredSignupRequests } from './accounts/users'
@@ -53,8 +57,8 @@ interface Pipeline {
   stop(): Promise<void>
 }
 
-/** The bus, the relay and, when this process delivers, the pool and the fan-out. */
-async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, push: PushConfig, onFatal?: (err: Error) => void): Promise<Pipeline> {
+/** The bus, the relay and, when this process delivers, the pool and the fan-out. `send`: sendConfigFrom's, made at boot. */
+async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, send: SendConfig, onFatal?: (err: Error) => void): Promise<Pipeline> {
   const instance = config.NATS_URL ? await instanceId(db.sql) : ''
   // Without NATS at start, the bus joins it when it comes: the API keeps
   // taking events into the ledger, and a worker is not ready until then.
@@ -67,8 +71,11 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
   if (deliver) {
-    pool = createPool(config.WORKER_THREADS, workRoom(config.WORKER_CONCURRENCY))
-    fanout = createFanout(db.sql, bus, pool, secrets, config, push, log, { leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000 })
+    const room = workRoom(config.WORKER_CONCURRENCY)
+    pool = createPool(config.WORKER_THREADS, room)
+    fanout = createFanout(db.sql, bus, pool, secrets, send, log, {
+      schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000,
+    })
     await bus.consume(fanout.accept)
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, rowsPerRound: 20, replayAfterMs: config.FANOUT_REPLAY_AFTER_MS })
@@ -128,7 +135,7 @@ export async function startWorker(config: Config, log: Logger, opts: { onFatal?:
     throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
   }
   const { db, secrets, stopMaintenance } = await openStore(config, log)
-  const pipeline = await startPipeline(db, config, log, true, secrets, loadPushConfig(config, log), opts.onFatal)
+  const pipeline = await startPipeline(db, config, log, true, secrets, sendConfigFrom(config, loadPushConfig(config, log)), opts.onFatal)
   // Not healthy while it consumes nothing: NATS away, or its consumer gone and not yet made again.
   const metrics = bound(config.METRICS_PORT, config.HOST, 'METRICS_PORT', () => serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN, ready: () => pipeline.bus.ready() }), async () => {
     stopMaintenance()
@@ -225,7 +232,10 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const admin = loadAdminToken(config)
   // Without NATS the API process is the only one that can deliver its events.
   const push = loadPushConfig(config, log)
-  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, push, opts.onFatal)
+  // What every send shares, derived from the configuration once: the
+  // fan-out's and the dashboard's test send.
+  const send = sendConfigFrom(config, push)
+  const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, send, opts.onFatal)
 
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
@@ -243,6 +253,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     mailer,
     wakeScheduler: () => pipeline.fanout?.wake(),
     vapidPublicKey: push.webpush.publicKey,
+    send,
   })
   // With no Host (or an empty one) Bun's request.url is the bare path, which
   // the router would read from its 8th character: `/xxxxxx/admin/x` routed as

@@ -1,7 +1,8 @@
 // The layout the README's architecture map describes, held against the code:
 // no import cycles (type-only imports included), the shared core imports no
-// area, the pool's threads (workers/) import only delivery, and a route file
-// holds no SQL. Imports are read with Bun.Transpiler's scanImports, which
+// area, the pool's threads (workers/) import only delivery, the areas import
+// neither the HTTP layer nor workers/, and a route file holds no SQL and opens
+// no transaction. Imports are read with Bun.Transpiler's scanImports, which
 // leaves out type-only imports, plus those read from the source text.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -41,6 +42,10 @@ function importsOf(file: string): string[] {
   }
   return out
 }
+
+// The areas: each owns its SQL and its invariants, and is reached from the
+// HTTP layer (src/http) and the pool's threads (workers/), never the reverse.
+const AREAS = ['src/accounts/', 'src/ingest/', 'src/delivery/']
 
 // The TypeScript client is in the graph too: `herald send` imports its source.
 const files = [...sources('src'), ...sources('workers'), ...sources('clients/typescript/src')]
@@ -103,5 +108,16 @@ describe('architecture', () => {
   test('a route file holds no SQL: it parses, authorises and calls its area', () => {
     const withSql = sources('src/http/routes').filter((f) => /\b(?:sql|tx)(?:<[^>`]*>)?`/.test(readFileSync(join(ROOT, f), 'utf8')))
     expect(withSql).toEqual([])
+  })
+
+  test('a route file opens no transaction: an invariant that needs one lives in its area', () => {
+    const opening = sources('src/http/routes').filter((f) => /\.begin\s*\(/.test(readFileSync(join(ROOT, f), 'utf8')))
+    expect(opening).toEqual([])
+  })
+
+  test('the areas (accounts, ingest, delivery) import neither the HTTP layer nor the pool\'s threads', () => {
+    const strays = [...graph].flatMap(([file, imports]) =>
+      AREAS.some((a) => file.startsWith(a)) ? imports.filter((i) => i.startsWith('src/http/') || i.startsWith('workers/')).map((i) => `${file} -> ${i}`) : [])
+    expect(strays).toEqual([])
   })
 })

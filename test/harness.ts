@@ -1,10 +1,11 @@
 // Starts real Herald servers for tests: on the embedded default (PGlite in
 // memory) always, and on real PostgreSQL when DATABASE_URL is set, each test
 // file in a database of its own. Under CI=true, PostgreSQL is required.
-import { describe } from 'bun:test'
+import { afterAll, beforeAll, describe } from 'bun:test'
 import postgres from 'postgres'
 import { loadConfig, type Config } from '../src/core/config'
 import { createLogger } from '../src/core/log'
+import type { DestinationStream } from 'pino'
 import { startHerald, type Herald } from '../src/server'
 import { startSmtp, type Mail } from './smtp'
 
@@ -21,6 +22,8 @@ export type Backend = 'embedded' | 'postgres'
  * refused to load without DATABASE_URL.
  */
 export const describePg = PG_URL ? describe : describe.skip
+/** `describe` for suites that need PostgreSQL and JetStream together; likewise required under CI=true. */
+export const describeJs = PG_URL && NATS_URL ? describe : describe.skip
 
 /** The backends every backend-agnostic suite runs against. */
 export const backends: Backend[] = PG_URL ? ['embedded', 'postgres'] : ['embedded']
@@ -36,10 +39,10 @@ export const pipelines: Pipeline[] = PG_URL && NATS_URL ? ['in-process', 'jetstr
 export const testStream = () => `HERALD_T_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`.toUpperCase()
 
 /** Starts Herald for a pipeline; `jetstream` also needs a stream, deleted by close(). */
-export async function startPipelineHerald(pipeline: Pipeline, env: Record<string, string> = {}): Promise<TestHerald & { stream?: string }> {
-  if (pipeline === 'in-process') return startTestHerald('embedded', env)
+export async function startPipelineHerald(pipeline: Pipeline, env: Record<string, string> = {}, opts: TestHeraldOptions = {}): Promise<TestHerald & { stream?: string }> {
+  if (pipeline === 'in-process') return startTestHerald('embedded', env, opts)
   const stream = testStream()
-  const herald = await startTestHerald('postgres', { NATS_URL: NATS_URL!, NATS_STREAM: stream, ...env })
+  const herald = await startTestHerald('postgres', { NATS_URL: NATS_URL!, NATS_STREAM: stream, ...env }, opts)
   return {
     ...herald,
     stream,
@@ -97,8 +100,13 @@ export interface TestHerald extends Herald {
 let sharedSmtp: ReturnType<typeof startSmtp> | undefined
 const mailbox = () => (sharedSmtp ??= startSmtp())
 
+export interface TestHeraldOptions {
+  /** Where the Herald's log lines go, as JSON (with LOG_LEVEL in `env`; silent by default). */
+  logs?: DestinationStream
+}
+
 let seq = 0
-export async function startTestHerald(backend: Backend, env: Record<string, string> = {}): Promise<TestHerald> {
+export async function startTestHerald(backend: Backend, env: Record<string, string> = {}, opts: TestHeraldOptions = {}): Promise<TestHerald> {
   const db = backend === 'postgres' ? await createTestDatabase() : undefined
   const smtp = env.SMTP_URL === undefined ? await mailbox() : undefined
   const config: Config = loadConfig({
@@ -112,7 +120,7 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
     ...(smtp ? { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } : {}),
     ...env,
   })
-  const herald = await startHerald(config, createLogger(config.LOG_LEVEL), 'all', { banner: false })
+  const herald = await startHerald(config, createLogger(config.LOG_LEVEL, opts.logs), 'all', { banner: false })
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(herald.url + path, {
       method,
@@ -143,4 +151,30 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
       await db?.drop()
     },
   }
+}
+
+/**
+ * A Herald for the enclosing `describe`: started in a beforeAll, closed in an
+ * afterAll, both registered here. The handle forwards to the started Herald,
+ * so call sites read `h.post(…)`, `h.url`, `send(h, …)`; hooks registered
+ * after this call see it started. Touching it before (while the suite is
+ * being defined) throws, rather than reading undefined.
+ */
+export function useTestHerald(backend: Backend, env: Record<string, string> = {}, timeoutMs = 30_000): TestHerald {
+  let herald: TestHerald | undefined
+  beforeAll(async () => {
+    herald = await startTestHerald(backend, env)
+  }, timeoutMs)
+  afterAll(() => herald?.close(), timeoutMs)
+  const started = (key: PropertyKey): TestHerald => {
+    if (herald) return herald
+    throw new Error(`useTestHerald('${backend}'): read .${String(key)} before its beforeAll started Herald; use it inside a hook or a test`)
+  }
+  return new Proxy({} as TestHerald, {
+    get: (_, key) => Reflect.get(started(key), key),
+    set: (_, key, value) => Reflect.set(started(key), key, value),
+    has: (_, key) => Reflect.has(started(key), key),
+    ownKeys: () => Reflect.ownKeys(started('ownKeys')),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(started(key), key),
+  })
 }

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EventView } from '../src/delivery/event_view'
 import type Piscina from 'piscina'
-import type { SendTask, Sent } from '../workers/send'
+import type { SendTask, Sent } from '../src/delivery/job'
 import type { PushJob, PushResult } from '../src/delivery/push/job'
 
 export const TEAM = 'TEAM123456'
@@ -75,7 +75,7 @@ export const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> =>
   const task: SendTask = {
     events: [j.event],
     planned: [{ id: j.deliveryId, event: 0, kind: 'push', target: j.device.id, attempt: j.attempt, device: j.device }],
-    config: { maxInFlight: 8, circuit: { maxInFlight: 8, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024 }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
+    config: { maxInFlight: 8, circuit: { maxInFlight: 8, failures: 5, cooldownMs: 30_000, waitMs: 1000 }, outbound: { allow: [], timeoutMs: 10_000, maxResponseBytes: 1024, ca: j.ca }, endpoints: { telegram: '', twilio: '' }, apns: j.apns, fcm: j.fcm },
   }
   return ((await pool.run(task)) as Sent[])[0]!.result as PushResult
 }

@@ -266,3 +266,12 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     await Bun.sleep(10)
   }
 }
+
+/** A schema of an OpenAPI document with its `$ref` followed: the named schema under components/schemas. */
+export function schemaIn(doc: any, schema: any): any {
+  const ref: unknown = schema?.$ref
+  if (typeof ref !== 'string') return schema
+  const named = doc.components?.schemas?.[ref.replace('#/components/schemas/', '')]
+  if (!named) throw new Error(`${ref} is not a schema of the document`)
+  return named
+}

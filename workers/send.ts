@@ -6,53 +6,16 @@
 // everything concurrently and returns one outcome per delivery. The job and
 // the result are plain data; an expected failure is a result, never a throw.
 import { createHash } from 'node:crypto'
+import { threadId } from 'node:worker_threads'
 import { compilePattern } from '../src/delivery/pattern'
 import { createCircuits } from '../src/delivery/circuit'
 import { deliver } from '../src/delivery/destinations'
+import { destinationHost } from '../src/delivery/destinations/schema'
 import { sendApns } from '../src/delivery/push/apns'
 import { sendFcm } from '../src/delivery/push/fcm'
 import { sendWebPush } from '../src/delivery/push/webpush'
-import type { DeliveryResult, SendConfig, RouterSpec } from '../src/delivery/job'
+import type { CircuitReport, DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } from '../src/delivery/job'
 import type { EventView } from '../src/delivery/event_view'
-import type { PushResult, PushTarget } from '../src/delivery/push/job'
-
-export type DeliveryKind = 'router' | 'push'
-
-/** One delivery to make: an attempt of (event, router) or (event, device). */
-export interface Planned {
-  id: string
-  event: number // index into SendTask.events
-  kind: DeliveryKind
-  target: string // router id or device id
-  attempt: number // 1-based
-  router?: RouterSpec
-  device?: PushTarget
-}
-
-export interface SendTask {
-  events: (EventView | string)[] // a string is the view as JSON (as JetStream carries it)
-  /** First attempts: every router of events[i]'s workspace whose pattern matches, and every device of its channel. */
-  match?: {
-    workspace: number[] // per event
-    routers: Record<string, RouterSpec[]> // by workspace id
-    devices: Record<string, PushTarget[]> // by `${workspace id}/${channel}`
-    skip: string[] // delivery ids that already exist (a redelivered event)
-  }
-  /** Or exactly these deliveries: retries and replays. */
-  planned?: Planned[]
-  config: SendConfig
-}
-
-export interface Sent {
-  id: string
-  event: number
-  kind: DeliveryKind
-  target: string
-  destination: string // the router's destination type (webhook, slack, …) or the push provider (apns, fcm, webpush): a metrics label
-  attempt: number
-  startedAt: number // epoch ms
-  result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'>
-}
 
 /**
  * The id of the delivery of `eventId` to a target: a UUID (version 8) made
@@ -96,23 +59,36 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
 // its own deliveries. Pushes go to APNs, FCM and the browsers' push services
 // (a few large services, each answering for millions of subscriptions).
 const circuits = createCircuits()
+let reports = 0 // CircuitReport.seq
 
-async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Sent['result']> {
-  if (p.router) {
-    const gate = await circuits.enter(`router:${p.router.id}`, config.circuit)
-    if (!gate.ok) return { ok: false, retryable: true, durationMs: 0, error: gate.reason, retryAfterMs: gate.retryAfterMs, held: gate.held }
-    // A place among the thread's sends is taken only once the destination let
-    // this one through: deliveries waiting on a hanging destination must not
-    // fill the thread's places and hold up every other destination.
-    const result = await inPlace(config.maxInFlight, () =>
-      deliver({ deliveryId: p.id, attempt: p.attempt, event, router: p.router!, outbound: config.outbound, endpoints: config.endpoints }))
-    // A receiver that answered with a refusal (4xx) is up: that is our
-    // request's fault, not a reason to stop sending to it.
-    gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')
-    return result
+async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {
+  const key = `router:${router.id}`
+  const wasOpen = (circuits.state(key)?.openUntil ?? 0) > 0
+  const report = (): CircuitReport | undefined => {
+    const openUntil = circuits.state(key)?.openUntil ?? 0
+    return openUntil > 0 || wasOpen ? { thread: threadId, seq: ++reports, host: destinationHost(router.destination, config.endpoints), openUntil } : undefined
   }
+  const gate = await circuits.enter(key, config.circuit)
+  if (!gate.ok) return { result: { ok: false, retryable: true, durationMs: 0, error: gate.reason, retryAfterMs: gate.retryAfterMs, held: gate.held }, circuit: report() }
+  // A place among the thread's sends is taken only once the destination let
+  // this one through: deliveries waiting on a hanging destination must not
+  // fill the thread's places and hold up every other destination.
+  const result = await inPlace(config.maxInFlight, () =>
+    deliver({ deliveryId: p.id, attempt: p.attempt, event, router, outbound: config.outbound, endpoints: config.endpoints }))
+  // A receiver that answered with a refusal (4xx) is up: that is our
+  // request's fault, not a reason to stop sending to it.
+  gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')
+  return { result, circuit: report() }
+}
+
+async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {
+  if (p.router) return sendToRouter(p, p.router, event, config)
+  return { result: await push(p, event, config) }
+}
+
+async function push(p: Planned, event: EventView, config: SendConfig): Promise<Sent['result']> {
   const device = p.device!
-  const job = { deliveryId: p.id, attempt: p.attempt, event, device, apns: config.apns, fcm: config.fcm, webpush: config.webpush, timeoutMs: config.outbound.timeoutMs }
+  const job = { deliveryId: p.id, attempt: p.attempt, event, device, apns: config.apns, fcm: config.fcm, webpush: config.webpush, timeoutMs: config.outbound.timeoutMs, ca: config.outbound.ca }
   const send = device.provider === 'apns' ? sendApns
     : device.provider === 'fcm' ? sendFcm
     : device.provider === 'webpush' ? (j: typeof job) => sendWebPush(j, config.outbound)
@@ -154,9 +130,11 @@ export default async function send(input: SendTask): Promise<Sent[]> {
   return Promise.all(
     plan(task).map(async (p) => {
       const startedAt = Date.now()
-      const result = await attempt(p, task.events[p.event]!, task.config)
+      const { result, circuit } = await attempt(p, task.events[p.event]!, task.config)
       const destination = p.router ? p.router.destination.type : p.device!.provider
-      return { id: p.id, event: p.event, kind: p.kind, target: p.target, destination, attempt: p.attempt, startedAt, result }
+      const sent: Sent = { id: p.id, event: p.event, kind: p.kind, target: p.target, destination, attempt: p.attempt, startedAt, result }
+      if (circuit) sent.circuit = circuit
+      return sent
     }),
   )
 }

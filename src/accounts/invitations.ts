@@ -2,7 +2,7 @@
 // one address, valid for a week. Accepting it (signed in with that address,
 // or signing up with it) makes the person a member with the invited role.
 import { randomBytes } from 'node:crypto'
-import type { Tx } from '../core/db'
+import type { Sql, Tx } from '../core/db'
 import { hashSecret } from '../core/keys'
 import type { Role } from './members'
 
@@ -56,6 +56,24 @@ export async function acceptInvitation(sql: Tx, invitation: Invitation, userId: 
   if (!used) return false
   await sql`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${invitation.workspaceId}, ${userId}, ${invitation.role}) ON CONFLICT DO NOTHING`
   return true
+}
+
+export type AcceptOutcome =
+  | { kind: 'accepted'; workspace: string; role: Invitation['role'] }
+  | { kind: 'invalid' } // unknown, used, revoked or expired
+  | { kind: 'for-another'; email: string } // the invitation names another address
+
+/**
+ * Accepts the invitation of `token` for a signed-in user: only with the
+ * address it was sent to, and only once (the UPDATE that marks it used and
+ * the membership commit together).
+ */
+export async function acceptInvitationAs(sql: Sql, token: string, user: { userId: string; email: string }): Promise<AcceptOutcome> {
+  const inv = await findInvitation(sql, token)
+  if (!inv) return { kind: 'invalid' }
+  if (inv.email.toLowerCase() !== user.email.toLowerCase()) return { kind: 'for-another', email: inv.email }
+  if (!(await sql.begin((tx) => acceptInvitation(tx, inv, user.userId)))) return { kind: 'invalid' }
+  return { kind: 'accepted', workspace: inv.workspace, role: inv.role }
 }
 
 export const listInvitations = (sql: Tx, workspaceId: number) => sql<InvitationView[]>`

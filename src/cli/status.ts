@@ -56,7 +56,7 @@ async function readJetStream(url: string, stream: string): Promise<BusState | nu
     throw unreachable('NATS', url, err)
   })
   try {
-    return await readJetStreamState(await jetstreamManager(nc, { timeout: TIMEOUT_MS }), stream, true)
+    return await readJetStreamState(await jetstreamManager(nc, { timeout: TIMEOUT_MS }), stream)
   } catch (err) {
     if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return null
     throw unreachable('JetStream', url, err)
@@ -94,8 +94,6 @@ export interface BusSource {
   label: string
   /** The stream's name, for a stream that does not exist yet. */
   stream: string
-  /** The numbers come from a server, which reads the consumer only when it consumes too. */
-  viaServer: boolean
 }
 
 function busText(s: Status, source: BusSource): string {
@@ -104,15 +102,12 @@ function busText(s: Status, source: BusSource): string {
   if (!js) return `JetStream (${source.label}): stream ${source.stream} does not exist yet (no Herald has started with it).`
   const st = js.stream
   const c = js.consumer
-  const noConsumer = source.viaServer
-    ? 'not read by this server, which does not consume (herald serve beside herald worker): run herald status with DATABASE_URL and NATS_URL'
-    : 'none yet (no herald worker has started)'
   const pairs: [string, string][] = [
     // An empty stream reports first = last + 1: show the last sequence alone.
     [`stream ${st.name}`, `${n(st.messages)} messages, ${bytes(st.bytes)}, ${st.messages ? `sequences ${st.firstSeq}–${st.lastSeq}` : `last sequence ${st.lastSeq}`}, ${st.consumers} consumer(s)`],
     c
       ? [`consumer ${c.name}`, `${n(c.pending)} pending, ${n(c.ackPending)} ack pending, ${n(c.redelivered)} redelivered, ${n(c.waiting)} waiting pull requests`]
-      : ['consumer', noConsumer],
+      : ['consumer', 'none yet (no herald worker has started)'],
   ]
   return `JetStream (${source.label})\n${indent(record(pairs))}`
 }
@@ -139,7 +134,7 @@ async function askServer(opts: CommonOptions): Promise<{ status: Status; source:
   const client = adminClient({ url: opts.url, token: opts.token })
   try {
     const status = await client.request<Status>('GET', '/admin/status')
-    return { status, source: { label: `as ${client.baseUrl} sees it`, stream: status.jetstream?.stream.name ?? '-', viaServer: true } }
+    return { status, source: { label: `as ${client.baseUrl} sees it`, stream: status.jetstream?.stream.name ?? '-' } }
   } catch (err) {
     if (err instanceof CliError && err.code === 'unreachable') {
       throw new CliError('unreachable', `${err.message} Or set DATABASE_URL (and NATS_URL) for herald status to read them itself.`)
@@ -152,7 +147,7 @@ async function readDirectly(): Promise<{ status: Status; source: BusSource }> {
   const { loadConfig } = await import('../core/config')
   const config = loadConfig()
   const status = await readStatus(config)
-  return { status, source: { label: config.NATS_URL ? shown(config.NATS_URL) : '', stream: config.NATS_STREAM, viaServer: false } }
+  return { status, source: { label: config.NATS_URL ? shown(config.NATS_URL) : '', stream: config.NATS_STREAM } }
 }
 
 export async function runStatus(opts: CommonOptions, env: Record<string, string | undefined> = process.env): Promise<string> {

@@ -77,6 +77,10 @@ export const ConfigSchema = Type.Object({
   // share that file, so set this when scaling out.
   HERALD_SECRET_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', error: '32 random bytes in base64 (44 characters ending in "="), as `openssl rand -base64 32` prints them', description: 'AES-256 key (32 bytes, base64: `openssl rand -base64 32`) that encrypts router secrets at rest. Unset: generated once into `HERALD_DATA_DIR/secret.key`; set it (the same everywhere) when several instances share a database.' })),
   HERALD_OUTBOUND_ALLOW: Type.String({ default: '', description: 'Comma-separated CIDRs deliveries may reach despite the SSRF rules, e.g. 10.0.0.0/8 for on-premise receivers.' }),
+  // Node's and Bun's own variable, read here too so that herald.toml (and a
+  // Herald started in-process, the tests) can name it: the runtime reads it
+  // only from the environment of the process's start.
+  NODE_EXTRA_CA_CERTS: Type.Optional(Type.String({ minLength: 1, description: 'A PEM file of certificate authorities that deliveries trust besides the bundled roots (receivers, the push services, APNs, the FCM token endpoint), e.g. an internal CA or a local stand-in\'s. Herald stops at start when it cannot read it.' })),
   // Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
   HERALD_RETRY_SCHEDULE: Type.String({ default: '0s,5s,5m,30m,2h,5h,10h,10h', error: 'delays separated by commas, each a whole number with ms, s, m or h, e.g. 0s,5s,5m,30m', pattern: '^\\s*[0-9]+(ms|s|m|h)(\\s*,\\s*[0-9]+(ms|s|m|h))*\\s*$', description: 'Delay before each attempt of a delivery; its length is the number of attempts.' }),
   DELIVERY_TIMEOUT_MS: Int(10000, 100, 120000, 'Time limit of one delivery attempt, connect to last byte.'),

@@ -1,7 +1,8 @@
 // The catalogue of every problem Herald answers with, and the one function
 // that turns a problem into an RFC 9457 application/problem+json response.
 
-const BASE = 'https://herald.dev/problems/'
+/** Every problem type is this URI and a code of the catalogue. */
+export const PROBLEM_BASE = 'https://herald.dev/problems/'
 
 export const problems = {
   unauthorized: { status: 401, title: 'Unauthorized' },
@@ -51,7 +52,7 @@ export class HeraldError extends Error {
   }
 }
 
-export const problemType = (code: ProblemCode) => BASE + code
+export const problemType = (code: ProblemCode) => PROBLEM_BASE + code
 
 export function problemBody(err: HeraldError) {
   const { title } = problems[err.code]

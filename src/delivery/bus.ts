@@ -96,7 +96,7 @@ export interface EventBus {
   /** Tells every process (this one at once) that what its caches hold changed. */
   announce(change: Change): void
   onChange(f: (change: Change) => void): void
-  /** The stream and, in a process that consumes, the consumer, for metrics; null on the in-process bus. */
+  /** The stream and the workers' consumer, for metrics and `herald status`; null on the in-process bus. */
   state(): Promise<BusState | null>
   /** Whether the bus can do its part now: reached, with its stream and, in a process that consumes, its consumer. */
   ready(): boolean
@@ -106,8 +106,14 @@ export interface EventBus {
 /** What JetStream holds (from its stream and consumer info). */
 export interface BusState {
   stream: { name: string; messages: number; bytes: number; firstSeq: number; lastSeq: number; consumers: number }
-  /** num_pending, num_ack_pending, num_redelivered and num_waiting (pull requests) of the workers' consumer. */
-  consumer: { name: string; pending: number; ackPending: number; redelivered: number; waiting: number } | null
+  /**
+   * num_pending, num_ack_pending, num_redelivered and num_waiting (pull
+   * requests) of the workers' consumer, and `delivered`, its delivered
+   * consumer sequence: deliveries to workers so far, redeliveries included,
+   * which stands still while no worker takes anything. Null while no worker
+   * has made the consumer.
+   */
+  consumer: { name: string; pending: number; ackPending: number; redelivered: number; waiting: number; delivered: number } | null
 }
 
 /**

@@ -308,12 +308,13 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
     onChange(f) {
       listeners.push(f)
     },
-    // The consumer is the workers' own: only a process that consumes reports
-    // it, so each worker's scrape shows it and API processes do not repeat it.
+    // Every process reads the workers' consumer, those that do not consume
+    // too: with every worker down, the API's scrape is the one that still
+    // shows the events waiting (take max() across processes).
     async state() {
       const l = link
       if (!l) throw new Error('NATS is not reachable')
-      return readJetStreamState(l.jsm, opts.stream, !!handler).catch((err) => {
+      return readJetStreamState(l.jsm, opts.stream).catch((err) => {
         if (isNotFound(err)) remakeStream(l)
         throw err
       })
@@ -419,17 +420,18 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
 
 type Manager = Awaited<ReturnType<typeof jetstreamManager>>
 
-/** The stream's state and, with `withConsumer`, the workers' consumer's (null while no worker has created it). */
-export async function readJetStreamState(jsm: Manager, stream: string, withConsumer: boolean): Promise<BusState> {
+/** The stream's state and the workers' consumer's (null while no worker has created it). */
+export async function readJetStreamState(jsm: Manager, stream: string): Promise<BusState> {
   const [info, consumer] = await Promise.all([
     jsm.streams.info(stream),
-    withConsumer ? jsm.consumers.info(stream, CONSUMER).catch(() => null) : null,
+    jsm.consumers.info(stream, CONSUMER).catch(() => null),
   ])
   const st = info.state
   return {
     stream: { name: stream, messages: st.messages, bytes: st.bytes, firstSeq: st.first_seq, lastSeq: st.last_seq, consumers: st.consumer_count },
     consumer: consumer && {
       name: CONSUMER, pending: consumer.num_pending, ackPending: consumer.num_ack_pending, redelivered: consumer.num_redelivered, waiting: consumer.num_waiting,
+      delivered: consumer.delivered.consumer_seq,
     },
   }
 }

@@ -24,6 +24,14 @@ const TRIAL_WAIT_MS = 1000
 // A send that found no place among the destination's sends tries again after this.
 const BUSY_WAIT_MS = 1000
 
+/**
+ * What a circuit is, from the time it stays open until (0: closed): open
+ * until then, half-open after it (the next send is its trial; a trial that
+ * fails opens it again, one that succeeds closes it).
+ */
+export type CircuitState = 'closed' | 'open' | 'half-open'
+export const circuitState = (openUntil: number, now: number): CircuitState => (openUntil <= 0 ? 'closed' : now < openUntil ? 'open' : 'half-open')
+
 /** The longest an open circuit of `o` stays open. */
 export const cooldownCap = (o: CircuitOptions) => Math.max(o.cooldownMs, o.maxCooldownMs ?? 0)
 

@@ -1,8 +1,8 @@
 // The plain, serialisable job a worker thread receives for one delivery
 // attempt, and the result it returns. An expected failure (a 500, a refused
 // address, a timeout) is a result with ok: false, never a throw.
-import type { Destination, Template } from './destinations/schema'
-import type { ApnsConfig, FcmConfig, WebPushConfig } from './push/job'
+import type { Destination, Endpoints, Template } from './destinations/schema'
+import type { ApnsConfig, FcmConfig, PushResult, PushTarget, WebPushConfig } from './push/job'
 import type { CircuitOptions } from './circuit'
 import type { EventView } from './event_view'
 
@@ -10,6 +10,12 @@ export interface OutboundOptions {
   allow: string[] // CIDRs exempt from the SSRF rules (HERALD_OUTBOUND_ALLOW)
   timeoutMs: number // whole request, connect to last byte (DELIVERY_TIMEOUT_MS)
   maxResponseBytes: number // read at most this much of a response
+  /**
+   * The certificate authorities TLS trusts, in place of the runtime's own
+   * (the bundled roots and the NODE_EXTRA_CA_CERTS the process started with):
+   * set only when NODE_EXTRA_CA_CERTS names another file (send_config.ts).
+   */
+  ca?: string[]
 }
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
@@ -22,12 +28,7 @@ export interface RouterSpec {
   signingSecret: string // whsec_…, used by webhook destinations
 }
 
-export interface Endpoints {
-  telegram: string // TELEGRAM_API_URL, e.g. https://api.telegram.org
-  twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
-  smtpUrl?: string // SMTP_URL, default server of e-mail destinations
-  smtpFrom?: string // SMTP_FROM
-}
+export type { Endpoints }
 
 /** What every delivery of a worker process shares: limits, endpoints and push credentials. */
 export interface SendConfig {
@@ -49,6 +50,17 @@ export interface DeliveryJob {
   endpoints: Endpoints
 }
 
+/**
+ * A router's circuit in one worker thread (src/delivery/circuit.ts), as a
+ * send left it, for the metrics: closed (openUntil 0) or open until then.
+ */
+export interface CircuitReport {
+  thread: number // the pool thread whose circuit it is: each thread keeps its own
+  seq: number // the thread's count of reports: tasks come back out of order, the latest report wins
+  host: string // where the destination's sends go (destinationHost)
+  openUntil: number // epoch ms; 0: closed
+}
+
 export interface DeliveryResult {
   ok: boolean
   retryable: boolean // meaningful when !ok: 408, 429, 5xx, network errors and timeouts
@@ -59,4 +71,46 @@ export interface DeliveryResult {
   error?: string // why it failed, readable by an operator
   /** Not sent: the destination's circuit held it back (src/delivery/circuit.ts). Not an attempt: no attempt row, and none of the schedule's attempts used. */
   held?: 'circuit_open' | 'busy'
+}
+
+export type DeliveryKind = 'router' | 'push'
+
+/** One delivery to make: an attempt of (event, router) or (event, device). */
+export interface Planned {
+  id: string
+  event: number // index into SendTask.events
+  kind: DeliveryKind
+  target: string // router id or device id
+  attempt: number // 1-based
+  router?: RouterSpec
+  device?: PushTarget
+}
+
+/** A pool task (workers/send.ts): the deliveries of a batch of events, first attempts or retries. */
+export interface SendTask {
+  events: (EventView | string)[] // a string is the view as JSON (as JetStream carries it)
+  /** First attempts: every router of events[i]'s workspace whose pattern matches, and every device of its channel. */
+  match?: {
+    workspace: number[] // per event
+    routers: Record<string, RouterSpec[]> // by workspace id
+    devices: Record<string, PushTarget[]> // by `${workspace id}/${channel}`
+    skip: string[] // delivery ids that already exist (a redelivered event)
+  }
+  /** Or exactly these deliveries: retries and replays. */
+  planned?: Planned[]
+  config: SendConfig
+}
+
+/** One delivery's attempt, as a pool task returns it. */
+export interface Sent {
+  id: string
+  event: number
+  kind: DeliveryKind
+  target: string
+  destination: string // the router's destination type (webhook, slack, …) or the push provider (apns, fcm, webpush): a metrics label
+  attempt: number
+  startedAt: number // epoch ms
+  result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'>
+  /** The router's circuit in this thread when it is not closed, or was not before this send (its closing is news too); absent otherwise. */
+  circuit?: CircuitReport
 }

@@ -1,16 +1,21 @@
-// The delivery metrics: attempts by destination, and the gauges a scrape
-// reads from the running pipeline (outbox, JetStream, pool, fan-out).
-import { Counter, Histogram } from 'prom-client'
+// The delivery metrics: attempts by destination, the gauges a scrape reads
+// from the running pipeline (outbox, delivery backlog, JetStream, pool,
+// fan-out), and the destinations' circuits as the pool's threads report them.
+import { Counter, Gauge, Histogram } from 'prom-client'
 import type { Sql } from '../core/db'
 import { enableProcessMetrics, probe, probed, registers, scrapedGauge } from '../core/metrics'
 import type { BusState, EventBus } from './bus'
+import { circuitState } from './circuit'
+import type { CircuitReport } from './job'
 import type { Pool } from './pool'
 import { countOutbox, type OutboxBacklog } from './relay'
+import { countDeliveryBacklog, type DeliveryBacklog } from './status'
 
-// The backlog is counted over its oldest rows only, so that a scrape stays
-// cheap when NATS has been away for hours: beyond this the gauges read the cap
-// (the age of the oldest row keeps telling how far behind the relay is).
+// The backlogs are counted over their first rows only, so that a scrape stays
+// cheap when NATS or a destination has been away for hours: beyond this the
+// counts read the cap (the ages keep telling how far behind things are).
 export const OUTBOX_COUNT_CAP = 100_000
+export const DELIVERY_COUNT_CAP = 100_000
 
 const attempts = new Counter({
   name: 'herald_delivery_attempts_total',
@@ -50,7 +55,7 @@ export interface MetricSource {
   sql: Sql
   bus: Pick<EventBus, 'state'>
   pool?: Pick<Pool, 'stats'> | null
-  fanout?: { inFlight(): number } | null
+  fanout?: { inFlight(): number; circuits?(now?: number): CircuitSummary } | null
 }
 
 // A process runs one Herald; the tests run several, one after the other and
@@ -66,19 +71,33 @@ export function watchMetrics(source: MetricSource): () => void {
   return () => void sources.delete(source)
 }
 
-const readOutbox = probe('database', latest, (s): Promise<OutboxBacklog> => countOutbox(s.sql, OUTBOX_COUNT_CAP))
+// One read of PostgreSQL per scrape, outbox and deliveries together: one
+// probe, one time-out, one error counted when the database is away. Every
+// process reads the same numbers (take max() across them).
+const readDatabase = probe('database', latest, async (s): Promise<{ outbox: OutboxBacklog; deliveries: DeliveryBacklog }> => {
+  const [outbox, deliveries] = await Promise.all([countOutbox(s.sql, OUTBOX_COUNT_CAP), countDeliveryBacklog(s.sql, DELIVERY_COUNT_CAP)])
+  return { outbox, deliveries }
+})
 const readBus = probe('jetstream', latest, (s): Promise<BusState | null> => s.bus.state())
 
-probed('herald_outbox_rows', `Outbox rows (the ledger: one per committed batch) with events whose fan-out is not recorded yet; counted up to ${OUTBOX_COUNT_CAP}.`, readOutbox, (o) => o.rows)
-probed('herald_outbox_events', `Accepted events whose fan-out is not recorded yet: owed in the ledger (over the oldest ${OUTBOX_COUNT_CAP} rows).`, readOutbox, (o) => o.events)
-probed('herald_outbox_oldest_age_seconds', 'Age of the oldest outbox row; 0 when the outbox is empty.', readOutbox, (o) => o.oldestAgeSeconds)
+probed('herald_outbox_rows', `Outbox rows (the ledger: one per committed batch) with events whose fan-out is not recorded yet; counted up to ${OUTBOX_COUNT_CAP}.`, readDatabase, (d) => d.outbox.rows)
+probed('herald_outbox_events', `Accepted events whose fan-out is not recorded yet: owed in the ledger (over the oldest ${OUTBOX_COUNT_CAP} rows).`, readDatabase, (d) => d.outbox.events)
+probed('herald_outbox_oldest_age_seconds', 'Age of the oldest outbox row; 0 when the outbox is empty.', readDatabase, (d) => d.outbox.oldestAgeSeconds)
+
+probed('herald_deliveries_pending', `Deliveries waiting for an attempt (a retry, or held by their destination's circuit), of every workspace; counted up to ${DELIVERY_COUNT_CAP}.`, readDatabase, (d) => d.deliveries.pending)
+probed('herald_deliveries_pending_oldest_age_seconds', 'Age of the oldest pending delivery, from its event; 0 when none is pending.', readDatabase, (d) => d.deliveries.oldestPendingAgeSeconds)
+probed('herald_deliveries_overdue_seconds', 'How long the most overdue pending delivery has been due without a worker taking it; 0 when none is due.', readDatabase, (d) => d.deliveries.overdueSeconds)
+probed('herald_deliveries_failed_last_hour', `Deliveries that failed for good (retries used up, or refused) in the last hour; counted up to ${DELIVERY_COUNT_CAP}.`, readDatabase, (d) => d.deliveries.failedLastHour)
 
 probed('herald_jetstream_stream_messages', 'Messages in the JetStream stream (events published, not yet acknowledged by a worker).', readBus, (b) => b?.stream.messages)
 probed('herald_jetstream_stream_bytes', 'Bytes of the JetStream stream.', readBus, (b) => b?.stream.bytes)
-probed('herald_jetstream_consumer_pending_messages', 'Messages of the stream not yet handed to any worker (num_pending; worker processes only).', readBus, (b) => b?.consumer?.pending)
-probed('herald_jetstream_consumer_ack_pending_messages', 'Messages handed to workers and not yet acknowledged (num_ack_pending; worker processes only).', readBus, (b) => b?.consumer?.ackPending)
-probed('herald_jetstream_consumer_redelivered_messages', 'Messages redelivered and not yet acknowledged (num_redelivered; worker processes only).', readBus, (b) => b?.consumer?.redelivered)
-probed('herald_jetstream_consumer_waiting_pulls', 'Pull requests of workers waiting for messages (num_waiting; worker processes only).', readBus, (b) => b?.consumer?.waiting)
+// The consumer's, read by every process (the API's too): with every worker
+// down these still show the events waiting.
+probed('herald_jetstream_consumer_pending_messages', 'Messages of the stream not yet handed to any worker (num_pending; absent while no worker has made the consumer).', readBus, (b) => b?.consumer?.pending)
+probed('herald_jetstream_consumer_ack_pending_messages', 'Messages handed to workers and not yet acknowledged (num_ack_pending).', readBus, (b) => b?.consumer?.ackPending)
+probed('herald_jetstream_consumer_redelivered_messages', 'Messages redelivered and not yet acknowledged (num_redelivered).', readBus, (b) => b?.consumer?.redelivered)
+probed('herald_jetstream_consumer_waiting_pulls', 'Pull requests of workers waiting for messages (num_waiting).', readBus, (b) => b?.consumer?.waiting)
+probed('herald_jetstream_consumer_delivered_sequence', 'Deliveries of the consumer to workers so far, redeliveries included (its delivered consumer sequence): it stands still while no worker takes anything.', readBus, (b) => b?.consumer?.delivered)
 
 /** A gauge over the running Heralds of this process that have the part (summed, or their mean); none: no sample. */
 const local = (name: string, help: string, value: (s: MetricSource) => number | undefined, mean = false) =>
@@ -96,3 +115,105 @@ local('herald_pool_utilization_ratio', 'Share of the delivery pool\'s capacity i
 local('herald_pool_queue_tasks', 'Tasks (batches of deliveries) waiting for a pool thread.', (s) => s.pool?.stats().queueSize)
 local('herald_pool_threads', 'Threads of the delivery pool.', (s) => s.pool?.stats().threads)
 local('herald_deliveries_in_flight', 'Work units (an event, plus one per device it pushes) being delivered by this process.', (s) => s.fanout?.inFlight())
+
+// ------------------------------------------------------------- circuits
+
+// A destination's circuit lives in each pool thread (src/delivery/circuit.ts);
+// a send reports it when it is not closed, or has just closed. A fan-out
+// keeps the reports of its pool per thread and router: open until their
+// time, half-open after it (the next send is the trial). A circuit closed,
+// or not heard of for this long once its open time is over (its router
+// deleted, nothing left to send), is forgotten; a closed one shows as 0
+// until then.
+const CIRCUIT_FORGET_MS = 2 * 60_000
+// Series of herald_destination_circuit_state at most: the hosts whose circuit
+// opened first, then one host="_other" for the rest. A label per host, not
+// per router (a router is a workspace's) and not unbounded.
+export const CIRCUIT_HOSTS_SHOWN = 20
+export const CIRCUIT_OTHER_HOSTS = '_other'
+const STATE_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const
+
+/** Per host, the worst circuit of its routers (0 closed, 1 open, 2 half-open) and when one first opened; routers by state. */
+export interface CircuitSummary {
+  hosts: Map<string, { value: number; openedAt: number }>
+  open: number
+  halfOpen: number
+}
+
+/** The circuits a fan-out's pool reported. */
+export function circuitBoard() {
+  const seen = new Map<string, { router: string; host: string; seq: number; openUntil: number; openedAt: number; seenAt: number }>()
+  return {
+    /** A send's report of its router's circuit (workers/send.ts): kept when it is not closed, or was not, and is newer than the one kept. */
+    report(router: string, r: CircuitReport, now = Date.now()) {
+      const key = `${r.thread}/${router}`
+      const was = seen.get(key)
+      if (was ? r.seq < was.seq : r.openUntil <= 0) return
+      seen.set(key, { router, host: r.host, seq: r.seq, openUntil: r.openUntil, openedAt: was?.openedAt ?? now, seenAt: now })
+    },
+    summary(now = Date.now()): CircuitSummary {
+      const hosts: CircuitSummary['hosts'] = new Map()
+      const routers = new Map<string, number>()
+      for (const [key, c] of seen) {
+        if (now > c.openUntil && now - c.seenAt > CIRCUIT_FORGET_MS) {
+          seen.delete(key)
+          continue
+        }
+        const value = STATE_VALUE[circuitState(c.openUntil, now)]
+        const h = hosts.get(c.host)
+        hosts.set(c.host, { value: Math.max(h?.value ?? 0, value), openedAt: Math.min(h?.openedAt ?? Infinity, c.openedAt) })
+        routers.set(c.router, Math.max(routers.get(c.router) ?? 0, value))
+      }
+      const count = (v: number) => [...routers.values()].filter((x) => x === v).length
+      return { hosts, open: count(STATE_VALUE.open), halfOpen: count(STATE_VALUE['half-open']) }
+    },
+  }
+}
+
+/** The circuits of every fan-out of this process, hosts capped (opened first first, then "_other"); null when none delivers. */
+export function circuitSummary(now = Date.now()) {
+  const fanouts = [...sources].flatMap((s) => (s.fanout ? [s.fanout] : []))
+  if (!fanouts.length) return null
+  const hosts: CircuitSummary['hosts'] = new Map()
+  let open = 0
+  let halfOpen = 0
+  for (const f of fanouts) {
+    const c = f.circuits?.(now)
+    if (!c) continue
+    open += c.open
+    halfOpen += c.halfOpen
+    for (const [host, x] of c.hosts) {
+      const h = hosts.get(host)
+      hosts.set(host, { value: Math.max(h?.value ?? 0, x.value), openedAt: Math.min(h?.openedAt ?? Infinity, x.openedAt) })
+    }
+  }
+  const byHost = [...hosts].sort(([a, x], [b, y]) => x.openedAt - y.openedAt || (a < b ? -1 : 1)).map(([host, { value }]) => ({ host, value }))
+  const shown = byHost.slice(0, CIRCUIT_HOSTS_SHOWN)
+  const rest = byHost.slice(CIRCUIT_HOSTS_SHOWN)
+  if (rest.length) shown.push({ host: CIRCUIT_OTHER_HOSTS, value: Math.max(...rest.map((h) => h.value)) })
+  return { hosts: shown, open, halfOpen }
+}
+
+new Gauge({
+  name: 'herald_destination_circuit_state',
+  help: `Circuit of the destinations on a host, in this process's delivery threads: 0 closed (again), 1 open (sends held back), 2 half-open (a trial send may go); the worst of its routers. Only hosts whose circuit opened in the last minutes, at most ${CIRCUIT_HOSTS_SHOWN}, the rest as host="${CIRCUIT_OTHER_HOSTS}".`,
+  labelNames: ['host'] as const,
+  registers,
+  collect() {
+    this.reset()
+    for (const { host, value } of circuitSummary()?.hosts ?? []) this.set({ host }, value)
+  },
+})
+new Gauge({
+  name: 'herald_destination_circuits',
+  help: 'Routers whose circuit is open (state="open") or half-open (state="half_open") in this process\'s delivery threads.',
+  labelNames: ['state'] as const,
+  registers,
+  collect() {
+    this.reset()
+    const c = circuitSummary()
+    if (!c) return
+    this.set({ state: 'open' }, c.open)
+    this.set({ state: 'half_open' }, c.halfOpen)
+  },
+})

@@ -237,7 +237,7 @@ async function sendOnce(req: OutboundRequest, options: OutboundOptions, signal: 
   }
   const target = await checkHost(url.hostname, options.allow, signal)
   if (!target.ok) return target
-  return exchange(req, url, target, options.maxResponseBytes, signal)
+  return exchange(req, url, target, options, signal)
 }
 
 /** The next hop's request, as fetch builds it; null when Location is not a URL. */
@@ -268,12 +268,14 @@ function redirected(prev: OutboundRequest, status: number, location: string): Ou
  * certificate is verified against the name in the router's URL while no
  * second DNS look-up happens (test/delivery/outbound.ssrf.test.ts). No
  * `checkServerIdentity` callback: with one, Bun's fetch opens a new
- * connection (TCP and a TLS handshake) for every request.
+ * connection (TCP and a TLS handshake) for every request. A `ca` list is
+ * passed only when the options carry one (send_config.ts): Bun parses it per
+ * request.
  * (fetch ignores Node agents and their `lookup`; pinning the IP in the URL is
  * how it is told where to connect. Under Bun it also costs a quarter of
  * node:http's CPU per request, and it pools connections per address.)
  */
-async function exchange(req: OutboundRequest, url: URL, target: { address: string; family: 4 | 6 }, maxBytes: number, signal: AbortSignal): Promise<Exchange> {
+async function exchange(req: OutboundRequest, url: URL, target: { address: string; family: 4 | 6 }, { maxResponseBytes: maxBytes, ca }: OutboundOptions, signal: AbortSignal): Promise<Exchange> {
   const pinned = new URL(url.href)
   pinned.hostname = target.family === 6 ? `[${target.address}]` : target.address
   pinned.username = ''
@@ -288,7 +290,7 @@ async function exchange(req: OutboundRequest, url: URL, target: { address: strin
       body: req.body as BodyInit | undefined,
       redirect: 'manual',
       signal,
-      tls: url.protocol === 'https:' ? { ...(named ? { serverName: host } : {}), ...fetchCa() } : undefined,
+      tls: url.protocol === 'https:' ? { ...(named ? { serverName: host } : {}), ...(ca ? { ca } : {}) } : undefined,
     } as RequestInit)
   } catch (err) {
     return networkFailure(err, url.host, signal)
@@ -408,43 +410,10 @@ export function classify(outcome: OutboundResult, now: number = Date.now()): Del
 }
 
 /**
- * The CAs to trust for a TLS connection: the bundled roots plus the PEM file
- * named by NODE_EXTRA_CA_CERTS, or undefined (the default trust) when it is
- * unset. Bun reads that variable only at start-up; passing it explicitly also
- * honours it when it is set later (tests do).
+ * The certificate authorities TLS trusts with an extra PEM file (as
+ * NODE_EXTRA_CA_CERTS names one): the bundled roots plus the file's, for
+ * OutboundOptions.ca. Throws when the file cannot be read.
  */
-export function extraCa(): string[] | undefined {
-  const file = process.env.NODE_EXTRA_CA_CERTS
-  if (!file) return undefined
-  if (caCache?.file !== file) {
-    try {
-      caCache = { file, ca: [...rootCertificates, readFileSync(file, 'utf8')] }
-    } catch {
-      return undefined // as Node does: an unreadable file adds nothing
-    }
-  }
-  return caCache.ca
-}
-let caCache: { file: string; ca: string[] } | undefined
-
-// Bun's fetch trusts the NODE_EXTRA_CA_CERTS of the process's start by
-// itself. Handing it a `ca` list costs about 100 µs per request (it parses
-// the ~140 bundled roots each time), so one is passed only when the variable
-// changed since (tests set it once their stand-ins have a certificate). A
-// pool thread's process.env is a copy made when the thread started, so the
-// value at the process's start is read from /proc; where there is no /proc,
-// the list is always passed.
-const CA_AT_START = caAtStart()
-function caAtStart(): string | null | undefined {
-  try {
-    const entry = readFileSync('/proc/self/environ', 'latin1').split('\0').find((e) => e.startsWith('NODE_EXTRA_CA_CERTS='))
-    return entry?.slice('NODE_EXTRA_CA_CERTS='.length) || undefined
-  } catch {
-    return null // unknown
-  }
-}
-function fetchCa(): { ca?: string[] } {
-  if (CA_AT_START !== null && process.env.NODE_EXTRA_CA_CERTS === CA_AT_START) return {}
-  const ca = extraCa()
-  return ca ? { ca } : {}
+export function caList(pemFile: string): string[] {
+  return [...rootCertificates, readFileSync(pemFile, 'utf8')]
 }

@@ -6,7 +6,7 @@
 // patterns live per thread and are reused across tasks.
 import Piscina from 'piscina'
 import { fileURLToPath } from 'node:url'
-import type { SendTask, Sent } from '../../workers/send'
+import type { SendTask, Sent } from './job'
 
 const SEND = fileURLToPath(new URL('../../workers/send.ts', import.meta.url))
 
@@ -17,7 +17,7 @@ export interface Pool {
   close(): Promise<void>
 }
 
-/** `room`: the units of work the fan-out hands the pool at most (fanout.ts workRoom). */
+/** `room`: the units of work the fan-out hands the pool at most (backpressure.ts workRoom). */
 export function createPool(threads: number, room: number): Pool {
   const piscina = new Piscina({
     filename: SEND,

@@ -8,6 +8,7 @@ import type postgres from 'postgres'
 import type { Sql, Tx } from '../core/db'
 import type { SecretBox } from '../core/secrets'
 import { redactDestination, type Destination, type Template } from './destinations/schema'
+import type { RouterSpec } from './job'
 
 /** What an operator sees of a router: no URL path, token, password or signing secret. */
 export interface RouterView {
@@ -31,6 +32,11 @@ export interface RouterRecord {
   signingSecret: string
   updatedAt: string
 }
+
+/** A router as a delivery job carries it (src/delivery/job.ts). */
+export const routerSpec = (r: RouterRecord): RouterSpec => ({
+  id: r.id, name: r.name, pattern: r.pattern, destination: r.destination, signingSecret: r.signingSecret, ...(r.template ? { template: r.template } : {}),
+})
 
 export interface RouterInput {
   name: string

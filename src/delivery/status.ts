@@ -48,6 +48,35 @@ export async function countDeliveriesByState(sql: Sql, since: Date): Promise<Del
   return { pendingDue: pending!.due, pendingLater: pending!.later, succeeded: recent!.succeeded, failed: recent!.failed }
 }
 
+/** What the delivery gauges read (src/delivery/metrics.ts). */
+export interface DeliveryBacklog {
+  pending: number // pending deliveries, counted up to the cap
+  oldestPendingAgeSeconds: number // since the event of the oldest pending delivery; 0 when none
+  overdueSeconds: number // how long the most overdue pending delivery has been due; 0 when none is
+  failedLastHour: number // deliveries that failed for good in the last hour, counted up to the cap
+}
+
+/**
+ * The delivery backlog, for a scrape: each figure a range of a partial
+ * index (pending rows: deliveries_due and deliveries_pending_age; failed
+ * ones: deliveries_failed_at, sql/0014) read in every month's partition,
+ * and the counts stop at `cap` rows, so that a scrape stays cheap whatever
+ * the table holds (test/ops/ops.backlog.test.ts reads the plan).
+ */
+export async function countDeliveryBacklog(sql: Sql, cap: number): Promise<DeliveryBacklog> {
+  const [row] = await deliveryBacklogQuery(sql, cap)
+  return { pending: row!.pending, oldestPendingAgeSeconds: Math.max(0, row!.oldest), overdueSeconds: Math.max(0, row!.overdue), failedLastHour: row!.failed }
+}
+
+/** The statement of countDeliveryBacklog, which a test EXPLAINs. */
+export const deliveryBacklogQuery = (sql: Sql, cap: number) =>
+  sql<{ pending: number; oldest: number; overdue: number; failed: number }[]>`
+    SELECT
+      (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' ORDER BY next_attempt_at LIMIT ${cap}) p)::int AS pending,
+      coalesce(extract(epoch FROM now() - (SELECT event_at FROM deliveries WHERE status = 'pending' ORDER BY event_at LIMIT 1)), 0)::float8 AS oldest,
+      coalesce(extract(epoch FROM now() - (SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending')), 0)::float8 AS overdue,
+      (SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE status = 'failed' AND updated_at > now() - interval '1 hour' LIMIT ${cap}) f)::int AS failed`
+
 /** The `limit` workspaces that have used the largest share of this month's quota (a quota of 0 counts as used up). */
 export async function findNearestQuota(sql: Sql, limit: number): Promise<QuotaUse[]> {
   const rows = await sql<{ workspace: string; used: number; quota: number }[]>`

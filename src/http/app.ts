@@ -7,11 +7,13 @@ import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
 import type { Config } from '../core/config'
 import { loggedPath, type Logger } from '../core/log'
+import { REQUEST_ID_HEADER, requestIdOf } from './request_id'
 import type { ApiKeyAuth } from '../ingest/auth'
 import type { Batcher } from '../ingest/batcher'
 import type { SecretBox } from '../core/secrets'
 import type { Change, EventBus } from '../delivery/bus'
 import type { Mailer } from '../accounts/mailer'
+import type { SendConfig } from '../delivery/job'
 import { accessCheck } from '../accounts/access'
 import { authRoute } from './routes/auth'
 import { workspacesRoute } from './routes/workspaces'
@@ -59,6 +61,8 @@ export interface AppDeps {
   mailer: Mailer
   /** The VAPID public key browsers subscribe with (GET /v1/push/vapid-public-key); unset: Web Push is off. */
   vapidPublicKey?: string
+  /** What every send shares (src/delivery/send_config.ts), made at boot: the outbound rules a destination is checked against, and the dashboard's test send. */
+  send: SendConfig
 }
 
 const WHERE = { body: 'the body', query: 'the query string', params: 'the path', headers: 'the headers', cookie: 'the cookies', response: 'the response' } as const
@@ -130,7 +134,7 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 }
 
 export function createApp(deps: AppDeps) {
-  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey } = deps
+  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey, send } = deps
   const users = createUserAuth(sql)
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
@@ -150,7 +154,7 @@ export function createApp(deps: AppDeps) {
       // Answered before routing (an unknown path): no response mapping
       // follows, so the request is counted here.
       if (!route) requestFinished(request, undefined, problem.status)
-      const requestId = request.headers.get('x-request-id') ?? crypto.randomUUID()
+      const requestId = requestIdOf(request)
       if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
       // A 401 from the headers alone keeps the connection: Bun discards the
@@ -163,6 +167,10 @@ export function createApp(deps: AppDeps) {
     // (src/core/metrics.ts): synchronously, when its response (an error's problem
     // too) is mapped, or, with no route, in onError above.
     .onRequest(requestStarted)
+    // Every answer names its request (src/http/request_id.ts).
+    .onRequest(({ request, set }) => {
+      set.headers[REQUEST_ID_HEADER] = requestIdOf(request)
+    })
     .mapResponse({ as: 'global' }, responseMapped)
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle, () => app.routes))
@@ -174,21 +182,21 @@ export function createApp(deps: AppDeps) {
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
         .use(adminKeysRoute(sql, auth))
-        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, config.HERALD_OUTBOUND_ALLOW.split(',').map((a) => a.trim()).filter(Boolean)))
+        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
         .use(adminChannelsRoute(sql, auth, audienceChanged, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
         .use(adminStatusRoute(sql, bus as EventBus)),
     )
-    .use(devicesRoute(sql, users, audienceChanged, config.HERALD_OUTBOUND_ALLOW.split(',').map((a) => a.trim()).filter(Boolean)))
+    .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
     .use(pushKeyRoute(vapidPublicKey))
     .use(authRoute({ sql, config, log, mailer, users, changed }))
     .use(workspacesRoute(sql, config, users, check))
     .use(channelsRoute(sql, users, check, changed, auth, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
     .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
     .use(keysRoute(sql, users, auth, check))
-    .use(userRoutersRoute(sql, users, secrets, config, check, routersChanged))
+    .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus as EventBus, wakeScheduler))
     .use(deliveriesRoute(sql, users, check, wakeScheduler))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))

@@ -5,6 +5,7 @@
 // so no parser or validator ever recurses deeper; and no string PostgreSQL
 // cannot store.
 import { HeraldError, validationError, type FieldError } from '../core/problems'
+import { STRING_RULE, storable } from '../core/storable'
 
 /** Bun refuses a declared body above this before any route sees it: a backstop above every route's own limit. */
 export const SERVER_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -104,10 +105,6 @@ export function parseJson(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown
   }
 }
 
-// PostgreSQL can store neither U+0000 nor an unpaired surrogate (text and
-// json refuse both), so they are refused at the edge, naming the field.
-export const storable = (s: string) => !s.includes('\0') && s.isWellFormed()
-export const STRING_RULE = 'must not contain U+0000 or unpaired surrogates'
 const escapePointer = (k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1')
 
 // A key that replaces how JavaScript turns an object into text: Elysia puts

@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type FieldError, validationError } from '../core/problems'
-import { STRING_RULE, storable } from '../http/body'
+import { STRING_RULE, storable } from '../core/storable'
 
 export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 64 } as const
 export const SLUG = /^[a-z0-9][a-z0-9_-]*$/
@@ -22,7 +22,7 @@ export const EventBody = Type.Object(
     tags: Type.Optional(Type.Union([Type.Array(Type.String(), { description: `Up to ${LIMITS.tags} tags; extra tags are dropped, each is truncated to ${LIMITS.tag} characters.`, examples: [['signup', 'web']] }), Type.Null()])),
     data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Arbitrary JSON object, readable by router templates as {{data.field}}.', examples: [{ plan: 'pro' }] }), Type.Null()])),
   },
-  { additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
+  { $id: 'EventBody', additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
 )
 export type EventBodyType = Static<typeof EventBody>
 const checker = TypeCompiler.Compile(EventBody)

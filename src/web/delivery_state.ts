@@ -3,15 +3,11 @@
 // yet. The feed shows it on every event and keeps it current: events whose
 // deliveries are still under way are counted again every few seconds, all of
 // them when the tab comes back into view.
-import { api, paths } from './api'
+import { api, type Schemas } from './api'
 import { html } from './html'
 import type { PageContext } from './router'
 
-export interface DeliveryCounts {
-  pending: number
-  succeeded: number
-  failed: number
-}
+export type DeliveryCounts = Schemas['DeliveryCounts']
 
 export type DeliveryState = 'failed' | 'pending' | 'delivered' | 'none' | 'waiting'
 
@@ -81,7 +77,7 @@ export function watchDeliveryStates(ctx: PageContext, list: Element) {
     if (busy || !ids.length || ctx.signal.aborted) return
     busy = true
     try {
-      const counts = await api<Record<string, DeliveryCounts>>('GET', paths.deliveryCounts(ws, ids.slice(0, COUNTS_MAX)))
+      const counts = await api.get('/v1/workspaces/{workspace}/deliveries/counts', { path: { workspace: ws }, query: { events: ids.slice(0, COUNTS_MAX).join(',') } })
       for (const [id, c] of Object.entries(counts)) {
         const e = shown.get(id)
         if (e) (e.counts = c), paint(id)

@@ -56,7 +56,7 @@ export async function turnOn(): Promise<void> {
   const permission = await Notification.requestPermission()
   if (permission === 'denied') throw new Error('Blocked by the browser: allow notifications for this site in its settings, then try again.')
   if (permission !== 'granted') throw new Error('Notifications were not allowed: choose Allow when the browser asks.')
-  const key = keyBytes((await api<{ publicKey: string }>('GET', VAPID_KEY_PATH)).publicKey)
+  const key = keyBytes((await api.get(VAPID_KEY_PATH)).publicKey)
   const registration = await activeWorker()
   // A subscription made with another key (Herald's key changed) cannot be reused.
   const old = await registration.pushManager.getSubscription()
@@ -68,7 +68,7 @@ export async function turnOn(): Promise<void> {
     throw new Error(`The browser could not subscribe to push messages: ${reason(err)}`)
   }
   try {
-    const { id } = await api<{ id: string }>('POST', '/v1/devices', deviceBody(sub))
+    const { id } = await api.post('/v1/devices', { body: deviceBody(sub) })
     localStorage.setItem(DEVICE_KEY, id)
   } catch (err) {
     // Not left half on: a subscription Herald does not know would never be used.
@@ -79,7 +79,7 @@ export async function turnOn(): Promise<void> {
 
 /** The id of the device with this endpoint, from GET /v1/devices (for a subscription renewed by the worker). */
 async function deviceWith(endpoint: string): Promise<string | null> {
-  const devices = await api<{ id: string; provider: string; endpoint?: string }[]>('GET', '/v1/devices')
+  const devices = await api.get('/v1/devices')
   return devices.find((d) => d.provider === 'webpush' && d.endpoint === endpoint)?.id ?? null
 }
 
@@ -89,7 +89,7 @@ export async function turnOff(): Promise<void> {
   const id = localStorage.getItem(DEVICE_KEY) ?? (sub ? await deviceWith(sub.endpoint) : null)
   if (id) {
     try {
-      await api('DELETE', `/v1/devices/${encodeURIComponent(id)}`)
+      await api.delete('/v1/devices/{id}', { path: { id } })
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err // 404: removed already
     }
@@ -107,7 +107,7 @@ export async function turnOff(): Promise<void> {
 export async function unregisterDevice(): Promise<void> {
   const id = localStorage.getItem(DEVICE_KEY)
   localStorage.removeItem(DEVICE_KEY)
-  if (id) await api('DELETE', `/v1/devices/${encodeURIComponent(id)}`).catch(() => undefined)
+  if (id) await api.delete('/v1/devices/{id}', { path: { id } }).catch(() => undefined)
 }
 
 /**

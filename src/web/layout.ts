@@ -78,7 +78,7 @@ function openCreateWorkspace() {
   dialog.addEventListener('close', () => dialog.remove())
   dialog.querySelector('[data-close]')!.addEventListener('click', () => dialog.close())
   onSubmit(dialog.querySelector('form')!, async (data) => {
-    const created = await api<MyWorkspace>('POST', '/v1/workspaces', { name: String(data.get('name')).trim() })
+    const created = await api.post('/v1/workspaces', { body: { name: String(data.get('name')).trim() } })
     await session.refresh()
     dialog.close()
     announce(`Workspace ${created.workspace} created.`)
@@ -99,7 +99,7 @@ export function wireHeader() {
     if (target.closest('[data-signout]')) {
       await unregisterDevice() // no request at all when this browser has no device
       try {
-        await api('POST', '/v1/auth/signout')
+        await api.post('/v1/auth/signout')
       } catch {}
       await forgetDevice()
       session.clear()

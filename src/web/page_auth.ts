@@ -1,12 +1,15 @@
 // Signed-out pages: sign in, sign up, password reset (ask for a link, and
 // the page the link opens), and accepting an invitation.
-import { api, ApiError, type Role } from './api'
+import { api, ApiError, type Schemas } from './api'
 import { html, insert, path, render, type Html } from './html'
 import { home, navigate, safeNext, type PageContext } from './router'
 import { session } from './session'
 import { announce, onSubmit } from './ui'
 
 const PASSWORD_MIN = 10
+
+/** A text field of a submitted form. */
+const field = (data: FormData, name: string) => String(data.get(name) ?? '')
 
 const emailField = (id: string, value = '', readonly = false) => html`<div class="field">
   <label for="${id}">E-mail address</label>
@@ -46,7 +49,7 @@ export function signinPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    await api('POST', '/v1/auth/signin', { email: data.get('email'), password: data.get('password'), client: 'web' })
+    await api.post('/v1/auth/signin', { body: { email: field(data, 'email'), password: field(data, 'password'), client: 'web' } })
     await signedIn(ctx.query.get('next'))
   })
 }
@@ -72,7 +75,7 @@ export function signupPage(ctx: PageContext) {
     ),
   )
   // On a fresh install, say whose the demo workspace will be before anyone signs up.
-  void api<{ waitingWorkspace: string | null }>('GET', '/v1/auth/signup').then(({ waitingWorkspace }) => {
+  void api.get('/v1/auth/signup').then(({ waitingWorkspace }) => {
     const form = ctx.root.querySelector('form')
     if (!waitingWorkspace || !form?.isConnected) return
     insert(form, 'beforebegin', html`<p class="notice" role="status" data-testid="first-owner">You are the first to sign up on this Herald: your account will own the workspace <strong>${waitingWorkspace}</strong>, where the events sent with the key printed at first start already are.</p>`)
@@ -81,11 +84,8 @@ export function signupPage(ctx: PageContext) {
   }).catch(() => {})
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
     const workspace = String(data.get('workspace') ?? '').trim()
-    const created = await api<{ workspace: string } | { status: 'confirmation-sent'; detail: string }>('POST', '/v1/auth/signup', {
-      email: data.get('email'),
-      password: data.get('password'),
-      ...(workspace ? { workspace } : {}),
-      client: 'web',
+    const created = await api.post('/v1/auth/signup', {
+      body: { email: field(data, 'email'), password: field(data, 'password'), ...(workspace ? { workspace } : {}), client: 'web' },
     })
     if ('status' in created) {
       render(
@@ -120,7 +120,7 @@ export function signupConfirmPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async () => {
-    const created = await api<{ workspace: string }>('POST', '/v1/auth/signup/confirm', { token: ctx.params.token, client: 'web' })
+    const created = await api.post('/v1/auth/signup/confirm', { body: { token: ctx.params.token!, client: 'web' } })
     announce(`Welcome to Herald. Your workspace is ${created.workspace}.`)
     await signedIn(path('w', created.workspace, 'feed'))
   })
@@ -143,7 +143,7 @@ export function resetRequestPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    await api('POST', '/v1/auth/password-reset', { email: data.get('email') })
+    await api.post('/v1/auth/password-reset', { body: { email: field(data, 'email') } })
     ctx.root.querySelector('#reset-sent')!.textContent = `If ${data.get('email')} has an account, a reset link is on its way. It works once, for an hour.`
   })
 }
@@ -163,24 +163,20 @@ export function resetConfirmPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    await api('POST', '/v1/auth/password-reset/confirm', { token: ctx.params.token, password: data.get('password') })
+    await api.post('/v1/auth/password-reset/confirm', { body: { token: ctx.params.token!, password: field(data, 'password') } })
     session.clear() // a reset signs the account out everywhere
     navigate('/signin?reset=1', true)
   })
 }
 
-interface Invitation {
-  workspace: string
-  email: string
-  role: Role
-}
+type Invitation = Schemas['InvitationPreview']
 
 export async function invitePage(ctx: PageContext) {
   ctx.title('Invitation')
   const token = ctx.params.token!
   let inv: Invitation
   try {
-    inv = await api<Invitation>('GET', `/v1/invitations/${encodeURIComponent(token)}`)
+    inv = await api.get('/v1/invitations/{token}', { path: { token } })
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 404) throw err
     render(ctx.root, card('This invitation cannot be used', html`<p class="error" role="alert">${err.detail}</p><p>Ask whoever invited you for a new link, or <a href="/">go to the dashboard</a>.</p>`))
@@ -189,7 +185,7 @@ export async function invitePage(ctx: PageContext) {
   const me = session.me
   const intro = html`<p>You are invited to the workspace <strong>${inv.workspace}</strong> as <strong>${inv.role}</strong>, with the address <strong>${inv.email}</strong>.</p>`
   const accept = async () => {
-    const joined = await api<{ workspace: string }>('POST', `/v1/invitations/${encodeURIComponent(token)}/accept`)
+    const joined = await api.post('/v1/invitations/{token}/accept', { path: { token } })
     await session.refresh()
     announce(`You joined ${joined.workspace}.`)
     navigate(path('w', joined.workspace, 'feed'), true)
@@ -202,7 +198,7 @@ export async function invitePage(ctx: PageContext) {
   if (me) {
     render(ctx.root, card('Join a workspace', html`${intro}<p class="notice">You are signed in as ${me.email}. Sign out, then open this link again to accept it with ${inv.email}.</p><button type="button" data-signout>Sign out</button>`))
     ctx.root.querySelector('[data-signout]')!.addEventListener('click', async () => {
-      await api('POST', '/v1/auth/signout').catch(() => {})
+      await api.post('/v1/auth/signout').catch(() => {})
       session.clear()
       navigate(location.pathname, true)
     })
@@ -226,13 +222,14 @@ export async function invitePage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form[data-form=signup]')!, async (data) => {
-    const joined = await api<{ workspace: string }>('POST', '/v1/auth/signup', { email: inv.email, password: data.get('password'), invitation: token, client: 'web' })
+    // With an invitation the account is made at once (201), never left to an e-mailed link (202).
+    const joined = (await api.post('/v1/auth/signup', { body: { email: inv.email, password: field(data, 'password'), invitation: token, client: 'web' } })) as Schemas['SignedUp']
     await session.refresh()
     announce(`You joined ${joined.workspace}.`)
     navigate(path('w', joined.workspace, 'feed'), true)
   })
   onSubmit(ctx.root.querySelector('form[data-form=signin]')!, async (data) => {
-    await api('POST', '/v1/auth/signin', { email: inv.email, password: data.get('password'), client: 'web' })
+    await api.post('/v1/auth/signin', { body: { email: inv.email, password: field(data, 'password'), client: 'web' } })
     await session.refresh()
     await accept()
   })

@@ -1,18 +1,11 @@
 // A workspace's channels: everyone sees them and mutes or unmutes them for
 // themselves; owners and admins create, rename, make default and delete.
-import { api, paths, type ChannelPage } from './api'
+// What it reads and changes is in state/channels.ts.
 import { html, insert, path, render } from './html'
+import { api } from './api'
 import { navigate, type PageContext } from './router'
 import { act, announce, confirmDialog, on, onSubmit, time } from './ui'
-
-const PAGE = 100
-
-interface Channel {
-  slug: string
-  isDefault: boolean
-  muted: boolean
-  createdAt: string
-}
+import { channelChanges, channelPages, searchHref, type Channel } from './state/channels'
 
 function row(c: Channel, ws: string, canManage: boolean) {
   return html`<tr data-slug="${c.slug}">
@@ -44,8 +37,10 @@ export async function channelsPage(ctx: PageContext) {
   // A page at a time (a workspace may hold HERALD_MAX_CHANNELS_PER_WORKSPACE
   // channels), and a search by slug, kept in the address.
   const search = ctx.query.get('q') ?? ''
+  const change = channelChanges(api, ws)
   const load = async (message?: string) => {
-    const page = await api<ChannelPage<Channel>>('GET', paths.channels(ws, { q: search, limit: PAGE }))
+    const pages = channelPages(api, ws, search)
+    const channels = await pages.first()
     render(
       ctx.root,
       html`<h1 tabindex="-1">Channels</h1>
@@ -66,32 +61,27 @@ export async function channelsPage(ctx: PageContext) {
       <div class="table-wrap"><table class="responsive">
         <caption class="visually-hidden">Channels</caption>
         <thead><tr><th scope="col">Channel</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-        <tbody data-rows>${page.channels.map((c) => row(c, ws, ctx.canManage))}</tbody>
+        <tbody data-rows>${channels.map((c) => row(c, ws, ctx.canManage))}</tbody>
       </table></div>
-      ${page.channels.length ? '' : html`<p class="muted">${search ? html`No channel contains “${search}”.` : 'No channels.'}</p>`}
-      <div class="more"><button type="button" class="secondary" data-more ${page.nextCursor ? '' : html`hidden`}>Show more channels</button></div>`,
+      ${channels.length ? '' : html`<p class="muted">${search ? html`No channel contains “${search}”.` : 'No channels.'}</p>`}
+      <div class="more"><button type="button" class="secondary" data-more ${pages.more ? '' : html`hidden`}>Show more channels</button></div>`,
     )
-    let cursor = page.nextCursor
     const more = ctx.root.querySelector<HTMLButtonElement>('[data-more]')!
     more.addEventListener('click', () =>
       act(more, status(), async () => {
-        const next = await api<ChannelPage<Channel>>('GET', paths.channels(ws, { q: search, cursor, limit: PAGE }))
-        insert(ctx.root.querySelector('[data-rows]')!, 'beforeend', html`${next.channels.map((c) => row(c, ws, ctx.canManage))}`)
-        cursor = next.nextCursor
-        more.hidden = !cursor
+        const next = await pages.next()
+        insert(ctx.root.querySelector('[data-rows]')!, 'beforeend', html`${next.map((c) => row(c, ws, ctx.canManage))}`)
+        more.hidden = !pages.more
       }),
     )
-    onSubmit(ctx.root.querySelector<HTMLFormElement>('form[data-search]')!, async (data) => {
-      const q = String(data.get('q') ?? '').trim().toLowerCase()
-      navigate(path('w', ws, 'channels') + (q ? `?q=${encodeURIComponent(q)}` : ''))
-    })
+    onSubmit(ctx.root.querySelector<HTMLFormElement>('form[data-search]')!, async (data) => navigate(searchHref(ws, String(data.get('q') ?? ''))))
     // After a change the table is redrawn; focus goes to its outcome rather than being lost.
     if (message) ctx.root.querySelector<HTMLElement>('[data-status]')!.focus()
     const create = ctx.root.querySelector<HTMLFormElement>('form[data-create]')
     if (create)
       onSubmit(create, async (data) => {
         const slug = String(data.get('slug')).trim()
-        await api('POST', paths.channels(ws), { slug })
+        await change.create(slug)
         announce(`Channel ${slug} created.`)
         await load(`Channel #${slug} created.`)
       })
@@ -103,7 +93,7 @@ export async function channelsPage(ctx: PageContext) {
     act(b as HTMLButtonElement, status(), async () => {
       const slug = slugOf(b)
       const mute = b.dataset.mute === 'on'
-      await api(mute ? 'PUT' : 'DELETE', `${paths.channel(ws, slug)}/mute`)
+      await change.setMuted(slug, mute)
       announce(`#${slug} ${mute ? 'muted' : 'unmuted'} for you.`)
       await load(`#${slug} ${mute ? 'muted' : 'unmuted'} for you.`)
     }),
@@ -111,7 +101,7 @@ export async function channelsPage(ctx: PageContext) {
   on(ctx.root, 'click', '[data-default]', (b) =>
     act(b as HTMLButtonElement, status(), async () => {
       const slug = slugOf(b)
-      await api('PATCH', paths.channel(ws, slug), { default: true })
+      await change.makeDefault(slug)
       announce(`#${slug} is now the default channel.`)
       await load(`#${slug} is now the default channel.`)
     }),
@@ -120,7 +110,7 @@ export async function channelsPage(ctx: PageContext) {
     const slug = slugOf(b)
     if (!(await confirmDialog(`Delete the channel #${slug}? Its events stay in the feed.`, 'Delete channel'))) return
     await act(b as HTMLButtonElement, status(), async () => {
-      await api('DELETE', paths.channel(ws, slug))
+      await change.remove(slug)
       announce(`Channel ${slug} deleted.`)
       await load(`Channel #${slug} deleted.`)
     })
@@ -138,7 +128,7 @@ export async function channelsPage(ctx: PageContext) {
     })
     onSubmit(form, async (data) => {
       const to = String(data.get('slug')).trim()
-      await api('PATCH', paths.channel(ws, slug), { slug: to })
+      await change.rename(slug, to)
       announce(`#${slug} renamed to #${to}.`)
       await load(`#${slug} renamed to #${to}.`)
     })

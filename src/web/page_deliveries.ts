@@ -2,45 +2,20 @@
 // and every push to a device, newest event first, filtered by state, router,
 // device and time (all in the URL), older pages on demand. Owners and admins
 // replay a failed one, or every failed one of the filter after a dialog that
-// says how many.
-import { api, ApiError, paths, query } from './api'
+// says how many. Its state (filters, pages, replays, polling) is in
+// state/deliveries.ts.
+import { api, ApiError } from './api'
 import { html, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { act, announce, confirmDialog, on, plural, time } from './ui'
-import type { BulkReplay, DeliveryListItem, DeliveryState } from '../delivery/deliveries'
+import {
+  canReplayAll, createDeliveries, deliveriesHref, deliveryFilters, filteredHref, isFiltered, localValue, POLL_MS, replayedMessage, replayQuestion, routerNames,
+  type DeliveryFilters as Filters, type DeliveryItem as Item, type DeliveryStatus,
+} from './state/deliveries'
 
-type State = DeliveryState
-type Item = DeliveryListItem
-
-interface DeliveryPage {
-  deliveries: Item[]
-  nextCursor: string | null
-}
-
-const FILTERS = ['state', 'router', 'device', 'since', 'until'] as const
-type Filters = Partial<Record<(typeof FILTERS)[number], string>>
-const STATES: [State, string][] = [['pending', 'Pending'], ['succeeded', 'Succeeded'], ['failed', 'Failed']]
-const PAGE_SIZE = 50
-// After a replay, the list is read again this often, for this long.
-const POLL_MS = 2000
-const POLL_FOR_MS = 30_000
-
-const pad = (n: number) => String(n).padStart(2, '0')
-/** An ISO time as the value of a datetime-local field, in the visitor's zone. */
-function localValue(iso: string | undefined): string {
-  const d = iso ? new Date(iso) : null
-  if (!d || Number.isNaN(d.getTime())) return ''
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
-}
-/** A datetime-local value (the visitor's zone) as an ISO time; `end` takes the last millisecond of its minute, so "until 12:30" includes 12:30. */
-function isoOf(value: string, end: boolean): string {
-  const d = value ? new Date(value) : null
-  if (!d || Number.isNaN(d.getTime())) return ''
-  return new Date(d.getTime() + (end ? 59_999 : 0)).toISOString()
-}
+const STATES: [DeliveryStatus, string][] = [['pending', 'Pending'], ['succeeded', 'Succeeded'], ['failed', 'Failed']]
 
 function filterForm(ctx: PageContext, f: Filters, routers: Map<string, string>) {
-  const active = FILTERS.some((k) => f[k])
   const unknownRouter = f.router && !routers.has(f.router) ? f.router : null
   return html`<form class="filters" role="search" aria-label="Filter deliveries" novalidate>
     <div class="field"><label for="d-state">State</label>
@@ -55,13 +30,13 @@ function filterForm(ctx: PageContext, f: Filters, routers: Map<string, string>) 
     <div class="field"><label for="d-device">Device id</label><input id="d-device" name="device" value="${f.device ?? ''}" autocomplete="off" spellcheck="false"></div>
     <div class="field date"><label for="d-since">From</label><input id="d-since" name="since" type="datetime-local" value="${localValue(f.since)}"></div>
     <div class="field date"><label for="d-until">Until</label><input id="d-until" name="until" type="datetime-local" value="${localValue(f.until)}"></div>
-    <div class="filter-actions"><button type="submit">Apply</button>${active ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'deliveries')}">Clear</a>` : ''}</div>
+    <div class="filter-actions"><button type="submit">Apply</button>${isFiltered(f) ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'deliveries')}">Clear</a>` : ''}</div>
   </form>`
 }
 
 function row(d: Item, ctx: PageContext, f: Filters, routers: Map<string, string>) {
   const ws = ctx.workspace.workspace
-  const here = (more: Filters) => path('w', ws, 'deliveries') + query({ ...f, ...more })
+  const here = (more: Filters) => filteredHref(ws, f, more)
   const title = d.event ? (d.event.title ?? d.event.message) : 'Event past retention'
   const target =
     d.kind === 'router'
@@ -92,14 +67,13 @@ const table = (rows: ReturnType<typeof row>[]) => html`<div class="table-wrap"><
 export async function deliveriesPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Deliveries')
-  const f: Filters = Object.fromEntries(FILTERS.flatMap((k) => (ctx.query.get(k) ? [[k, ctx.query.get(k)!]] : [])))
-  const routerList = await api<{ id: string; name: string }[]>('GET', paths.routers(ws)).catch(() => [])
-  const routers = new Map(routerList.map((r) => [r.id, r.name]))
-  const bulk = ctx.canManage && (!f.state || f.state === 'failed')
+  const f = deliveryFilters(ctx.query)
+  const routers = await routerNames(api, ws)
+  const deliveries = createDeliveries(api, ws, f)
   render(
     ctx.root,
     html`<div class="page-head"><h1 tabindex="-1">Deliveries</h1>
-      <div class="actions"><button type="button" class="secondary" data-refresh>Refresh</button>${bulk ? html`<button type="button" data-replay-all>Replay failed…</button>` : ''}</div></div>
+      <div class="actions"><button type="button" class="secondary" data-refresh>Refresh</button>${canReplayAll(ctx.canManage, f) ? html`<button type="button" data-replay-all>Replay failed…</button>` : ''}</div></div>
     <p class="lead">Every send of this workspace's events to its routers, and every push to a device, newest event first. A failed delivery can be sent again under its own id, with a fresh retry schedule.</p>
     ${filterForm(ctx, f, routers)}
     <div role="status" data-status tabindex="-1"></div>
@@ -109,74 +83,55 @@ export async function deliveriesPage(ctx: PageContext) {
   const status = ctx.root.querySelector<HTMLElement>('[data-status]')!
   const results = ctx.root.querySelector('[data-results]')!
   const older = ctx.root.querySelector<HTMLButtonElement>('[data-older]')!
-  const url = (cursor?: string) => paths.deliveries(ws) + query({ ...f, cursor, limit: PAGE_SIZE })
-  let cursor: string | null = null
-  let pages = 0
-  let shown = ''
-  let pollUntil = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   ctx.signal.addEventListener('abort', () => clearTimeout(timer))
 
-  /** Reads the first page again; after a replay, keeps reading it for a while. */
+  /** Reads the first page again, drawn only when it changed; after a replay, keeps reading it for a while. */
   async function load() {
     clearTimeout(timer)
-    let page: DeliveryPage
+    let first: Awaited<ReturnType<typeof deliveries.first>>
     try {
-      page = await api<DeliveryPage>('GET', url())
+      first = await deliveries.first()
     } catch (err) {
       if (!(err instanceof ApiError) || err.status === 401) throw err
       render(results, html`<p class="error" role="alert">${err.detail}</p>`)
       return
     }
     if (ctx.signal.aborted) return
-    // The list is drawn again only when it changed, so that a read after a
-    // replay does not take away the focus of someone moving through it.
-    const json = JSON.stringify(page)
-    if (json !== shown || pages !== 1) {
-      shown = json
-      pages = 1
-      cursor = page.nextCursor
-      older.hidden = !cursor
-      const filtered = FILTERS.some((k) => f[k])
+    if (first.changed) {
+      older.hidden = !deliveries.more
       render(
         results,
-        page.deliveries.length
-          ? table(page.deliveries.map((d) => row(d, ctx, f, routers)))
-          : html`<p class="empty">${filtered ? 'No deliveries match these filters.' : 'No deliveries yet: one is made when an event matches a router, or is pushed to a device.'}</p>`,
+        first.deliveries.length
+          ? table(first.deliveries.map((d) => row(d, ctx, f, routers)))
+          : html`<p class="empty">${isFiltered(f) ? 'No deliveries match these filters.' : 'No deliveries yet: one is made when an event matches a router, or is pushed to a device.'}</p>`,
       )
     }
-    // Replayed deliveries may have left the filter (failed ones are pending
-    // for a while), so the list is read for a while after a replay, whatever it shows.
-    if (Date.now() < pollUntil && pages === 1) timer = setTimeout(load, POLL_MS)
+    if (deliveries.polling()) timer = setTimeout(load, POLL_MS)
   }
   const replayed = async (message: string) => {
     status.textContent = message
     announce(message)
-    pollUntil = Date.now() + POLL_FOR_MS
     await load()
   }
   await load()
 
   ctx.root.querySelector('form.filters')!.addEventListener('submit', (e) => {
     e.preventDefault()
-    const data = new FormData(e.target as HTMLFormElement)
-    const text = (k: string) => String(data.get(k) ?? '').trim()
-    navigate(path('w', ws, 'deliveries') + query({ state: text('state'), router: text('router'), device: text('device'), since: isoOf(text('since'), false), until: isoOf(text('until'), true) }))
+    navigate(deliveriesHref(ws, new FormData(e.target as HTMLFormElement)))
   })
   on(ctx.root, 'click', '[data-refresh]', (b) => act(b as HTMLButtonElement, status, load))
   on(ctx.root, 'click', '[data-older]', (b) =>
     act(b as HTMLButtonElement, ctx.root.querySelector('[data-older-status]'), async () => {
-      const page = await api<DeliveryPage>('GET', url(cursor!))
-      insert(results.querySelector('tbody')!, 'beforeend', html`${page.deliveries.map((d) => row(d, ctx, f, routers))}`)
-      pages++
-      cursor = page.nextCursor
-      older.hidden = !cursor
-      ctx.root.querySelector('[data-older-status]')!.textContent = `${plural(page.deliveries.length, 'older delivery', 'older deliveries')} loaded${cursor ? '' : '; that is all of them'}.`
+      const page = await deliveries.older()
+      insert(results.querySelector('tbody')!, 'beforeend', html`${page.map((d) => row(d, ctx, f, routers))}`)
+      older.hidden = !deliveries.more
+      ctx.root.querySelector('[data-older-status]')!.textContent = `${plural(page.length, 'older delivery', 'older deliveries')} loaded${deliveries.more ? '' : '; that is all of them'}.`
     }),
   )
   on(ctx.root, 'click', '[data-replay]', (b) =>
     act(b as HTMLButtonElement, status, async () => {
-      await api('POST', paths.replay(ws, b.dataset.replay!))
+      await deliveries.replay(b.dataset.replay!)
       await replayed('Replay scheduled; the list updates as it runs.')
     }),
   )
@@ -184,26 +139,20 @@ export async function deliveriesPage(ctx: PageContext) {
 
   /** Counts the failed deliveries of the filter, asks, then replays them. */
   async function replayAll(button: HTMLButtonElement) {
-    const filter = Object.fromEntries(FILTERS.flatMap((k) => (f[k] ? [[k, f[k]]] : [])))
-    let count: BulkReplay | undefined
+    let question: string | null | undefined
+    let count = 0
     await act(button, status, async () => {
-      count = await api<BulkReplay>('POST', paths.replayFailed(ws), { ...filter, dryRun: true })
+      const dry = await deliveries.countFailed()
+      count = dry.matched
+      question = replayQuestion(dry)
     })
-    if (!count) return
-    if (count.matched === 0) {
+    if (question === undefined) return
+    if (question === null) {
       status.textContent = 'No failed delivery matches these filters: there is nothing to replay.'
       announce(status.textContent)
       return
     }
-    const what = plural(count.matched, 'failed delivery', 'failed deliveries')
-    const message = count.more
-      ? `Replay the newest ${what} that match these filters? More match: replay again afterwards for the rest.`
-      : `Replay ${count.matched === 1 ? 'the' : 'all'} ${what} that match${count.matched === 1 ? 'es' : ''} these filters?`
-    if (!(await confirmDialog(`${message} Each is sent again under its own id, with a fresh retry schedule.`, `Replay ${plural(count.matched, 'delivery', 'deliveries')}`))) return
-    await act(button, status, async () => {
-      const done = await api<BulkReplay>('POST', paths.replayFailed(ws), filter)
-      const taken = done.replayed < done.matched ? ' Some were being replayed already.' : ''
-      await replayed(`${plural(done.replayed, 'delivery', 'deliveries')} replayed.${taken}${done.more ? ' More failed deliveries match: replay again for the rest.' : ''}`)
-    })
+    if (!(await confirmDialog(question, `Replay ${plural(count, 'delivery', 'deliveries')}`))) return
+    await act(button, status, async () => replayed(replayedMessage(await deliveries.replayFailed())))
   }
 }

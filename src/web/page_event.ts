@@ -1,41 +1,13 @@
 // An event at its deep link (/w/{workspace}/events/{eventId}): what was
 // posted, and its delivery log, every attempt of every delivery, with a
 // Replay button for failed ones (owners and admins). While deliveries are
-// due, the log refreshes itself.
-import { api, paths, query } from './api'
+// due, the log refreshes itself. What it reads, and when, is in state/event.ts.
+import { api, query } from './api'
 import { html, path, render, safeHref } from './html'
 import type { PageContext } from './router'
-import type { FeedEvent } from './page_feed'
 import { act, announce, on, plural, time } from './ui'
+import { awaited, loadEvent, POLL_MS, readEvent, replayDelivery, type Delivery, type EventWithDeliveries } from './state/event'
 
-interface Attempt {
-  attempt: number
-  at: string
-  durationMs: number
-  ok: boolean
-  status: number | null
-  error: string | null
-  response: string | null
-}
-
-interface Delivery {
-  id: string
-  kind: 'router' | 'push'
-  routerId: string | null
-  deviceId: string | null
-  status: 'pending' | 'succeeded' | 'failed'
-  nextAttemptAt: string | null
-  attempts: Attempt[]
-  createdAt: string
-  updatedAt: string
-}
-
-type EventWithDeliveries = FeedEvent & { deliveries: Delivery[] }
-
-const POLL_MS = 2000
-// A new event has no deliveries until the worker fans it out; keep looking
-// this long for them to appear.
-const FANOUT_GRACE_MS = 30_000
 const EXCERPT = 300
 
 const statusBadge = (s: Delivery['status']) => html`<span class="badge ${s}">${s}</span>`
@@ -87,11 +59,7 @@ function eventDetails(e: EventWithDeliveries) {
 export async function eventPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   const id = ctx.params.eventId!
-  const [event, routers] = await Promise.all([
-    api<EventWithDeliveries>('GET', paths.event(ws, id)),
-    api<{ id: string; name: string }[]>('GET', paths.routers(ws)).catch(() => []),
-  ])
-  const routerNames = new Map(routers.map((r) => [r.id, r.name]))
+  const { event, routers: routerNames } = await loadEvent(api, ws, id)
   const heading = event.title ?? event.event ?? 'Event'
   ctx.title(heading)
   render(
@@ -110,20 +78,19 @@ export async function eventPage(ctx: PageContext) {
   )
   const list = ctx.root.querySelector('[data-deliveries]')!
   const status = ctx.root.querySelector('[data-deliveries-status]')!
-  const age = () => Date.now() - Date.parse(event.createdAt)
   let timer: ReturnType<typeof setTimeout> | undefined
   ctx.signal.addEventListener('abort', () => clearTimeout(timer))
 
   const show = (deliveries: Delivery[]) => {
     render(list, html`${deliveries.map((d) => deliveryItem(d, routerNames, ctx.canManage))}`)
-    const waiting = deliveries.some((d) => d.status === 'pending') || (!deliveries.length && age() < FANOUT_GRACE_MS)
+    const waiting = awaited(deliveries, event.createdAt)
     if (!deliveries.length) status.textContent = waiting ? 'No deliveries yet; waiting for the fan-out…' : 'No deliveries: no router matched this event and no device was pushed.'
     else status.textContent = ''
     clearTimeout(timer)
     if (waiting && !ctx.signal.aborted) timer = setTimeout(refresh, POLL_MS)
   }
   const refresh = async () => {
-    const fresh = await api<EventWithDeliveries>('GET', paths.event(ws, id))
+    const fresh = await readEvent(api, ws, id)
     if (!ctx.signal.aborted) show(fresh.deliveries)
   }
   show(event.deliveries)
@@ -131,7 +98,7 @@ export async function eventPage(ctx: PageContext) {
   on(ctx.root, 'click', '[data-refresh]', (b) => act(b as HTMLButtonElement, status, refresh))
   on(ctx.root, 'click', '[data-replay]', (b) =>
     act(b as HTMLButtonElement, status, async () => {
-      await api('POST', paths.replay(ws, b.dataset.replay!))
+      await replayDelivery(api, ws, b.dataset.replay!)
       await refresh()
       announce('Replay scheduled.')
       status.textContent = 'Replay scheduled; the log updates as it runs.'

@@ -2,24 +2,16 @@
 // event key and words (all in the URL), older pages on demand, and new
 // events live over Server-Sent Events, announced politely. Each event links
 // to its page, shows its link, and says what became of its deliveries; a
-// channel first seen live joins the channel filter.
-import type { FeedEvent as StoredEvent } from '../ingest/feed'
-import { api, paths, query, type ChannelPage } from './api'
+// channel first seen live joins the channel filter. Its state (filters,
+// pages, live events shown once) is in state/feed.ts.
+import { api } from './api'
 import { html, httpHref, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
-import { stateBadge, watchDeliveryStates, type DeliveryCounts } from './delivery_state'
+import { stateBadge, watchDeliveryStates } from './delivery_state'
+import { choiceIndex, createFeed, feedFilters, feedHref, isFiltered, newEventsAnnouncer, type Feed, type FeedEvent, type FeedFilters } from './state/feed'
 
-/** An event as the feed lists it: the server's type (src/ingest/feed.ts), with its deliveries counted by state (none on a live event). */
-export type FeedEvent = StoredEvent & { deliveryCounts?: DeliveryCounts }
-
-interface FeedPage {
-  events: FeedEvent[]
-  nextCursor: string | null
-}
-
-const FILTERS = ['channel', 'tag', 'event', 'q'] as const
-const PAGE_SIZE = 50
+export type { FeedEvent } from './state/feed'
 
 export const eventHref = (e: Pick<FeedEvent, 'workspace' | 'eventId'>) => path('w', e.workspace, 'events', e.eventId)
 
@@ -52,18 +44,16 @@ function eventItem(e: FeedEvent, fresh = false) {
   </li>`
 }
 
-function filterForm(ctx: PageContext, channels: string[]) {
-  const q = ctx.query
-  const active = FILTERS.some((f) => q.get(f))
+function filterForm(ctx: PageContext, f: FeedFilters, channels: string[]) {
   return html`<form class="filters" role="search" aria-label="Filter events" novalidate>
     <div class="field"><label for="f-channel">Channel</label>
       <select id="f-channel" name="channel"><option value="">All channels</option>
-        ${channels.map((c) => html`<option value="${c}" ${q.get('channel') === c ? html`selected` : ''}>${c}</option>`)}
+        ${channels.map((c) => html`<option value="${c}" ${f.channel === c ? html`selected` : ''}>${c}</option>`)}
       </select></div>
-    <div class="field"><label for="f-tag">Tag</label><input id="f-tag" name="tag" value="${q.get('tag') ?? ''}" autocomplete="off"></div>
-    <div class="field"><label for="f-event">Event key</label><input id="f-event" name="event" value="${q.get('event') ?? ''}" placeholder="user.*" autocomplete="off"></div>
-    <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${q.get('q') ?? ''}" autocomplete="off"></div>
-    <div class="filter-actions"><button type="submit">Apply</button>${active ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'feed')}">Clear</a>` : ''}</div>
+    <div class="field"><label for="f-tag">Tag</label><input id="f-tag" name="tag" value="${f.tag ?? ''}" autocomplete="off"></div>
+    <div class="field"><label for="f-event">Event key</label><input id="f-event" name="event" value="${f.event ?? ''}" placeholder="user.*" autocomplete="off"></div>
+    <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${f.q ?? ''}" autocomplete="off"></div>
+    <div class="filter-actions"><button type="submit">Apply</button>${isFiltered(f) ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'feed')}">Clear</a>` : ''}</div>
   </form>`
 }
 
@@ -97,41 +87,24 @@ function follow(ctx: PageContext, url: string, onEvent: (e: FeedEvent) => void) 
   return { show }
 }
 
-/** Announces new events politely; a burst is announced once, not event by event. */
-function newEventsAnnouncer() {
-  let count = 0
-  let timer: ReturnType<typeof setTimeout> | undefined
-  return (e: FeedEvent) => {
-    count++
-    clearTimeout(timer)
-    timer = setTimeout(() => {
-      announce(count === 1 ? `New event: ${e.title ?? e.message}` : `${count} new events`)
-      count = 0
-    }, 500)
-  }
-}
-
 /** Adds a channel first seen live to the channel filter, in order, without a reload. */
 function addChannel(ctx: PageContext, channel: string) {
   const select = ctx.root.querySelector<HTMLSelectElement>('#f-channel')
-  if (!select || [...select.options].some((o) => o.value === channel)) return
-  const option = new Option(channel, channel)
-  const after = [...select.options].slice(1).find((o) => o.value.localeCompare(channel) > 0)
-  select.add(option, after ?? null)
+  if (!select) return
+  const choices = [...select.options].slice(1) // after "All channels"
+  const at = choiceIndex(choices.map((o) => o.value), channel)
+  if (at !== null) select.add(new Option(channel, channel), choices[at] ?? null)
 }
 
 /** The "Load older events" button: the next page from the cursor, appended. */
-function olderPages(ctx: PageContext, list: Element, url: (cursor: string) => string, cursor: string | null, seen: Set<string>, shown: (e: FeedEvent) => void) {
+function olderPages(ctx: PageContext, list: Element, feed: Feed, shown: (e: FeedEvent) => void) {
   on(ctx.root, 'click', '[data-older]', (button) =>
     act(button as HTMLButtonElement, ctx.root.querySelector('[data-older-status]'), async () => {
-      const older = await api<FeedPage>('GET', url(cursor!))
-      const fresh = older.events.filter((e) => !seen.has(e.eventId))
-      fresh.forEach((e) => seen.add(e.eventId))
+      const fresh = await feed.older()
       insert(list, 'beforeend', html`${fresh.map((e) => eventItem(e))}`)
       fresh.forEach(shown)
-      cursor = older.nextCursor
-      button.hidden = !cursor
-      ctx.root.querySelector('[data-older-status]')!.textContent = `${plural(fresh.length, 'older event')} loaded${cursor ? '' : '; that is all of them'}.`
+      button.hidden = !feed.more
+      ctx.root.querySelector('[data-older-status]')!.textContent = `${plural(fresh.length, 'older event')} loaded${feed.more ? '' : '; that is all of them'}.`
     }),
   )
 }
@@ -139,53 +112,41 @@ function olderPages(ctx: PageContext, list: Element, url: (cursor: string) => st
 export async function feedPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Feed')
-  const filters = Object.fromEntries(FILTERS.map((f) => [f, ctx.query.get(f) ?? undefined]))
-  const seen = new Set<string>() // the stream may repeat an event
-  const early: FeedEvent[] = []
+  const filters = feedFilters(ctx.query)
+  const feed = createFeed(api, ws, filters)
   let list: Element | null = null
   let states: ReturnType<typeof watchDeliveryStates> | null = null
   const shown = (e: FeedEvent) => states!.track(e.eventId, e.createdAt, e.deliveryCounts)
-  const announceNew = newEventsAnnouncer()
-  const arrived = (e: FeedEvent) => {
-    if (!list) return void early.push(e)
-    if (seen.has(e.eventId)) return
-    seen.add(e.eventId)
+  const announceNew = newEventsAnnouncer(announce)
+  const show = (e: FeedEvent) => {
     ctx.root.querySelector('.empty')?.remove()
-    insert(list, 'afterbegin', eventItem(e, true))
+    insert(list!, 'afterbegin', eventItem(e, true))
     shown(e)
     addChannel(ctx, e.channel)
     announceNew(e)
   }
   // The stream opens before the first page is read, so that nothing posted meanwhile is missed.
-  const stream = follow(ctx, `/v1/feed/stream${query({ workspace: ws, ...filters })}`, arrived)
-  const [page, channels] = await Promise.all([
-    api<FeedPage>('GET', `/v1/feed${query({ workspace: ws, ...filters, limit: PAGE_SIZE })}`),
-    // The channel filter offers the first page of channels (a workspace may
-    // hold HERALD_MAX_CHANNELS_PER_WORKSPACE), the one filtered on, and those
-    // first seen live; the channels page links to the feed of any channel.
-    api<ChannelPage>('GET', paths.channels(ws, { limit: 100 })).then((p) => p.channels),
-  ])
+  const stream = follow(ctx, feed.streamUrl, (e) => feed.live(e) && show(e))
+  const first = await feed.first()
   render(
     ctx.root,
     html`<div class="page-head"><h1 tabindex="-1">Feed</h1><span class="live" data-live="connecting">Connecting…</span></div>
-      ${filterForm(ctx, [...new Set([...channels.map((c) => c.slug), ...(filters.channel ? [filters.channel] : [])])].sort())}
+      ${filterForm(ctx, filters, first.channels)}
       <h2 class="visually-hidden">Events</h2>
       <ol class="events" aria-label="Events, newest first"></ol>
-      ${page.events.length ? '' : emptyState(ctx, FILTERS.some((f) => filters[f]))}
-      <div class="more"><button type="button" class="secondary" data-older ${page.nextCursor ? '' : html`hidden`}>Load older events</button><p role="status" class="muted" data-older-status></p></div>`,
+      ${first.events.length ? '' : emptyState(ctx, isFiltered(filters))}
+      <div class="more"><button type="button" class="secondary" data-older ${feed.more ? '' : html`hidden`}>Load older events</button><p role="status" class="muted" data-older-status></p></div>`,
   )
   stream.show()
   list = ctx.root.querySelector('ol.events')!
   states = watchDeliveryStates(ctx, list)
-  page.events.forEach((e) => seen.add(e.eventId))
-  insert(list, 'beforeend', html`${page.events.map((e) => eventItem(e))}`)
-  page.events.forEach(shown)
-  early.forEach(arrived)
+  insert(list, 'beforeend', html`${first.events.map((e) => eventItem(e))}`)
+  first.events.forEach(shown)
+  feed.drawn().forEach(show)
 
   ctx.root.querySelector('form.filters')!.addEventListener('submit', (e) => {
     e.preventDefault()
-    const data = new FormData(e.target as HTMLFormElement)
-    navigate(path('w', ws, 'feed') + query(Object.fromEntries(FILTERS.map((f) => [f, String(data.get(f) ?? '').trim()]))))
+    navigate(feedHref(ws, new FormData(e.target as HTMLFormElement)))
   })
-  olderPages(ctx, list, (before) => `/v1/feed${query({ workspace: ws, ...filters, before, limit: PAGE_SIZE })}`, page.nextCursor, seen, shown)
+  olderPages(ctx, list, feed, shown)
 }

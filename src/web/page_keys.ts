@@ -1,13 +1,11 @@
 // A workspace's API keys: listed by prefix with creation and last use;
 // owners and admins generate one (shown once, with a copy button) and
-// revoke one after confirming.
-import { api, paths } from './api'
-import type { ApiKeyView } from '../accounts/workspaces'
+// revoke one after confirming. What it reads and changes is in state/keys.ts.
+import { api } from './api'
 import { html, render, type Html } from './html'
 import type { PageContext } from './router'
 import { act, announce, confirmDialog, copyButtons, on, onSubmit, secretField, time } from './ui'
-
-type ApiKey = ApiKeyView
+import { generateKey, listKeys, revokeKey, type ApiKey, type CreatedKey } from './state/keys'
 
 function keyRow(k: ApiKey, canManage: boolean) {
   return html`<tr data-key-id="${k.id}" data-name="${k.name}" class="${k.revokedAt ? 'revoked' : ''}">
@@ -20,7 +18,7 @@ function keyRow(k: ApiKey, canManage: boolean) {
   </tr>`
 }
 
-const createdKey = (k: { name: string; apiKey: string }) => html`<div class="callout" data-new-key>
+const createdKey = (k: CreatedKey) => html`<div class="callout" data-new-key>
   <h2>Your new key “${k.name}”</h2>
   <p><strong>Copy it now: it is shown only this once.</strong> Herald keeps only its hash.</p>
   ${secretField('new-key', 'API key', k.apiKey)}
@@ -31,9 +29,7 @@ export async function keysPage(ctx: PageContext) {
   ctx.title('API keys')
   const status = () => ctx.root.querySelector('[data-status]')
   const load = async (message?: string, created?: Html) => {
-    const keys = await api<ApiKey[]>('GET', paths.keys(ws))
-    const live = keys.filter((k) => !k.revokedAt)
-    const revoked = keys.filter((k) => k.revokedAt)
+    const keys = await listKeys(api, ws)
     render(
       ctx.root,
       html`<h1 tabindex="-1">API keys</h1>
@@ -52,7 +48,7 @@ export async function keysPage(ctx: PageContext) {
         ? html`<div class="table-wrap"><table class="responsive">
             <caption class="visually-hidden">API keys</caption>
             <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-            <tbody>${[...live, ...revoked].map((k) => keyRow(k, ctx.canManage))}</tbody>
+            <tbody>${keys.map((k) => keyRow(k, ctx.canManage))}</tbody>
           </table></div>`
         : html`<p class="empty">No keys yet.</p>`}`,
     )
@@ -63,7 +59,7 @@ export async function keysPage(ctx: PageContext) {
     const form = ctx.root.querySelector<HTMLFormElement>('form[data-generate]')
     if (form)
       onSubmit(form, async (data) => {
-        const key = await api<{ name: string; apiKey: string }>('POST', paths.keys(ws), { name: String(data.get('name')).trim() })
+        const key = await generateKey(api, ws, String(data.get('name')))
         announce(`Key ${key.name} generated. Copy it now: it is shown only once.`)
         await load(undefined, createdKey(key))
       })
@@ -75,7 +71,7 @@ export async function keysPage(ctx: PageContext) {
     const name = tr.dataset.name!
     if (!(await confirmDialog(`Revoke the key “${name}”? Code that uses it stops being able to send events within seconds.`, 'Revoke key'))) return
     await act(b as HTMLButtonElement, status(), async () => {
-      await api('DELETE', paths.key(ws, Number(tr.dataset.keyId)))
+      await revokeKey(api, ws, Number(tr.dataset.keyId))
       announce(`Key ${name} revoked.`)
       await load(`Key “${name}” revoked.`)
     })

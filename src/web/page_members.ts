@@ -1,27 +1,21 @@
 // A workspace's people: members with their roles (owners and admins change
 // roles and remove people; anyone may leave), and invitations by e-mail
-// link (owners and admins invite and revoke).
-import { api, paths, type Role } from './api'
-import type { MemberView } from '../accounts/members'
-import type { InvitationView } from '../accounts/invitations'
+// link (owners and admins invite and revoke). What it reads and changes, and
+// who may change whom, is in state/members.ts.
+import { api, type Role } from './api'
 import { html, render, type Html } from './html'
 import { navigate, home, type PageContext } from './router'
 import { session } from './session'
 import { act, announce, confirmDialog, copyButtons, on, onSubmit, secretField, time } from './ui'
-
-type Member = MemberView
-
-type Invitation = InvitationView
-
-const ROLES: Role[] = ['member', 'admin', 'owner']
+import { canEdit, loadPeople, peopleChanges, rolesOffered, type Invitation, type Member } from './state/members'
 
 const roleOptions = (mine: Role, selected: Role) =>
-  ROLES.filter((r) => r !== 'owner' || mine === 'owner').map((r) => html`<option value="${r}" ${r === selected ? html`selected` : ''}>${r}</option>`)
+  rolesOffered(mine).map((r) => html`<option value="${r}" ${r === selected ? html`selected` : ''}>${r}</option>`)
 
 function memberRow(m: Member, ctx: PageContext) {
   const me = m.userId === session.me?.userId
   const mine = ctx.workspace.role
-  const editable = ctx.canManage && !me && (m.role !== 'owner' || mine === 'owner')
+  const editable = canEdit(m, { userId: session.me?.userId, role: mine, canManage: ctx.canManage })
   const role: Html = editable
     ? html`<form class="row-form" data-role-form novalidate>
         <label class="visually-hidden" for="role-${m.userId}">Role of ${m.email}</label>
@@ -39,8 +33,7 @@ function memberRow(m: Member, ctx: PageContext) {
   </tr>`
 }
 
-function invitationsSection(ctx: PageContext, invitations: Invitation[]) {
-  const pending = invitations.filter((i) => i.status === 'pending')
+function invitationsSection(ctx: PageContext, pending: Invitation[]) {
   return html`<section aria-labelledby="inv-h">
     <h2 id="inv-h">Invitations</h2>
     <form class="inline" data-invite novalidate>
@@ -73,18 +66,16 @@ export async function membersPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Members')
   const status = () => ctx.root.querySelector('[data-status]')
+  const change = peopleChanges(api, ws)
   const load = async (message?: string, inviteResult?: Html) => {
-    const [members, invitations] = await Promise.all([
-      api<Member[]>('GET', paths.members(ws)),
-      ctx.canManage ? api<Invitation[]>('GET', paths.invitations(ws)) : Promise.resolve(null),
-    ])
+    const { members, invitations } = await loadPeople(api, ws, ctx.canManage)
     render(ctx.root, view(ctx, members, invitations, message))
     if (inviteResult) render(ctx.root.querySelector('[data-invite-result]')!, inviteResult)
     if (message) ctx.root.querySelector<HTMLElement>(inviteResult ? '[data-invite-result] input' : '[data-status]')?.focus()
     ctx.root.querySelectorAll<HTMLFormElement>('form[data-role-form]').forEach((form) =>
       onSubmit(form, async (data) => {
         const tr = form.closest('tr')!
-        await api('PATCH', paths.member(ws, tr.dataset.userId!), { role: data.get('role') })
+        await change.setRole(tr.dataset.userId!, data.get('role') as Role)
         announce(`${tr.dataset.email} is now ${data.get('role')}.`)
         await load(`${tr.dataset.email} is now ${data.get('role')}.`)
       }),
@@ -92,7 +83,7 @@ export async function membersPage(ctx: PageContext) {
     const invite = ctx.root.querySelector<HTMLFormElement>('form[data-invite]')
     if (invite)
       onSubmit(invite, async (data) => {
-        const created = await api<{ email: string; role: Role; link: string }>('POST', paths.invitations(ws), { email: String(data.get('email')).trim(), role: data.get('role') })
+        const created = await change.invite(String(data.get('email')), data.get('role') as Role)
         announce(`Invitation sent to ${created.email}.`)
         await load(
           `Invitation sent to ${created.email}.`,
@@ -109,7 +100,7 @@ export async function membersPage(ctx: PageContext) {
     const question = leaving ? `Leave the workspace ${ws}? You will need a new invitation to come back.` : `Remove ${tr.dataset.email} from ${ws}?`
     if (!(await confirmDialog(question, leaving ? 'Leave workspace' : 'Remove member'))) return
     await act(b as HTMLButtonElement, status(), async () => {
-      await api('DELETE', paths.member(ws, tr.dataset.userId!))
+      await change.remove(tr.dataset.userId!)
       if (leaving) {
         await session.refresh()
         announce(`You left ${ws}.`)
@@ -123,7 +114,7 @@ export async function membersPage(ctx: PageContext) {
     const tr = b.closest('tr')!
     if (!(await confirmDialog('Revoke this invitation? Its link stops working.', 'Revoke invitation'))) return
     await act(b as HTMLButtonElement, status(), async () => {
-      await api('DELETE', paths.invitation(ws, tr.dataset.invitationId!))
+      await change.revokeInvitation(tr.dataset.invitationId!)
       announce('Invitation revoked.')
       await load('Invitation revoked.')
     })

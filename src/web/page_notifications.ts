@@ -2,17 +2,14 @@
 // on and off here, in honest states (a browser that cannot, a page that is
 // not https, iOS before the app is on the Home Screen, a permission the
 // browser blocks); installing the app; and the workspace's channels, each
-// muted or unmuted for all the person's devices.
-import { api, ApiError, paths, type ChannelPage } from './api'
+// muted or unmuted for all the person's devices (state/channels.ts reads and
+// mutes them; device.ts holds this device's state).
+import { api, ApiError } from './api'
 import { html, insert, path, render, type Html } from './html'
 import type { PageContext } from './router'
 import { canPromptInstall, isInstalled, isIOS, onInstallChange, promptInstall, pushState, turnOff, turnOn, type PushState } from './device'
 import { act, announce, on } from './ui'
-
-interface Channel {
-  slug: string
-  muted: boolean
-}
+import { channelChanges, channelPages, type Channel } from './state/channels'
 
 const IOS_STEPS = html`Tap <strong>Share</strong>, then <strong>Add to Home Screen</strong>, and open Herald from there (iOS 16.4 or later).`
 
@@ -39,7 +36,7 @@ function installSection() {
   return html`<p>Your browser offers no install button right now. Most can install Herald from their menu (<em>Install app</em>, or <em>Add to Home screen</em>); if Herald is installed already, open it from there.</p>`
 }
 
-const channelRow = (c: Channel) => html`<tr data-slug="${c.slug}">
+const channelRow = (c: Pick<Channel, 'slug' | 'muted'>) => html`<tr data-slug="${c.slug}">
   <th scope="row">#${c.slug}${c.muted ? html` <span class="badge muted-badge">muted</span>` : ''}</th>
   <td class="actions"><button type="button" class="secondary" data-mute="${c.muted ? 'off' : 'on'}" aria-label="${c.muted ? 'Unmute' : 'Mute'} #${c.slug} on all my devices">${c.muted ? 'Unmute' : 'Mute'}</button></td>
 </tr>`
@@ -65,7 +62,8 @@ export async function notificationsPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Notifications')
   // A page of channels at a time: a workspace may hold HERALD_MAX_CHANNELS_PER_WORKSPACE of them.
-  const [state, first] = await Promise.all([pushState(), api<ChannelPage<Channel>>('GET', paths.channels(ws, { limit: 100 }))])
+  const channels = channelPages(api, ws)
+  const [state, first] = await Promise.all([pushState(), channels.first()])
   render(
     ctx.root,
     html`<h1 tabindex="-1">Notifications</h1>
@@ -77,8 +75,8 @@ export async function notificationsPage(ctx: PageContext) {
       <p role="status" data-mute-status></p>
       <div class="table-wrap"><table class="responsive compact"><caption class="visually-hidden">Channels of ${ws}</caption>
         <thead><tr><th scope="col">Channel</th><th scope="col"><span class="visually-hidden">Mute</span></th></tr></thead>
-        <tbody data-channels>${first.channels.map(channelRow)}</tbody></table></div>
-      <div class="more"><button type="button" class="secondary" data-more-channels ${first.nextCursor ? '' : html`hidden`}>Show more channels</button></div>
+        <tbody data-channels>${first.map(channelRow)}</tbody></table></div>
+      <div class="more"><button type="button" class="secondary" data-more-channels ${channels.more ? '' : html`hidden`}>Show more channels</button></div>
     </section>`,
   )
   const device = ctx.root.querySelector('[data-device]')!
@@ -106,21 +104,18 @@ export async function notificationsPage(ctx: PageContext) {
   )
 
   const list = ctx.root.querySelector('[data-channels]')!
-  let cursor = first.nextCursor
   const more = ctx.root.querySelector<HTMLButtonElement>('[data-more-channels]')!
   more.addEventListener('click', () =>
     act(more, ctx.root.querySelector('[data-mute-status]'), async () => {
-      const next = await api<ChannelPage<Channel>>('GET', paths.channels(ws, { cursor, limit: 100 }))
-      insert(list, 'beforeend', html`${next.channels.map(channelRow)}`)
-      cursor = next.nextCursor
-      more.hidden = !cursor
+      insert(list, 'beforeend', html`${(await channels.next()).map(channelRow)}`)
+      more.hidden = !channels.more
     }),
   )
   on(ctx.root, 'click', '[data-mute]', (b) =>
     act(b as HTMLButtonElement, ctx.root.querySelector('[data-mute-status]'), async () => {
       const slug = b.closest('tr')!.dataset.slug!
       const mute = b.dataset.mute === 'on'
-      await api(mute ? 'PUT' : 'DELETE', `${paths.channel(ws, slug)}/mute`)
+      await channelChanges(api, ws).setMuted(slug, mute)
       // Only the row changes: the rest of the pages shown stay as they are.
       const tr = b.closest('tr')!
       insert(tr, 'afterend', channelRow({ slug, muted: mute }))

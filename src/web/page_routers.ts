@@ -1,45 +1,24 @@
 // A workspace's routers: each forwards the events whose key matches its
 // pattern to a destination. Owners and admins create, edit (page_router_form),
-// send a test event and delete; members read.
-import { api, paths } from './api'
+// send a test event and delete; members read. What it reads and changes is in
+// state/routers.ts.
+import { api } from './api'
 import { html, path, render } from './html'
 import type { PageContext } from './router'
 import { act, announce, confirmDialog, on } from './ui'
+import { deleteRouter, destinationParts, listRouters, shownUrl, testRouter, type RouterView, type TestResult } from './state/routers'
 
-export interface RouterView {
-  id: string
-  name: string
-  pattern: string
-  destination: Record<string, unknown> & { type: string }
-  template: { title?: string; body?: string } | null
-  enabled: boolean
-  createdAt: string
-  updatedAt: string
-}
+export type { RouterView, TestResult } from './state/routers'
 
-export interface TestResult {
-  ok: boolean
-  status: number | null
-  durationMs: number
-  response: string | null
-  error: string | null
-}
-
-/**
- * A destination's URL as the API shows it: its origin, and "/…" for its path
- * and query, which may hold a token (Slack's and Discord's do) and are never
- * shown after creation. The page says so, rather than end the address with
- * an ellipsis that reads as a cut for want of room.
- */
-function shownUrl(url: string) {
-  const hidden = url.endsWith('/…')
-  return html`<span class="url">${hidden ? url.slice(0, -2) : url}</span>${hidden ? html` <span class="muted">(path hidden)</span>` : ''}`
+/** A URL of a destination, saying when its path is hidden. */
+function urlText(raw: string) {
+  const { url, hidden } = shownUrl(raw)
+  return html`<span class="url">${url}</span>${hidden ? html` <span class="muted">(path hidden)</span>` : ''}`
 }
 
 /** What the API shows of a destination: its type and whatever is not secret. */
 export function destinationSummary(d: RouterView['destination']) {
-  const parts = [d.chatId !== undefined ? `chat ${d.chatId}` : undefined, Array.isArray(d.to) ? d.to.join(', ') : d.to]
-  return html`<span class="chip">${d.type}</span> ${typeof d.url === 'string' ? shownUrl(d.url) : parts.filter((p) => p !== undefined && p !== null).join(' · ')}`
+  return html`<span class="chip">${d.type}</span> ${typeof d.url === 'string' ? urlText(d.url) : destinationParts(d).join(' · ')}`
 }
 
 /** The outcome of a test send, for a status region. */
@@ -69,7 +48,7 @@ export async function routersPage(ctx: PageContext) {
   ctx.title('Routers')
   const status = () => ctx.root.querySelector('[data-status]')!
   const load = async (message?: string) => {
-    const routers = await api<RouterView[]>('GET', paths.routers(ws))
+    const routers = await listRouters(api, ws)
     render(
       ctx.root,
       html`<div class="page-head"><h1 tabindex="-1">Routers</h1>${ctx.canManage ? html`<a class="button" href="${path('w', ws, 'routers', 'new')}">New router</a>` : ''}</div>
@@ -91,15 +70,14 @@ export async function routersPage(ctx: PageContext) {
     act(b as HTMLButtonElement, status(), async () => {
       const tr = b.closest('tr')!
       render(status(), html`<p class="muted">Sending a test event through ${tr.dataset.name}…</p>`)
-      const r = await api<TestResult>('POST', `${paths.router(ws, tr.dataset.routerId!)}/test`)
-      render(status(), testResult(tr.dataset.name!, r))
+      render(status(), testResult(tr.dataset.name!, await testRouter(api, ws, tr.dataset.routerId!)))
     }),
   )
   on(ctx.root, 'click', '[data-delete]', async (b) => {
     const tr = b.closest('tr')!
     if (!(await confirmDialog(`Delete the router “${tr.dataset.name}”? Its past deliveries stay on their events.`, 'Delete router'))) return
     await act(b as HTMLButtonElement, status(), async () => {
-      await api('DELETE', paths.router(ws, tr.dataset.routerId!))
+      await deleteRouter(api, ws, tr.dataset.routerId!)
       announce(`Router ${tr.dataset.name} deleted.`)
       await load(`Router “${tr.dataset.name}” deleted.`)
     })

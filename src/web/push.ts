@@ -2,14 +2,15 @@
 // payload a push carries, and the device a browser subscription registers as.
 
 import type { WebPushPayload } from '../delivery/push/webpush'
+import type { Schemas } from './api'
 
 /** What a push carries: the server's type (src/delivery/push/webpush.ts). */
 export type PushPayload = WebPushPayload
 
 export const VAPID_KEY_PATH = '/v1/push/vapid-public-key'
 
-/** The body of POST /v1/devices for a browser subscription. */
-export const deviceBody = (subscription: PushSubscription) => ({ provider: 'webpush', platform: 'web', subscription: subscription.toJSON() })
+/** The body of POST /v1/devices for a browser subscription (whose JSON always has its endpoint and keys). */
+export const deviceBody = (subscription: PushSubscription): Schemas['DeviceBody'] => ({ provider: 'webpush', platform: 'web', subscription: subscription.toJSON() as Schemas['PushSubscription'] })
 
 /** The bytes of a base64url string (a VAPID public key). */
 export function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {

@@ -88,7 +88,7 @@ export async function toSignIn() {
   const here = location.pathname + location.search
   let to = '/signin'
   if (!someoneSignedUp) {
-    const info = await api<{ anyAccount: boolean; signup: 'open' | 'invite' }>('GET', '/v1/auth/signup').catch(() => null)
+    const info = await api.get('/v1/auth/signup').catch(() => null)
     if (location.pathname + location.search !== here) return // the visitor went elsewhere meanwhile
     someoneSignedUp = info?.anyAccount ?? false
     if (info && !info.anyAccount && info.signup === 'open') to = '/signup'

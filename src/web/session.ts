@@ -8,7 +8,7 @@ export const session = {
   /** Reads /v1/me; a 401 means signed out. Other failures are thrown. */
   async refresh(): Promise<Me | null> {
     try {
-      this.me = await api<Me>('GET', '/v1/me')
+      this.me = await api.get('/v1/me')
       setCsrf(this.me.csrf)
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 401) throw err

@@ -217,19 +217,19 @@ sw.addEventListener('pushsubscriptionchange', (event) => {
 })
 
 async function resubscribe(old: PushSubscription | null, renewed: PushSubscription | null): Promise<void> {
-  const key = old?.options.applicationServerKey ?? keyBytes((await api<{ publicKey: string }>('GET', VAPID_KEY_PATH)).publicKey)
+  const key = old?.options.applicationServerKey ?? keyBytes((await api.get(VAPID_KEY_PATH)).publicKey)
   const subscription = renewed ?? (await sw.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }))
   let me: Me
   try {
-    me = await api<Me>('GET', '/v1/me')
+    me = await api.get('/v1/me')
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return
     throw err
   }
   setCsrf(me.csrf)
-  await api('POST', '/v1/devices', deviceBody(subscription))
+  await api.post('/v1/devices', { body: deviceBody(subscription) })
   if (!old) return
-  const devices = await api<{ id: string; endpoint?: string }[]>('GET', '/v1/devices')
+  const devices = await api.get('/v1/devices')
   const stale = devices.find((d) => d.endpoint === old.endpoint)
-  if (stale) await api('DELETE', `/v1/devices/${encodeURIComponent(stale.id)}`)
+  if (stale) await api.delete('/v1/devices/{id}', { path: { id: stale.id } })
 }

@@ -3,7 +3,7 @@
 // SMTP receiver, sign-in throttling, and sign-up by invitation only.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, startTestHerald, useTestHerald, type TestHerald } from '../harness'
 import { PASSWORD, bearerCall, browser, newEmail, signUp, signUpLink } from '../users'
 import { startSmtp } from '../smtp'
 import { expectProblem, waitFor } from '../support'
@@ -219,11 +219,7 @@ for (const backend of backends) {
 }
 
 describe('sign-up by invitation only', () => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald('embedded', { HERALD_SIGNUP: 'invite' })
-  })
-  afterAll(() => h?.close())
+  const h = useTestHerald('embedded', { HERALD_SIGNUP: 'invite' })
 
   test('an open sign-up is 403; one with an invitation for that address joins the workspace', async () => {
     await expectProblem(await fetch(h.url + '/v1/auth/signup', json({ email: newEmail(), password: PASSWORD })), 403, 'forbidden')

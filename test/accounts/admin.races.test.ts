@@ -2,8 +2,8 @@
 // people and channel routes (the CLI's member, channel and invite
 // commands): a workspace keeps an owner, a slug names one channel, no mute
 // outlives its membership, and no race ends in a 500.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { bearerCall, newEmail } from '../users'
 
 const ROUNDS = 10
@@ -11,13 +11,11 @@ const statuses = async (responses: Promise<Response>[]) => (await Promise.all(re
 
 for (const backend of backends) {
   describe(`operator races (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let ws: string
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = (await h.workspace()).name
     }, 30_000)
-    afterAll(() => h?.close())
 
     const addMember = async (role: 'owner' | 'admin' | 'member') => {
       const res = await h.admin('POST', `/admin/workspaces/${ws}/members`, { email: newEmail(role), role })

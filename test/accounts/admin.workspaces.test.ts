@@ -2,19 +2,15 @@
 // with only `name` required, 201 with workspace/defaultChannel/apiKey, 409 on a
 // duplicate, slug names, the admin token on every call, and PATCH of quota and
 // rate limit taking effect on POST /event.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ADMIN_TOKEN, backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { ADMIN_TOKEN, backends, useTestHerald } from '../harness'
 import { accepted, expectProblem, postEvent, send, vias, type Via } from '../support'
 
 let seq = 0
 const uniqueName = () => `adm-${process.pid}-${Date.now().toString(36)}-${++seq}`
 
 describe.each(backends)('operator API on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   const admin = (via: Via, method: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN) =>
     send(h, via, path, {
@@ -169,11 +165,7 @@ describe.each(backends)('operator API on %s', (backend) => {
 })
 
 describe.each(backends)('operator API without HERALD_ADMIN_TOKEN on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend, { HERALD_ADMIN_TOKEN: '' })
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend, { HERALD_ADMIN_TOKEN: '' })
 
   test.each(vias)('is off via %s: even the test token creates nothing', async (via) => {
     const res = await send(h, via, '/admin/workspaces', {

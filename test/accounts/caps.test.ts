@@ -3,8 +3,8 @@
 // cap is a 422 and is not stored), routers per workspace and workspaces per
 // person (409), each held under two requests at once; and a channel list is
 // paged and searchable.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, startTestHerald, useTestHerald } from '../harness'
 import { signUp } from '../users'
 
 const CHANNELS = 6 // general + 5
@@ -21,17 +21,13 @@ const router = (name: string) => ({ name, pattern: '*', destination: { type: 'we
 
 for (const backend of backends) {
   describe(`caps on ${backend}`, () => {
-    let h: TestHerald
-    beforeAll(async () => {
-      h = await startTestHerald(backend, {
-        HERALD_MAX_CHANNELS_PER_WORKSPACE: String(CHANNELS),
-        HERALD_MAX_ROUTERS_PER_WORKSPACE: String(ROUTERS),
-        HERALD_MAX_WORKSPACES_PER_USER: String(WORKSPACES),
-        HERALD_DEFAULT_RATE_BURST: '10000',
-        HERALD_DEFAULT_RATE_PER_SECOND: '10000',
-      })
+    const h = useTestHerald(backend, {
+      HERALD_MAX_CHANNELS_PER_WORKSPACE: String(CHANNELS),
+      HERALD_MAX_ROUTERS_PER_WORKSPACE: String(ROUTERS),
+      HERALD_MAX_WORKSPACES_PER_USER: String(WORKSPACES),
+      HERALD_DEFAULT_RATE_BURST: '10000',
+      HERALD_DEFAULT_RATE_PER_SECOND: '10000',
     })
-    afterAll(() => h.close())
 
     const channelCount = async (ws: string) => {
       let n = 0

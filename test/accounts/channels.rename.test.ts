@@ -1,17 +1,13 @@
 // Renaming a channel onto a slug that has mutes stored from before mutes of
 // missing channels were refused (a fuzz run found the 500): the stale mutes
 // go, the moved ones stay, and the answer is a 200.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { signUp } from '../users'
 
 for (const backend of backends) {
   describe(`channel rename on ${backend}`, () => {
-    let h: TestHerald
-    beforeAll(async () => {
-      h = await startTestHerald(backend)
-    })
-    afterAll(() => h.close())
+    const h = useTestHerald(backend)
 
     test('onto a slug with stale mutes: 200, and the moved mute is kept', async () => {
       const owner = await signUp(h)

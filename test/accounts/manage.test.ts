@@ -3,7 +3,7 @@
 // admins manage, only owners make owners) and isolation between workspaces.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { newEmail, signUp, type Person } from '../users'
 import { expectProblem } from '../support'
 import { INVITE_LIMITS } from '../../src/accounts/throttle'
@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from '../receiver'
 
 for (const backend of backends) {
   describe(`management API (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' })
     let rx: Receiver
     let owner: Person
     let admin: Person
@@ -30,17 +30,13 @@ for (const backend of backends) {
     }
 
     beforeAll(async () => {
-      h = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' })
       rx = startReceiver()
       owner = await signUp(h)
       admin = await join('admin')
       member = await join('member')
       outsider = await signUp(h)
     }, 30_000)
-    afterAll(async () => {
-      await h?.close()
-      rx?.stop()
-    })
+    afterAll(() => rx?.stop())
 
     describe('workspaces and usage', () => {
       test('create one (409 when taken), list mine with roles, read limits and usage', async () => {

@@ -4,26 +4,24 @@
 // A real channel is muted as before. A mute raced by the channel's deletion
 // is either refused or deleted with the channel: never a mute of a channel
 // that is gone.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { bearerCall, signUp, type Call, type Person } from '../users'
 import { expectProblem } from '../support'
 
 for (const backend of backends) {
   describe(`muting a channel (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let owner: Person
     let member: { userId: string; call: Call }
 
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       owner = await signUp(h)
       const res = await h.admin('POST', `/admin/workspaces/${owner.workspace}/members`, { email: `muter-${Date.now()}@example.com` })
       expect(res.status).toBe(201)
       const { userId, userToken } = (await res.json()) as { userId: string; userToken: string }
       member = { userId, call: bearerCall(h, userToken) }
     }, 30_000)
-    afterAll(() => h?.close())
 
     const mutedChannels = async () => {
       const list = (await (await owner.call('GET', `/v1/workspaces/${owner.workspace}/members`)).json()) as { userId: string; mutedChannels: string[] }[]

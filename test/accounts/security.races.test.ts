@@ -4,8 +4,8 @@
 // invitation) works once, a name is taken once, and the default channel is
 // always a channel that exists. Each race is run many times: a check made
 // before an await and a change made after it lose some of them.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald, type TestHerald } from '../harness'
 import { PASSWORD, bearerCall, newEmail, signUp, signUpLink, type Person } from '../users'
 import { SIGNIN_LIMITS } from '../../src/accounts/throttle'
 
@@ -15,11 +15,7 @@ const statuses = async (responses: Promise<Response>[]) => (await Promise.all(re
 
 for (const backend of backends) {
   describe(`races (${backend})`, () => {
-    let h: TestHerald
-    beforeAll(async () => {
-      h = await startTestHerald(backend)
-    }, 30_000)
-    afterAll(() => h?.close())
+    const h = useTestHerald(backend)
 
     const post = (path: string, body: unknown) => fetch(h.url + path, json(body))
 

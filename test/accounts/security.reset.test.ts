@@ -3,8 +3,8 @@
 // works, and using one voids the rest; and a reset ends every session at
 // once, on every instance (two API instances on one PostgreSQL). A sign-up
 // with an address that has an account tells nothing: test/accounts/accounts.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { PASSWORD, bearerCall, signUp, type Person } from '../users'
 import { expectProblem } from '../support'
 import { MAIL_LIMITS } from '../../src/accounts/throttle'
@@ -17,15 +17,13 @@ const RESET_LINK = /\/reset\/([A-Za-z0-9_-]+)/
 
 for (const backend of backends) {
   describe(`password reset (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend, { HERALD_TRUST_PROXY: 'true' })
     let people: Person[]
     beforeAll(async () => {
-      h = await startTestHerald(backend, { HERALD_TRUST_PROXY: 'true' })
       // Made before any test asks for resets: sign-ups e-mail links too, and
       // share the per-client budget of e-mails with resets.
       people = [await signUp(h), await signUp(h), await signUp(h), await signUp(h)]
     }, 30_000)
-    afterAll(() => h?.close())
 
     // Each test is a client of its own (behind a trusted proxy), so that the
     // per-client e-mail budget one test spends leaves the next one alone.

@@ -3,20 +3,15 @@
 // people, done by the operator, who is nobody in the workspace (any role,
 // anyone removed but the last owner; mutes name their member; invitations
 // without an inviter).
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { ADMIN_TOKEN, useTestHerald } from '../harness'
 import { eventually } from '../receiver'
 import { bearerCall, newEmail, signUp } from '../users'
 import { herald, USAGE_ERROR, type Run } from './run'
 
 describe('herald member, channel and invite', () => {
-  let h: TestHerald
-  let op: (...args: string[]) => Promise<Run>
-  beforeAll(async () => {
-    h = await startTestHerald('embedded')
-    op = (...args) => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald('embedded')
+  const op = (...args: string[]): Promise<Run> => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
 
   const members = async (ws: string) => (await (await h.admin('GET', `/admin/workspaces/${ws}/members`)).json()) as { email: string; role: string; mutedChannels: string[]; userId: string }[]
 

@@ -2,9 +2,9 @@
 // each destination flag, list, show, update, disable/enable and delete, in
 // text and JSON; API errors (exit 1) and usage errors (exit 2); and secrets
 // shown once, at creation, never by list or show.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, useTestHerald } from '../harness'
 import { UUIDV7 } from '../support'
 
 const CLI = join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts')
@@ -33,14 +33,9 @@ const TELEGRAM = { type: 'telegram', botToken: '42:CLITELEGRAMTOKENSECRET', chat
 const SECRETS = ['CLIWEBHOOKPATHSECRET', 'CLISLACKSECRET', 'CLITELEGRAMTOKENSECRET', 'whsec_']
 
 describe('herald router commands', () => {
-  let h: TestHerald
-  let op: (...args: string[]) => Promise<Run>
+  const h = useTestHerald('embedded')
+  const op = (...args: string[]): Promise<Run> => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
   const opIn = (stdin: string, ...args: string[]) => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN }, stdin)
-  beforeAll(async () => {
-    h = await startTestHerald('embedded')
-    op = (...args) => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
-  }, 30_000)
-  afterAll(() => h?.close())
 
   const api = async (path: string) => (await h.admin('GET', path)).json()
   const expectNoSecret = (r: Run) => {

@@ -4,7 +4,7 @@
 // passes the request on to the real Herald: every retry carries the same
 // Idempotency-Key and the same bytes, and the event is stored once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestHerald, type TestHerald } from '../harness'
+import { useTestHerald } from '../harness'
 import { UUIDV7 } from '../support'
 import { herald, USAGE_ERROR } from './run'
 
@@ -44,17 +44,14 @@ const problem = (status: number, detail: string, headers: Record<string, string>
 })
 
 describe('herald send', () => {
-  let h: TestHerald
+  const h = useTestHerald('embedded')
   let ws: { name: string; apiKey: string }
-  let send: (args: string[], env?: Record<string, string>, stdin?: string) => ReturnType<typeof herald>
+  const send = (args: string[], env: Record<string, string> = {}, stdin?: string) => herald(['send', ...args], { HERALD_URL: h.url, HERALD_KEY: ws.apiKey, ...env }, { stdin })
   const used = async (name: string) => (await (await h.admin('GET', `/admin/workspaces/${name}`)).json()).usage.used as number
   const stored = async (apiKey: string, id: string) => (await fetch(`${h.url}/events/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()
   beforeAll(async () => {
-    h = await startTestHerald('embedded')
     ws = await h.workspace({ monthlyQuota: 1000 })
-    send = (args, env = {}, stdin) => herald(['send', ...args], { HERALD_URL: h.url, HERALD_KEY: ws.apiKey, ...env }, { stdin })
   }, 30_000)
-  afterAll(() => h?.close())
 
   describe('happy', () => {
     test('sends every field; prints the event id and the quota left', async () => {

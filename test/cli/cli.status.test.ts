@@ -6,12 +6,11 @@
 // (GET /admin/status) and prints the same.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, NATS_URL, PG_URL, startPipelineHerald, startTestHerald, testStream, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, describeJs, startPipelineHerald, testStream, useTestHerald, type TestHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import type { Status } from '../../src/cli/status'
 
 const CLI = join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts')
-const describeJs = PG_URL && NATS_URL ? describe : describe.skip
 
 interface Run {
   code: number
@@ -162,14 +161,12 @@ describe('herald status without a database', () => {
 })
 
 describe('herald status on the embedded default, through the API', () => {
-  let h: TestHerald
+  const h = useTestHerald('embedded')
   beforeAll(async () => {
-    h = await startTestHerald('embedded')
     const near = await h.workspace({ name: 'emb-near', monthlyQuota: 4 })
     await h.workspace({ name: 'emb-idle', monthlyQuota: 100 })
     for (let i = 0; i < 3; i++) expect((await h.post(near.apiKey, { message: `m${i}` })).status).toBe(200)
   }, 30_000)
-  afterAll(() => h?.close())
   const env = () => ({ HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
 
   test('--json: what GET /admin/status answers', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, createTestDatabase, describePg, startTestHerald, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, createTestDatabase, describePg, useTestHerald } from '../harness'
 
 const CLI = join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts')
 
@@ -23,13 +23,8 @@ async function herald(args: string[], env: Record<string, string | undefined> = 
 }
 
 describe('herald operator commands', () => {
-  let h: TestHerald
-  let op: (...args: string[]) => Promise<Run>
-  beforeAll(async () => {
-    h = await startTestHerald('embedded')
-    op = (...args) => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald('embedded')
+  const op = (...args: string[]): Promise<Run> => herald(args, { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN })
 
   describe('happy', () => {
     test('workspace create prints the name and the API key once, with a note', async () => {

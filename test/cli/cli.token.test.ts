@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTestHerald, type TestHerald } from '../harness'
+import { useTestHerald } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
 import { herald, USAGE_ERROR } from './run'
 
@@ -62,12 +62,8 @@ describe('the operator token of an embedded Herald', () => {
 })
 
 describe('a server without an operator API', () => {
-  let h: TestHerald
-  beforeAll(async () => {
-    // In memory and without HERALD_ADMIN_TOKEN: no token file, so no operator API.
-    h = await startTestHerald('embedded', { HERALD_ADMIN_TOKEN: '' })
-  }, 30_000)
-  afterAll(() => h?.close())
+  // In memory and without HERALD_ADMIN_TOKEN: no token file, so no operator API.
+  const h = useTestHerald('embedded', { HERALD_ADMIN_TOKEN: '' })
 
   test('the CLI prints the server\'s answer as it is, and exits 1', async () => {
     const r = await herald(['workspace', 'list'], { HERALD_URL: h.url, HERALD_ADMIN_TOKEN: 'any-token-0123456789' })

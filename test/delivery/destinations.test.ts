@@ -12,7 +12,7 @@ import { closeTransports } from '../../src/delivery/destinations/email'
 import type { Destination } from '../../src/delivery/destinations/schema'
 import type { DeliveryJob } from '../../src/delivery/job'
 import type { EventView } from '../../src/delivery/event_view'
-import type { SendTask, Sent } from '../../workers/send'
+import type { SendTask, Sent } from '../../src/delivery/job'
 
 interface Received {
   method: string

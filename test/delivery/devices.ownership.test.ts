@@ -5,9 +5,9 @@
 // stays its owner's, with its owner's keys. The owner registering it again
 // still refreshes the same device (DECISIONS.md). Two people registering one
 // new endpoint at once leave it with exactly one of them.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { createECDH, randomBytes } from 'node:crypto'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { expectProblem } from '../support'
 
 const b64 = (b: Buffer) => b.toString('base64url')
@@ -21,13 +21,12 @@ const webpush = (url: string, k = keys()) => ({ provider: 'webpush', subscriptio
 
 for (const backend of backends) {
   describe(`a push endpoint or token belongs to one person (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     type Member = { userId: string; userToken: string; email: string }
     let a: Member
     let b: Member
 
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       const ws = await h.workspace()
       const add = async (tag: string): Promise<Member> => {
         const email = `${tag}-${Date.now()}-${randomBytes(3).toString('hex')}@example.com`
@@ -38,7 +37,6 @@ for (const backend of backends) {
       a = await add('owner-a')
       b = await add('other-b')
     }, 30_000)
-    afterAll(() => h?.close())
 
     const as = (who: Member, method: string, path: string, body?: unknown) =>
       fetch(h.url + path, {

@@ -1,17 +1,15 @@
 // Members (operator API) and the device API a mobile app calls with its user
 // token, on every backend.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 
 for (const backend of backends) {
   describe(`members and devices (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let ws: { name: string; apiKey: string }
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = await h.workspace()
     }, 30_000)
-    afterAll(() => h?.close())
 
     const member = async (email: string, workspace = ws.name) => {
       const res = await h.admin('POST', `/admin/workspaces/${workspace}/members`, { email })

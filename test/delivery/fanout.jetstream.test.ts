@@ -3,12 +3,11 @@
 // against real PostgreSQL and a real nats-server.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, NATS_URL, PG_URL, createTestDatabase, deleteStream, startTestHerald, testStream } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, describeJs, createTestDatabase, deleteStream, startTestHerald, testStream } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { privateNats } from '../faults/private_nats'
 
-const describeJs = PG_URL && NATS_URL ? (await import('bun:test')).describe : (await import('bun:test')).describe.skip
 const eventIdOf = (body: string) => (JSON.parse(body) as { data: { eventId: string } }).data.eventId
 
 describeJs('JetStream pipeline under failure', () => {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkAddress, classify, parseRetryAfter, send, type OutboundResult } from '../../src/delivery/outbound'
+import { caList, checkAddress, classify, parseRetryAfter, send, type OutboundResult } from '../../src/delivery/outbound'
 
 const hits: { method: string; path: string; body: string }[] = []
 const receiver = Bun.serve({
@@ -36,7 +36,9 @@ afterAll(() => receiver.stop(true))
 
 const base = `http://127.0.0.1:${receiver.port}`
 const LOOPBACK = ['127.0.0.0/8']
-const opts = (allow: string[] = [], over: { timeoutMs?: number; maxResponseBytes?: number } = {}) => ({ allow, timeoutMs: 5000, maxResponseBytes: 65536, ...over })
+// The certificate authorities of the requests (OutboundOptions.ca); the https tests set them.
+let ca: string[] | undefined
+const opts = (allow: string[] = [], over: { timeoutMs?: number; maxResponseBytes?: number } = {}) => ({ allow, timeoutMs: 5000, maxResponseBytes: 65536, ...(ca ? { ca } : {}), ...over })
 const post = (url: string, allow: string[] = [], over = {}) => send({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, body: 'payload' }, opts(allow, over))
 
 // A refusal of an address names the setting that would allow it.
@@ -147,7 +149,7 @@ describe('the allow-list', () => {
 })
 
 describe('https to the checked address', () => {
-  // A certificate for "localhost" only, trusted through NODE_EXTRA_CA_CERTS:
+  // A certificate for "localhost" only, trusted through the options' CAs:
   // the request goes to 127.0.0.1, yet TLS checks the name in the URL.
   const dir = mkdtempSync(join(tmpdir(), 'herald-tls-'))
   execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
@@ -161,11 +163,9 @@ describe('https to the checked address', () => {
     },
   })
   const ports = new Set<number>() // the client's source port of every request: one per connection
-  const saved = process.env.NODE_EXTRA_CA_CERTS
-  beforeAll(() => (process.env.NODE_EXTRA_CA_CERTS = join(dir, 'cert.pem')))
+  beforeAll(() => (ca = caList(join(dir, 'cert.pem'))))
   afterAll(() => {
-    if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS
-    else process.env.NODE_EXTRA_CA_CERTS = saved
+    ca = undefined
     secure.stop(true)
     rmSync(dir, { recursive: true, force: true })
   })

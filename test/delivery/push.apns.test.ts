@@ -1,6 +1,6 @@
 // The APNs sender against a real local HTTP/2 TLS server standing in for
-// Apple (test/stand_ins.ts), trusted through NODE_EXTRA_CA_CERTS set at
-// runtime. The server verifies every provider JWT (ES256, kid, iss, iat) and
+// Apple (test/stand_ins.ts), trusted through the job's certificate
+// authorities (PushJob.ca). The server verifies every provider JWT (ES256, kid, iss, iat) and
 // every APNs header, counts sessions and concurrent streams, and answers
 // whichever APNs error the test asks for.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
@@ -12,8 +12,9 @@ import { APNS_HOSTS, MAX_PAYLOAD_BYTES, apnsOrigin, apnsPayload, closeApnsSessio
 import { fitText } from '../../src/delivery/push/payload'
 import type { EventView } from '../../src/delivery/event_view'
 import type { ApnsConfig, PushJob, PushResult } from '../../src/delivery/push/job'
+import { caList } from '../../src/delivery/outbound'
 
-process.env.NODE_EXTRA_CA_CERTS = CA_FILE
+const CA = caList(CA_FILE)
 const keyPem = apnsKey.privateKey
 
 const apns = await startApns()
@@ -47,6 +48,7 @@ function job(over: { event?: Partial<EventView>; device?: Partial<PushJob['devic
     event: { ...EVENT, ...over.event },
     device: { id: 'dev_1', provider: 'apns', token: DEVICE_TOKEN, environment: 'production', topic: null, ...over.device },
     apns: { ...config, ...over.apns },
+    ca: CA,
   }
 }
 const distinct = (xs: string[]) => new Set(xs).size

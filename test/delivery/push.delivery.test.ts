@@ -34,7 +34,6 @@ for (const pipeline of pipelines) {
     const users: Record<string, { userId: string; userToken: string }> = {}
 
     beforeAll(async () => {
-      process.env.NODE_EXTRA_CA_CERTS = CA_FILE
       apns = await startApns()
       apns.kid = KID
       google = startGoogle()
@@ -43,7 +42,7 @@ for (const pipeline of pipelines) {
       herald = await startPipelineHerald(pipeline, {
         APNS_KEY_FILE: creds.p8, APNS_KEY_ID: KID, APNS_TEAM_ID: TEAM, APNS_TOPIC: TOPIC, APNS_ORIGIN: apns.origin,
         FCM_SERVICE_ACCOUNT_FILE: creds.account, FCM_ORIGIN: google.url, GOOGLE_OAUTH_TOKEN_URL: `${google.url}/token`,
-        HERALD_RETRY_SCHEDULE: '0s,300ms,300ms',
+        HERALD_RETRY_SCHEDULE: '0s,300ms,300ms', NODE_EXTRA_CA_CERTS: CA_FILE, // the APNs stand-in's certificate
       })
       acme = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
       other = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })

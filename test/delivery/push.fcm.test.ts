@@ -16,6 +16,7 @@ import { PUSH_EVENT as EVENT, viaPool } from '../stand_ins'
 import { classifyFcm, fcmMessage, resetFcmClients, sendFcm } from '../../src/delivery/push/fcm'
 import type { EventView } from '../../src/delivery/event_view'
 import type { FcmConfig, PushJob, PushResult } from '../../src/delivery/push/job'
+import { caList } from '../../src/delivery/outbound'
 
 const google = startGoogle()
 afterAll(() => google.stop())
@@ -24,8 +25,11 @@ afterAll(() => google.stop())
 function fcmConfig(base: string): FcmConfig {
   return { serviceAccount: serviceAccount(`${base}/token`), origin: base, tokenUrl: `${base}/token` }
 }
+// The certificate authorities the jobs carry (PushJob.ca); the https test sets them.
+let ca: string[] | undefined
 function job(over: { event?: Partial<EventView>; fcm?: FcmConfig } = {}): PushJob {
   return {
+    ...(ca ? { ca } : {}),
     deliveryId: crypto.randomUUID(),
     attempt: 1,
     event: { ...EVENT, ...over.event },
@@ -154,9 +158,8 @@ describe('fcm: errors', () => {
 })
 
 describe('fcm: https and the worker pool', () => {
-  test('https token endpoint and FCM origin, trusted through NODE_EXTRA_CA_CERTS set at runtime', async () => {
+  test('https token endpoint and FCM origin, trusted through the job\'s certificate authorities', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'herald-fcm-'))
-    const saved = process.env.NODE_EXTRA_CA_CERTS
     try {
       execFileSync('/usr/bin/openssl', [
         'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
@@ -164,7 +167,7 @@ describe('fcm: https and the worker pool', () => {
       ], { stdio: 'ignore' })
       const secure = startGoogle({ key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') })
       try {
-        process.env.NODE_EXTRA_CA_CERTS = join(dir, 'cert.pem')
+        ca = caList(join(dir, 'cert.pem'))
         expect(await sendFcm(job({ fcm: fcmConfig(secure.url) }))).toMatchObject({ ok: true, status: 200 })
         expect(secure.tokenCalls).toBe(1)
         expect(secure.sends).toHaveLength(1)
@@ -173,8 +176,7 @@ describe('fcm: https and the worker pool', () => {
         secure.stop()
       }
     } finally {
-      if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS
-      else process.env.NODE_EXTRA_CA_CERTS = saved
+      ca = undefined
       rmSync(dir, { recursive: true, force: true })
     }
   })

@@ -14,6 +14,7 @@ import { startPushService, type PushService, type WebPushSubscription } from '..
 import { MAX_PAYLOAD_BYTES, sendWebPush, webPushPayload } from '../../src/delivery/push/webpush'
 import { loadWebPushConfig } from '../../src/delivery/push/vapid'
 import type { EventView } from '../../src/delivery/event_view'
+import { caList } from '../../src/delivery/outbound'
 
 setDefaultTimeout(30_000)
 
@@ -29,8 +30,7 @@ for (const pipeline of pipelines) {
     let vapidKey: string
 
     beforeAll(async () => {
-      process.env.NODE_EXTRA_CA_CERTS = CA_FILE
-      herald = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms', WEB_PUSH_SUBJECT: 'mailto:ops@example.com' })
+      herald = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
       vapidKey = ((await (await fetch(`${herald.url}/v1/push/vapid-public-key`)).json()) as { publicKey: string }).publicKey
       service = startPushService({ vapidPublicKey: vapidKey })
       acme = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
@@ -191,14 +191,14 @@ describe('the Web Push payload', () => {
   })
 
   test('the largest payload still fits a push service\'s 4096 bytes once encrypted, and decrypts whole', async () => {
-    process.env.NODE_EXTRA_CA_CERTS = CA_FILE
+    const ca = caList(CA_FILE) // the push service's certificate
     const webpush = loadWebPushConfig({ HERALD_DATA_DIR: 'memory://', WEB_PUSH_TTL_S: 60, WEB_PUSH_SUBJECT: 'mailto:ops@example.com', HERALD_PUBLIC_URL: undefined, DATABASE_URL: undefined, WEB_PUSH_VAPID_PUBLIC_KEY: undefined, WEB_PUSH_VAPID_PRIVATE_KEY: undefined })
     const service = startPushService({ vapidPublicKey: webpush.publicKey })
     try {
       const sub = await service.newSubscription()
       const big = { ...event, message: '😀'.repeat(5000) }
       const device = { id: 'd', provider: 'webpush' as const, token: sub.endpoint, environment: 'production' as const, topic: null, ...sub.keys }
-      const result = await sendWebPush({ deliveryId: 'x', attempt: 1, event: big, device, webpush }, { allow: ['127.0.0.1'], timeoutMs: 5000, maxResponseBytes: 1024 })
+      const result = await sendWebPush({ deliveryId: 'x', attempt: 1, event: big, device, webpush }, { allow: ['127.0.0.1'], timeoutMs: 5000, maxResponseBytes: 1024, ca })
       expect(result).toMatchObject({ ok: true, status: 201 })
       expect(service.received[0]!.text).toBe(webPushPayload(big))
       expect(service.problems).toEqual([])

@@ -1,22 +1,16 @@
 // A replayed delivery's attempts are numbered on from those before it (#1,
 // then #2), and its attempt count includes them, while its retry schedule
 // starts again.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { eventually, startReceiver } from '../receiver'
 
 for (const backend of backends) {
   describe(`attempt numbers across replays on ${backend}`, () => {
-    let h: TestHerald
+    // One attempt per schedule: the first answer, a 500, fails the delivery.
+    const h = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s' })
     const rx = startReceiver()
-    beforeAll(async () => {
-      // One attempt per schedule: the first answer, a 500, fails the delivery.
-      h = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s' })
-    }, 30_000)
-    afterAll(async () => {
-      await h.close()
-      rx.stop()
-    })
+    afterAll(() => rx.stop())
 
     test('failed once, replayed, delivered: attempts #1 and #2, attemptCount 2', async () => {
       const ws = await h.workspace()

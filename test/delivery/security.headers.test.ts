@@ -8,7 +8,7 @@
 // operator API and the API of signed-in people alike. Valid headers still
 // reach a real receiver.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { backends, startTestHerald, ADMIN_TOKEN, type TestHerald } from '../harness'
+import { backends, useTestHerald, ADMIN_TOKEN } from '../harness'
 import { expectProblem } from '../support'
 import { newEmail } from '../users'
 import { eventually, startReceiver, type Receiver } from '../receiver'
@@ -36,14 +36,13 @@ const REFUSED: [string, string, string][] = [
 
 for (const backend of backends) {
   describe(`webhook headers are checked when a router is made or changed (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,100ms' })
     let rx: Receiver
     let ws: string
     let apiKey: string
     let adminToken: string
 
     beforeAll(async () => {
-      h = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,100ms' })
       rx = startReceiver()
       const created = await h.workspace()
       ws = created.name
@@ -52,10 +51,7 @@ for (const backend of backends) {
       const res = await h.admin('POST', `/admin/workspaces/${ws}/members`, { email: newEmail('admin'), role: 'admin' })
       adminToken = ((await res.json()) as { userToken: string }).userToken
     })
-    afterAll(async () => {
-      await h?.close()
-      rx?.stop()
-    })
+    afterAll(() => rx?.stop())
 
     const apis = [
       ['the operator API', () => ({ path: `/admin/workspaces/${ws}/routers`, token: ADMIN_TOKEN })],

@@ -7,7 +7,7 @@
 // output (src/delivery/template.ts): a 400 at preview time, a failed delivery with
 // its reason, not retried, at send time. /healthz is timed all along.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { backends, pipelines, startPipelineHerald, startTestHerald, type TestHerald } from '../harness'
+import { backends, pipelines, startPipelineHerald, useTestHerald, type TestHerald } from '../harness'
 import { bearerCall, newEmail, type Call } from '../users'
 import { expectProblem } from '../support'
 import { eventually, startReceiver, type Receiver } from '../receiver'
@@ -44,7 +44,7 @@ const sixtyItems = Array.from({ length: 60 }, (_, i) => i)
 
 for (const backend of backends) {
   describe(`the router preview cannot stall the server (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let ws: string
     let member: Call
     let memberToken: string
@@ -52,14 +52,12 @@ for (const backend of backends) {
       fetch(`${h.url}/v1/workspaces/${ws}/routers/preview`, { method: 'POST', headers: { authorization: `Bearer ${memberToken}`, 'content-type': 'application/json' }, body })
 
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = (await h.workspace()).name
       // A plain member: the least a person needs to reach the preview.
       const res = await h.admin('POST', `/admin/workspaces/${ws}/members`, { email: newEmail('member'), role: 'member' })
       memberToken = ((await res.json()) as { userToken: string }).userToken
       member = bearerCall(h, memberToken)
     }, 30_000)
-    afterAll(() => h?.close())
 
     test('10,000 levels of [ are a 400 at once, and /healthz never waits', async () => {
       const { result: res, slowestHealthzMs } = await whileProbing(h, async () => {

@@ -8,10 +8,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import postgres from 'postgres'
-import { NATS_URL, PG_URL, createTestDatabase, deleteStream, testStream } from '../harness'
+import { NATS_URL, describeJs, createTestDatabase, deleteStream, testStream } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
-
-const describeJs = PG_URL && NATS_URL ? (await import('bun:test')).describe : (await import('bun:test')).describe.skip
 
 describeJs('a stream belongs to one Herald database', () => {
   const dbs: Awaited<ReturnType<typeof createTestDatabase>>[] = []

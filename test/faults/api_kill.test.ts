@@ -3,24 +3,19 @@
 // acknowledged is stored once and delivered: the outbox rows the killed one
 // had not relayed yet are taken by the survivor's outbox scan once they are
 // older than its grace period (src/delivery/relay.ts GRACE_MS).
-import { afterAll, describe, expect, test } from 'bun:test'
-import { NATS_URL, PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver } from '../receiver'
-import { cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { expect, test } from 'bun:test'
+import { NATS_URL, describeJs } from '../harness'
+import { eventually } from '../receiver'
+import { caseDatabase, caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
 import { expectDurableAndDelivered, startLoad, statuses } from './load'
-
-const describeJs = PG_URL && NATS_URL ? describe : describe.skip
 
 describeJs('fault: API process killed under load', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('SIGKILL one of two API processes: the survivor serves, every acknowledged event is stored once and delivered', async () => {
     try {
-      const db = await createTestDatabase()
-      c.add(() => db.drop())
-      const rx = startReceiver()
-      c.add(() => rx.stop())
+      const db = await caseDatabase(c)
+      const rx = caseReceiver(c)
       const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c) }
       const [killed, survivor] = [await spawn(c, env, 'serve'), await spawn(c, env, 'serve')]
       await spawn(c, env, 'worker')

@@ -5,16 +5,14 @@
 // over, the replicas elect new leaders, every accepted event is delivered and
 // delivery goes on within seconds. A stream that exists as R1 is changed to
 // R3 at start; on a single server, NATS_STREAM_REPLICAS=3 is refused by name.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver, type Receiver } from '../receiver'
-import { cleanups, figures, spawn, workspaces, type Cleanups } from './fixture'
+import { expect, test } from 'bun:test'
+import { describePg } from '../harness'
+import { eventually, type Receiver } from '../receiver'
+import { caseDatabase, caseNats, caseReceiver, cleanups, figures, spawn, workspaces, type Cleanups } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, firstSeen, expectFannedOut, percentile, startLoad, statuses } from './load'
 import { connectionsByNode, moveLeader, natsCluster, withJsm, type NatsCluster } from './nats_cluster'
-import { privateNats } from './private_nats'
 import type { HeraldProcess } from '../processes'
 
-const describePg = PG_URL ? describe : describe.skip
 const STREAM = 'HERALD_CLUSTER'
 const CONSUMER = 'herald-workers'
 // From this long after the kill, the cluster has new leaders and Herald publishes and pulls again.
@@ -24,10 +22,8 @@ async function setup(c: Cleanups) {
   const cluster = await natsCluster()
   c.add(() => cluster.close())
   await cluster.ready()
-  const db = await createTestDatabase()
-  c.add(() => db.drop())
-  const rx = startReceiver()
-  c.add(() => rx.stop())
+  const db = await caseDatabase(c)
+  const rx = caseReceiver(c)
   const env = {
     DATABASE_URL: db.url, NATS_URL: cluster.url, NATS_STREAM: STREAM, NATS_STREAM_REPLICAS: '3', FANOUT_REPLAY_AFTER_MS: '2000', JETSTREAM_ACK_WAIT_MS: '2000',
   }
@@ -55,7 +51,6 @@ async function post(api: HeraldProcess, key: string, n: number, tag: string): Pr
 
 describePg('fault: a 3-node NATS cluster', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('the node that leads the stream and holds Herald\'s connections SIGKILLed under load: every event is delivered, delivery goes on within seconds', async () => {
     try {
@@ -155,14 +150,11 @@ describePg('fault: a 3-node NATS cluster', () => {
 
 describePg('NATS_STREAM_REPLICAS=3 on a single nats-server', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('serve and worker refuse to start, naming NATS_STREAM_REPLICAS and what a single server keeps', async () => {
     try {
-      const nats = await privateNats()
-      c.add(() => nats.close())
-      const db = await createTestDatabase()
-      c.add(() => db.drop())
+      const nats = await caseNats(c)
+      const db = await caseDatabase(c)
       const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: STREAM, NATS_STREAM_REPLICAS: '3' }
       for (const cmd of ['serve', 'worker'] as const) {
         const started = Date.now()

@@ -5,27 +5,22 @@
 // (CIRCUIT_FAILURES) and its deliveries are held back without being sent: no
 // attempt row, no attempt used, as their delivery rows say. Once it answers
 // again, they are delivered.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { NATS_URL, PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver } from '../receiver'
-import { cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { expect, test } from 'bun:test'
+import { NATS_URL, describeJs } from '../harness'
+import { eventually } from '../receiver'
+import { caseDatabase, caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, expectFannedOut, percentile, startLoad, statuses } from './load'
 
-const describeJs = PG_URL && NATS_URL ? describe : describe.skip
 const TIMEOUT_MS = 2000
 
 describeJs('fault: a destination that hangs', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('the healthy destination keeps its latency; the hanging one times out, opens its circuit, and is delivered once it recovers', async () => {
     try {
-      const db = await createTestDatabase()
-      c.add(() => db.drop())
-      const healthy = startReceiver()
-      c.add(() => healthy.stop())
-      const hanging = startReceiver()
-      c.add(() => hanging.stop())
+      const db = await caseDatabase(c)
+      const healthy = caseReceiver(c)
+      const hanging = caseReceiver(c)
       hanging.fallback = { status: 200, delayMs: 60_000 } // accepts, never answers in time
       const env = {
         DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c),

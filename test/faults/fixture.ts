@@ -1,9 +1,12 @@
 // What every fault case sets up: Herald as real child processes (API and
 // worker), workspaces with webhook routers to local receivers, and a list of
 // clean-ups that runs also when the test fails.
+import { afterAll } from 'bun:test'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, deleteStream, testStream } from '../harness'
+import { ADMIN_TOKEN, createTestDatabase, deleteStream, testStream } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
+import { startReceiver, type Receiver } from '../receiver'
+import { privateNats, type PrivateNats } from './private_nats'
 
 // Several processes on one database must share the key that encrypts router
 // secrets; a fixed one also keeps the tests out of HERALD_DATA_DIR.
@@ -11,12 +14,13 @@ const SECRET_KEY = Buffer.alloc(32, 7).toString('base64')
 
 /**
  * Clean-ups, run last first, each once; one's failure does not stop the
- * others. A case runs them in `finally`, and afterAll runs them again in case
- * the test timed out before its `finally`.
+ * others. A case runs them in `finally`, and the afterAll registered here
+ * (call it in a `describe`) runs them again in case the test timed out
+ * before its `finally`.
  */
 export function cleanups() {
   const fns: (() => unknown)[] = []
-  return {
+  const c = {
     add(f: () => unknown) {
       fns.push(f)
     },
@@ -24,8 +28,31 @@ export function cleanups() {
       while (fns.length) await Promise.resolve().then(fns.pop()!).catch(() => {})
     },
   }
+  afterAll(() => c.run())
+  return c
 }
 export type Cleanups = ReturnType<typeof cleanups>
+
+/** A database of the case's own on the PostgreSQL of DATABASE_URL, dropped by the clean-ups. */
+export async function caseDatabase(c: Cleanups): Promise<{ url: string }> {
+  const db = await createTestDatabase()
+  c.add(() => db.drop())
+  return db
+}
+
+/** A webhook receiver of the case's own, stopped by the clean-ups. */
+export function caseReceiver(c: Cleanups): Receiver {
+  const rx = startReceiver()
+  c.add(() => rx.stop())
+  return rx
+}
+
+/** A nats-server of the case's own, stopped by the clean-ups. */
+export async function caseNats(c: Cleanups, opts: { start?: boolean } = {}): Promise<PrivateNats> {
+  const nats = await privateNats(opts)
+  c.add(() => nats.close())
+  return nats
+}
 
 /** The environment of every Herald process of a case; `env` overrides. */
 export function heraldEnv(env: Record<string, string>): Record<string, string> {

@@ -4,17 +4,16 @@
 // PostgreSQL and a nats-server of its own, which it limits, ages, wipes or
 // deletes from under them, and asserts that every accepted event reached the
 // webhook, counting the copies.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { connect } from '@nats-io/transport-node'
 import { DiscardPolicy, RetentionPolicy, StorageType, jetstreamManager } from '@nats-io/jetstream'
-import { PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver, type Receiver } from '../receiver'
-import { cleanups, figures, query, spawn, workspaces, type Cleanups } from './fixture'
+import { describePg } from '../harness'
+import { eventually, type Receiver } from '../receiver'
+import { caseDatabase, caseNats, caseReceiver, cleanups, figures, query, spawn, workspaces, type Cleanups } from './fixture'
 import { expectFannedOut } from './load'
-import { privateNats, type PrivateNats } from './private_nats'
+import type { PrivateNats } from './private_nats'
 import type { HeraldProcess } from '../processes'
 
-const describePg = PG_URL ? describe : describe.skip
 const STREAM = 'HERALD_LEDGER'
 const SUBJECTS = [`herald.${STREAM}.>`]
 const ns = (ms: number) => ms * 1_000_000
@@ -62,12 +61,9 @@ interface Setup {
 }
 
 async function setup(c: Cleanups, opts: { natsUp?: boolean } = {}): Promise<Setup> {
-  const nats = await privateNats({ start: opts.natsUp !== false })
-  c.add(() => nats.close())
-  const db = await createTestDatabase()
-  c.add(() => db.drop())
-  const rx = startReceiver()
-  c.add(() => rx.stop())
+  const nats = await caseNats(c, { start: opts.natsUp !== false })
+  const db = await caseDatabase(c)
+  const rx = caseReceiver(c)
   const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: STREAM, FANOUT_REPLAY_AFTER_MS: '2000', JETSTREAM_ACK_WAIT_MS: '2000' }
   return { c, nats, db, rx, env }
 }
@@ -83,7 +79,6 @@ async function delivered(s: Setup, name: string, ids: string[], ms = 45_000) {
 
 describePg('fault: JetStream loses what it acknowledged; PostgreSQL publishes it again', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('a stream limit with discard old (max_msgs 200) while no worker runs: all 1,000 events are delivered', async () => {
     const s = await setup(c)
@@ -155,7 +150,6 @@ describePg('fault: JetStream loses what it acknowledged; PostgreSQL publishes it
 
 describePg('fault: NATS unreachable when the processes start', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('serve starts and takes events into PostgreSQL; the worker starts not ready; both catch up when NATS comes', async () => {
     const s = await setup(c, { natsUp: false })

@@ -3,27 +3,20 @@
 // /event keeps answering 200 (the events wait in the outbox), and every
 // acknowledged event is delivered once NATS is back. A private nats-server, so
 // the shared one on :4222 is never touched.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver } from '../receiver'
-import { cleanups, figures, query, spawn, workspaces } from './fixture'
+import { expect, test } from 'bun:test'
+import { describePg } from '../harness'
+import { eventually } from '../receiver'
+import { caseDatabase, caseNats, caseReceiver, cleanups, figures, query, spawn, workspaces } from './fixture'
 import { expectDurableAndDelivered, startLoad, statuses } from './load'
-import { privateNats } from './private_nats'
-
-const describePg = PG_URL ? describe : describe.skip
 
 describePg('fault: NATS killed under load', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('SIGKILL and restart on the same store: every request is a 200, every acknowledged event is delivered', async () => {
     try {
-      const nats = await privateNats()
-      c.add(() => nats.close())
-      const db = await createTestDatabase()
-      c.add(() => db.drop())
-      const rx = startReceiver()
-      c.add(() => rx.stop())
+      const nats = await caseNats(c)
+      const db = await caseDatabase(c)
+      const rx = caseReceiver(c)
       const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: 'HERALD_FAULTS', JETSTREAM_ACK_WAIT_MS: '2000' }
       const api = await spawn(c, env, 'serve')
       await spawn(c, env, 'worker')

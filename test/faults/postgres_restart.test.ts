@@ -4,10 +4,10 @@
 // restart): requests succeed again and the outbox drains. A private cluster,
 // so the shared server on :5432 is never touched; the API and the worker are
 // separate processes on the shared NATS (a stream of the test's own).
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { NATS_URL } from '../harness'
-import { eventually, startReceiver } from '../receiver'
-import { cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { eventually } from '../receiver'
+import { caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
 import { expectDurableAndDelivered, percentile, startLoad, statuses } from './load'
 import { privatePostgres } from './private_pg'
 
@@ -15,14 +15,12 @@ const describeNats = NATS_URL ? describe : describe.skip
 
 describeNats('fault: PostgreSQL restarted under load', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('503 with Retry-After while it is down, then requests succeed and the outbox drains without a Herald restart', async () => {
     try {
       const pg = await privatePostgres()
       c.add(() => pg.close())
-      const rx = startReceiver()
-      c.add(() => rx.stop())
+      const rx = caseReceiver(c)
       const env = { DATABASE_URL: pg.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c), JETSTREAM_ACK_WAIT_MS: '2000' }
       const api = await spawn(c, env, 'serve')
       await spawn(c, env, 'worker')

@@ -4,14 +4,13 @@
 // in does not reset) bounds both. And 10,000 idle keep-alive connections cost
 // a bounded amount of memory, do not slow a new request down, and are closed
 // by the idle timeout.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { PG_URL, createTestDatabase } from '../harness'
+import { describePg } from '../harness'
 import type { HeraldProcess } from '../processes'
 import { eventually } from '../receiver'
-import { cleanups, figures, spawn, workspaces } from './fixture'
+import { caseDatabase, cleanups, figures, spawn, workspaces } from './fixture'
 
-const describePg = PG_URL ? describe : describe.skip
 const IDLE_TIMEOUT_MS = 10_000 // Bun.serve's default idleTimeout, which Herald keeps
 const CONNECTIONS = 10_000
 
@@ -57,13 +56,11 @@ describePg('fault: slow and idle clients', () => {
   let port: number
   let apiKey: string
   beforeAll(async () => {
-    const db = await createTestDatabase()
-    c.add(() => db.drop())
+    const db = await caseDatabase(c)
     herald = await spawn(c, { DATABASE_URL: db.url }, 'serve')
     port = Number(new URL(herald.url).port)
     apiKey = (await workspaces(herald.url, 1, []))[0]!.apiKey
   })
-  afterAll(() => c.run())
 
   test('slowloris: headers or a body sent a byte at a time are cut off by the idle timeout', async () => {
     const headers = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(200)}\r\n\r\n`

@@ -5,14 +5,12 @@
 // deliveries that exist, and sends nothing that was already delivered. Real
 // `serve` and `worker` processes on PostgreSQL and a nats-server of the test's
 // own.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver, type Receiver } from '../receiver'
-import { cleanups, figures, query, spawn, workspaces } from './fixture'
+import { expect, test } from 'bun:test'
+import { describePg } from '../harness'
+import { eventually, type Receiver } from '../receiver'
+import { caseDatabase, caseNats, caseReceiver, cleanups, figures, query, spawn, workspaces } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, firstSeen, percentile, startLoad, statuses } from './load'
-import { privateNats } from './private_nats'
 
-const describePg = PG_URL ? describe : describe.skip
 const ACK_WAIT_MS = 2_000
 const FROZEN_MS = 3 * ACK_WAIT_MS
 // What a worker may have between its check of the existing deliveries and its
@@ -50,16 +48,12 @@ async function copies(rx: Receiver, databaseUrl: string, wokeAt: number) {
 
 describePg('fault: a worker frozen (SIGSTOP), then let go (SIGCONT), with a second worker running', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test(`frozen for ${FROZEN_MS / 1000} s (3× the ack wait) under load: every event is delivered, nothing already delivered is sent again, and the other worker takes over within the ack wait`, async () => {
     try {
-      const nats = await privateNats()
-      c.add(() => nats.close())
-      const db = await createTestDatabase()
-      c.add(() => db.drop())
-      const rx = startReceiver() // answers 200
-      c.add(() => rx.stop())
+      const nats = await caseNats(c)
+      const db = await caseDatabase(c)
+      const rx = caseReceiver(c) // answers 200
       const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: 'HERALD_FREEZE', JETSTREAM_ACK_WAIT_MS: String(ACK_WAIT_MS), FANOUT_REPLAY_AFTER_MS: '2000' }
       const api = await spawn(c, env, 'serve')
       const a = await spawn(c, env, 'worker')

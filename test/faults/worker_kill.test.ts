@@ -2,25 +2,21 @@
 // receiver (150 ms each) are in flight. A new worker takes over: JetStream
 // redelivers the unacknowledged events, every acknowledged event is delivered,
 // and a delivery made twice carries the same webhook-id.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { NATS_URL, PG_URL, createTestDatabase } from '../harness'
-import { eventually, startReceiver } from '../receiver'
-import { cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { expect, test } from 'bun:test'
+import { NATS_URL, describeJs } from '../harness'
+import { eventually } from '../receiver'
+import { caseDatabase, caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, startLoad, statuses } from './load'
 
-const describeJs = PG_URL && NATS_URL ? describe : describe.skip
 const RECEIVER_MS = 150
 
 describeJs('fault: worker killed under load', () => {
   const c = cleanups()
-  afterAll(() => c.run())
 
   test('SIGKILL mid-delivery: a new worker takes over, duplicates share the webhook-id', async () => {
     try {
-      const db = await createTestDatabase()
-      c.add(() => db.drop())
-      const rx = startReceiver()
-      c.add(() => rx.stop())
+      const db = await caseDatabase(c)
+      const rx = caseReceiver(c)
       rx.fallback = { status: 200, delayMs: RECEIVER_MS }
       const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c), JETSTREAM_ACK_WAIT_MS: '2000', DELIVERY_LEASE_MS: '2000' }
       const api = await spawn(c, env, 'serve')

@@ -1,17 +1,13 @@
 // Authentication of POST /event (SPEC 5, 7; DECISIONS validation order step 1):
 // 401 for a missing, malformed, unknown or revoked key; the event belongs to
 // the key's workspace (SPEC 4.1 rule 7); no body ever echoes the key.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { generateApiKey } from '../../src/core/keys'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { accepted, bodyOfSize, expectProblem, MAX_BODY, postEvent, readEvent, send, eventVias } from '../support'
 
 describe.each(backends)('POST /event authentication on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   const keysOf = async (workspace: string) => {
     const res = await h.admin('GET', `/admin/workspaces/${workspace}/keys`)

@@ -2,16 +2,12 @@
 // workspace within 24 h returns the original 200 body, creates no event and
 // consumes no quota; the same key with another body is 422; a key longer than
 // 255 characters is 400.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { accepted, countEvents, expectProblem, postEvent, eventVias } from '../support'
 
 describe.each(backends)('POST /event Idempotency-Key on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   const key = () => `idem-${crypto.randomUUID()}`
 

@@ -2,8 +2,8 @@
 // remainingQuota counts down, every 429 says which limit was hit and carries
 // Retry-After, every 200 and 429 carries RateLimit-*, and a request that fails
 // validation costs nothing.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, startTestHerald, useTestHerald } from '../harness'
 import { accepted, bodyOfSize, expectProblem, MAX_BODY, postEvent, secondsToNextMonthUtc, eventVias } from '../support'
 
 const rateHeaders = (res: Response) => ({
@@ -27,11 +27,7 @@ const retryAfter = (res: Response) => {
 }
 
 describe.each(backends)('POST /event quota and rate limit on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   describe.each(eventVias)('via %s', (via) => {
     test('a quota of 3 answers remainingQuota 2, 1, 0, then 429 quota-exceeded', async () => {

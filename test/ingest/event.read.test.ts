@@ -1,18 +1,16 @@
 // The 200 body of POST /event (SPEC 2.2) and reading an event back with
 // GET /events/{eventId} (DECISIONS "Reading back"): the event as stored, after
 // truncation, scoped to the API key's workspace.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { accepted, expectProblem, postEvent, readEvent, send, stored, UUIDV7, eventVias } from '../support'
 
 describe.each(backends)('submission result and GET /events/{id} on %s', (backend) => {
-  let h: TestHerald
+  const h = useTestHerald(backend)
   let ws: { name: string; apiKey: string }
   beforeAll(async () => {
-    h = await startTestHerald(backend)
     ws = await h.workspace({ monthlyQuota: 1000 })
   }, 30_000)
-  afterAll(() => h?.close())
 
   const channelExists = async (workspace: string, slug: string) => {
     const rows = await h.db.sql`SELECT 1 FROM channels c JOIN workspaces w ON w.id = c.workspace_id WHERE w.name = ${workspace} AND c.slug = ${slug}`

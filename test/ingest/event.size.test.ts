@@ -2,8 +2,8 @@
 // (DECISIONS: 401, then 413, then 400, then 429; the first failure decides).
 // 413 is decided from Content-Length before the body is read, and a chunked
 // body is refused as soon as it passes the limit, never buffered whole.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import {
   LAST_CHUNK, MAX_BODY, bodyOfSize, chunk, eventVias, expectProblem, postEvent, rawHead, rawRequest, send, vias,
 } from '../support'
@@ -23,14 +23,12 @@ function countingStream(body: Uint8Array | null, size = 16_384) {
 }
 
 describe.each(backends)('POST /event body size on %s', (backend) => {
-  let h: TestHerald
+  const h = useTestHerald(backend)
   let apiKey: string
   const json = (key: string | null = apiKey) => ({ ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' })
   beforeAll(async () => {
-    h = await startTestHerald(backend)
     ;({ apiKey } = await h.workspace())
   }, 30_000)
-  afterAll(() => h?.close())
 
   test('the size helper builds bodies of exact byte lengths', () => {
     expect(Buffer.byteLength(bodyOfSize(MAX_BODY))).toBe(MAX_BODY)

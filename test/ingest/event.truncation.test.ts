@@ -1,8 +1,8 @@
 // Over-length fields are truncated, not rejected (SPEC 4.1 rule 3), counting
 // Unicode code points and never splitting a surrogate pair; every change is
 // reported in `errors`, and `errors` is absent when nothing changed.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { accepted, codePoints, stored, eventVias } from '../support'
 
 const FIELDS = [
@@ -12,13 +12,11 @@ const FIELDS = [
 ] as const
 
 describe.each(backends)('POST /event truncation on %s', (backend) => {
-  let h: TestHerald
+  const h = useTestHerald(backend)
   let apiKey: string
   beforeAll(async () => {
-    h = await startTestHerald(backend)
     ;({ apiKey } = await h.workspace())
   }, 30_000)
-  afterAll(() => h?.close())
 
   describe.each(eventVias)('via %s', (via) => {
     const base = { message: 'hi' }

@@ -1,18 +1,16 @@
 // POST /event answers 400 for every body docs/events.md calls invalid, with an
 // RFC 9457 problem that names the field, and accepts what it calls valid.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { accepted, eventVias, expectFieldError, expectProblem, postEvent, send, stored } from '../support'
 import { LIMITS } from '../../src/ingest/event'
 
 describe.each(backends)('POST /event validation on %s', (backend) => {
-  let h: TestHerald
+  const h = useTestHerald(backend)
   let apiKey: string
   beforeAll(async () => {
-    h = await startTestHerald(backend)
     ;({ apiKey } = await h.workspace())
   }, 30_000)
-  afterAll(() => h?.close())
 
   // Via 'batch' each body is the one event of a POST /events; the Content-Type
   // and the bytes belong to the whole batch (test/ingest/events.batch.test.ts).

@@ -2,8 +2,8 @@
 // within 24 h returns the event's original result and stores nothing, the
 // same key with another event is a 422 result, and a key used twice in one
 // batch is a replay of its first use (or a 422 when the events differ).
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald, type TestHerald } from '../harness'
 import { accepted, countEvents, postBatch, vias, type Via } from '../support'
 
 type Result = Record<string, any>
@@ -18,11 +18,7 @@ async function results(h: TestHerald, via: Via, apiKey: string, events: unknown[
 const key = () => `idem-${crypto.randomUUID()}`
 
 describe.each(backends)('POST /events idempotencyKey on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   describe.each(vias)('via %s', (via) => {
     test('a repeated batch returns the same results and stores nothing', async () => {

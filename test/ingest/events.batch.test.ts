@@ -4,8 +4,8 @@
 // idempotency keys; a 200 means every accepted event is committed. POST
 // /event's own rules, one event at a time, run through the batch as via
 // 'batch' in the event.*.test.ts suites.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald, type TestHerald } from '../harness'
 import { bodyOfSize, countEvents, expectProblem, MAX_BODY, postBatch, readEvent, UUIDV7, vias, type Via } from '../support'
 
 type Result = Record<string, any>
@@ -30,11 +30,7 @@ const isProblem = (r: Result, status: number, type: string) => {
 const messages = (n: number, prefix = 'm') => Array.from({ length: n }, (_, i) => ({ message: `${prefix}${i}` }))
 
 describe.each(backends)('POST /events on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   describe.each(vias)('via %s', (via) => {
     test('answers one result per event, in request order, each committed and readable', async () => {

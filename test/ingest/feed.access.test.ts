@@ -9,7 +9,7 @@
 // stream is held by the other.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import { ADMIN_TOKEN, NATS_URL, PG_URL, backends, createTestDatabase, deleteStream, startTestHerald, testStream, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, describeJs, backends, createTestDatabase, deleteStream, startTestHerald, testStream, type TestHerald } from '../harness'
 import { PASSWORD, signUp, type Person } from '../users'
 import { waitFor } from '../support'
 import { spawnHerald, type HeraldProcess } from '../processes'
@@ -152,9 +152,8 @@ for (const backend of backends) {
 
 // Two API processes on one PostgreSQL and one JetStream: the change is made
 // through one, the stream is held by the other.
-const describeShared = PG_URL && NATS_URL ? describe : describe.skip
 
-describeShared('a live stream ends with its access on every instance (two API processes, PostgreSQL + NATS)', () => {
+describeJs('a live stream ends with its access on every instance (two API processes, PostgreSQL + NATS)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>
   let nats: string
   const procs: HeraldProcess[] = []

@@ -4,7 +4,7 @@
 // table of 200,000 events (the plan PostgreSQL keeps at 10 million:
 // bench/feed.ts measures that).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, describePg, startPipelineHerald, startTestHerald, type TestHerald } from '../harness'
+import { backends, describePg, startPipelineHerald, useTestHerald, type TestHerald } from '../harness'
 import { bearerCall, signUp, type Person } from '../users'
 import { expectProblem, waitFor } from '../support'
 import { eventually, startReceiver, type Receiver } from '../receiver'
@@ -18,13 +18,12 @@ type Page = { events: FeedEvent[]; nextCursor: string | null }
 
 for (const backend of backends) {
   describe(`feed (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let owner: Person
     let key: string
     const ids: Record<string, string> = {}
 
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       owner = await signUp(h)
       const res = await owner.call('POST', `/v1/workspaces/${owner.workspace}/keys`, { name: 'feed' })
       key = ((await res.json()) as { apiKey: string }).apiKey
@@ -41,7 +40,6 @@ for (const backend of backends) {
         ids[name] = ((await r.json()) as { eventId: string }).eventId
       }
     }, 30_000)
-    afterAll(() => h?.close())
 
     const feed = async (query: string): Promise<Page> => {
       const res = await owner.call('GET', `/v1/feed?workspace=${owner.workspace}${query}`)
@@ -186,10 +184,9 @@ for (const pipeline of ['in-process', 'jetstream'] as const) {
 }
 
 describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
-  let h: TestHerald
+  const h = useTestHerald('postgres')
   let wsId: number
   beforeAll(async () => {
-    h = await startTestHerald('postgres')
     const { name } = await h.workspace()
     const other = await h.workspace()
     const sql = h.db.sql
@@ -206,7 +203,6 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
       FROM generate_series(1, 200000) AS i, LATERAL (SELECT now() - (i * interval '25 seconds')) AS x(t)`
     await sql`ANALYZE events`
   }, 120_000)
-  afterAll(() => h?.close())
 
   /** The plan of the very statement readFeed sends (captured through postgres.js's debug hook). */
   const plan = async (filter: Parameters<typeof readFeed>[2], before: string | null = null) => {

@@ -5,9 +5,9 @@
 // a 5xx; a 200 holds one well-formed result per event, and each event whose
 // bytes are JSON gets what POST /event answers it (its case's statuses); every
 // accepted event is in the database. FUZZ_BATCHES and FUZZ_SEED as usual.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { PG_URL, startTestHerald, type TestHerald } from '../harness'
+import { PG_URL, useTestHerald } from '../harness'
 import { countEvents, MAX_BODY, UUIDV7 } from '../support'
 import { describeCase, fuzzCase, type FuzzCase } from '../fuzz_bodies'
 
@@ -46,13 +46,11 @@ function expected(c: FuzzCase): readonly number[] {
 }
 
 describe(`POST /events fuzzing on ${backend}`, () => {
-  let h: TestHerald
+  const h = useTestHerald(backend, {}, 60_000)
   let ws: { name: string; apiKey: string }
   beforeAll(async () => {
-    h = await startTestHerald(backend)
     ws = await h.workspace({ rateLimit: { perSecond: 1e6, burst: 1e6 }, monthlyQuota: 1e9 })
   }, 60_000)
-  afterAll(() => h?.close(), 60_000)
 
   /** Sends one batch of cases and checks the answer: what is wrong, or null; counts what was accepted. */
   async function trial(cases: FuzzCase[], tally: { accepted: number; statuses: Record<number, number> }): Promise<string | null> {

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, startTestHerald, useTestHerald } from '../harness'
 
 describe.each(backends)('smoke on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => { h = await startTestHerald(backend) }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
   test('post and read back', async () => {
     const { apiKey } = await h.workspace({ monthlyQuota: 3 })
     const r = await h.post(apiKey, { message: 'hi' })

@@ -54,6 +54,22 @@ describe('deploy/', () => {
     }
   })
 
+  test('an instance variable narrows every query of every panel; the stream\'s bytes have a panel', () => {
+    const dashboard = JSON.parse(readFileSync(join(DEPLOY, 'grafana-dashboard.json'), 'utf8')) as { templating: { list: { name: string; type: string; query: unknown; includeAll?: boolean; multi?: boolean }[] }; panels: Panel[] }
+    const instance = dashboard.templating.list.find((v) => v.name === 'instance')
+    expect(instance).toMatchObject({ type: 'query', includeAll: true, multi: true })
+    // Its values are the instances of Herald's processes, not of every job.
+    expect(JSON.stringify(instance!.query)).toMatch(/label_values\(herald_[a-z_]+, instance\)/)
+    const selectors = dashboard.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => [...t.expr.matchAll(/\b(herald_[a-z0-9_]+|up)(\{[^}]*\})?/g)].filter((m) => m[1] !== 'up' || m[2])))
+    expect(selectors.length).toBeGreaterThan(30)
+    expect(selectors.filter((m) => !m[2]?.includes('instance=~"$instance"')).map((m) => m[0])).toEqual([])
+    const bytes = dashboard.panels.find((p) => p.targets?.some((t) => t.expr.includes('herald_jetstream_stream_bytes')))
+    expect(bytes?.title).toBe('Stream bytes')
+    for (const name of ['herald_deliveries_pending', 'herald_deliveries_pending_oldest_age_seconds', 'herald_deliveries_failed_last_hour', 'herald_destination_circuit_state']) {
+      expect(dashboard.panels.some((p) => p.targets?.some((t) => t.expr.includes(name)))).toBe(true)
+    }
+  })
+
   test('the alerting rules parse as Prometheus rule groups', () => {
     const file = Bun.YAML.parse(readFileSync(join(DEPLOY, 'prometheus-alerts.yml'), 'utf8')) as { groups: { name: string; rules: Rule[] }[] }
     expect(file.groups.length).toBeGreaterThan(0)

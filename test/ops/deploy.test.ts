@@ -1,7 +1,8 @@
 // The deployment files, linted (no Docker engine runs here): compose.yaml is
 // valid YAML with the services the README promises, runs the CLI commands the
 // tests run, sets every configuration key Herald knows and no other, and the
-// NATS it runs fsyncs before acknowledging; the Dockerfile is multi-stage, on
+// NATS it runs fsyncs before acknowledging, nginx accepts its configuration
+// (`nginx -t`); the Dockerfile is multi-stage, on
 // the official Bun image, non-root, with the CLI as its entry point.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -74,6 +75,26 @@ describe('compose.yaml', () => {
     expect(nginx).toContain('server api-1:8080')
     expect(nginx).toContain('server api-2:8080')
     expect(nginx).toMatch(/location \/v1\/feed\/stream \{[^}]*proxy_buffering off;/)
+    // The whole configuration, not a fragment for conf.d.
+    expect(compose.services.nginx!.volumes).toEqual(['./deploy/nginx.conf:/etc/nginx/nginx.conf:ro'])
+  })
+
+  // nginx resolves upstream names when it loads its configuration: compose's
+  // service names resolve only inside compose, so the copy checked here reads
+  // 127.0.0.1 where the file says api-1 and api-2, and nothing else changes.
+  const nginx = Bun.which('nginx') ?? (existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : null)
+  if (process.env.CI === 'true' && !nginx) throw new Error('CI=true but nginx is missing: .ci/run installs it (apt-get install -y nginx)')
+  if (!nginx) console.warn('deploy.test.ts: nginx -t is skipped, nginx is missing (apt-get install --no-install-recommends nginx)')
+  ;(nginx ? test : test.skip)('deploy/nginx.conf is a complete configuration: nginx -t -c accepts it', () => {
+    const text = read('deploy/nginx.conf')
+    const copy = text.replace(/\bserver api-(\d):8080\b/g, 'server 127.0.0.1:808$1')
+    expect(copy.split('\n').filter((line, i) => line !== text.split('\n')[i]).length).toBe(2)
+    const file = join(mkdtempSync(join(tmpdir(), 'herald-nginx-')), 'nginx.conf')
+    writeFileSync(file, copy)
+    const p = Bun.spawnSync([nginx!, '-t', '-e', 'stderr', '-c', file], { stdout: 'pipe', stderr: 'pipe' })
+    const output = `${p.stdout.toString()}${p.stderr.toString()}`
+    expect(p.exitCode === 0 ? 'ok' : output).toBe('ok')
+    expect(output).toContain('test is successful')
   })
 })
 

@@ -4,12 +4,12 @@
 // it, when it names one), nothing points at files outside the repository,
 // and the vendored Scalar bundle is the pinned devDependency's, byte for
 // byte. Then how /docs, its script and the favicon are served.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { CONFIG_DOC, TABLE_END, TABLE_START, configTable } from '../../src/core/config_docs'
 import { DOCS_CSP, SCALAR_FILE, SCALAR_PREAMBLE } from '../../src/http/routes/docs'
-import { startTestHerald, type TestHerald } from '../harness'
+import { useTestHerald } from '../harness'
 
 const ROOT = resolve(import.meta.dir, '..', '..')
 const INSTALLED_SCALAR = join(ROOT, 'node_modules', '@scalar', 'api-reference', 'dist', 'browser', 'standalone.js')
@@ -105,12 +105,8 @@ describe('the documentation', () => {
 })
 
 describe('serving /docs', () => {
-  let herald: TestHerald
+  const herald = useTestHerald('embedded', {}, 60_000)
   const get = (path: string, headers: Record<string, string> = {}) => herald.app.handle(new Request(`http://localhost${path}`, { headers }))
-  beforeAll(async () => {
-    herald = await startTestHerald('embedded')
-  }, 60_000)
-  afterAll(() => herald?.close())
 
   const page = async () => {
     const res = await get('/docs')

@@ -1,15 +1,11 @@
 // Operations endpoints: liveness, readiness, the generated OpenAPI document
 // and its HTML rendering at /docs.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
-import { expectProblem, send, vias } from '../support'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
+import { expectProblem, schemaIn, send, vias } from '../support'
 
 describe.each(backends)('operations endpoints on %s', (backend) => {
-  let h: TestHerald
-  beforeAll(async () => {
-    h = await startTestHerald(backend)
-  }, 30_000)
-  afterAll(() => h?.close())
+  const h = useTestHerald(backend)
 
   describe.each(vias)('via %s', (via) => {
     test('GET /healthz is 200 without authentication', async () => {
@@ -32,13 +28,13 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
       expect(doc.openapi).toMatch(/^3\./)
       const post = doc.paths?.['/event']?.post
       expect(post).toBeDefined()
-      const schema = post.requestBody.content['application/json'].schema
+      const schema = schemaIn(doc, post.requestBody.content['application/json'].schema)
       expect(schema.type).toBe('object')
       expect(schema.required).toEqual(['message'])
       expect(Object.keys(schema.properties).sort()).toEqual(['channel', 'data', 'event', 'link', 'message', 'tags', 'title'])
       expect(schema.properties.message.type).toBe('string')
       for (const code of ['200', '400', '401', '413', '429']) expect(post.responses).toHaveProperty(code)
-      const ok = post.responses['200'].content['application/json'].schema
+      const ok = schemaIn(doc, post.responses['200'].content['application/json'].schema)
       expect(Object.keys(ok.properties).sort()).toEqual(['channel', 'errors', 'eventId', 'remainingQuota', 'workspace'])
     })
 

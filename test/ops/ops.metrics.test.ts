@@ -7,33 +7,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, type Server } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, NATS_URL, PG_URL, createTestDatabase, deleteStream, pipelines, startPipelineHerald, startTestHerald, testStream, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, describeJs, createTestDatabase, deleteStream, pipelines, startPipelineHerald, testStream, useTestHerald, type TestHerald } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { PROBE_TIMEOUT_MS, registry } from '../../src/core/metrics'
 import { watchMetrics } from '../../src/delivery/metrics'
 import type { Sql } from '../../src/core/db'
-
-const describeJs = PG_URL && NATS_URL ? describe : describe.skip
-
-/** Samples of an exposition, keyed `name{k="v",…}` with the labels sorted. */
-export function parseExposition(text: string): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (!m) throw new Error(`not an exposition line: ${line}`)
-    const labels = [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}="${v}"`).sort()
-    out.set(labels.length ? `${m[1]}{${labels.join(',')}}` : m[1]!, Number(m[3]))
-  }
-  return out
-}
-
-/** The key of a sample: `sample('x_total', { b: '2', a: '1' })` → `x_total{a="1",b="2"}`. */
-const sample = (name: string, labels: Record<string, string> = {}) => {
-  const l = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort()
-  return l.length ? `${name}{${l.join(',')}}` : name
-}
+import { parseExposition, sample } from '../exposition'
 
 async function scrape(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url + '/metrics', { headers })
@@ -146,16 +126,8 @@ describe.each(pipelines)('/metrics on the %s pipeline', (pipeline) => {
 
 describe('/metrics on the API: access, and every request counted once', () => {
   const TOKEN = 'metrics-token-0123456789'
-  let open: TestHerald
-  let guarded: TestHerald
-  beforeAll(async () => {
-    open = await startTestHerald('embedded')
-    guarded = await startTestHerald('embedded', { HERALD_METRICS_TOKEN: TOKEN })
-  }, 30_000)
-  afterAll(async () => {
-    await open?.close()
-    await guarded?.close()
-  })
+  const open = useTestHerald('embedded')
+  const guarded = useTestHerald('embedded', { HERALD_METRICS_TOKEN: TOKEN })
 
   test('without HERALD_METRICS_TOKEN, /metrics is open and in the text exposition format', async () => {
     const res = await fetch(open.url + '/metrics')
@@ -309,12 +281,16 @@ describeJs('herald worker serves /metrics on METRICS_PORT', () => {
       // The worker takes no HTTP traffic and ingests nothing.
       expect(m.get('herald_ingest_events_accepted_total')).toBe(0)
 
-      // The API process reports the stream, not the consumer (that is the workers').
+      // The API process reports the stream and the workers' consumer too (the
+      // same numbers: with every worker down, it is the one that shows them),
+      // but no pool and no circuits: it does not deliver.
       const apiMetrics = await scrape(api.url, auth)
       expect(apiMetrics.get('herald_ingest_events_accepted_total')).toBe(6)
       expect(apiMetrics.has('herald_jetstream_stream_messages')).toBe(true)
-      expect(apiMetrics.has('herald_jetstream_consumer_pending_messages')).toBe(false)
+      expect(apiMetrics.get('herald_jetstream_consumer_pending_messages')).toBe(0)
+      expect(apiMetrics.get('herald_jetstream_consumer_delivered_sequence')).toBe(m.get('herald_jetstream_consumer_delivered_sequence'))
       expect(apiMetrics.has('herald_pool_threads')).toBe(false)
+      expect([...apiMetrics.keys()].some((k) => k.startsWith('herald_destination_circuit'))).toBe(false)
 
       expect(await worker.kill('SIGTERM')).toBe(0)
       await expect(fetch(metricsUrl + '/healthz')).rejects.toThrow()

@@ -8,7 +8,7 @@
 // receiver, and made once however often their event is fanned out.
 // usage_daily keeps at least 13 months.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { loadConfig } from '../../src/core/config'
 import { createLogger } from '../../src/core/log'
@@ -34,7 +34,8 @@ function eventIdAt(at: Date): string {
 
 for (const backend of backends) {
   describe(`retention of events, deliveries and usage (${backend})`, () => {
-    let h: TestHerald
+    // One attempt per delivery, so that a replay is one request.
+    const h = useTestHerald(backend, { HERALD_RETENTION_MONTHS: String(RETENTION_MONTHS), HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s' })
     let receiver: Receiver
     let ws = ''
     let wsId = 0
@@ -69,8 +70,6 @@ for (const backend of backends) {
       maintain(h.db, loadConfig({ HERALD_RETENTION_MONTHS: String(RETENTION_MONTHS), LOG_LEVEL: 'silent' }), createLogger('silent'))
 
     beforeAll(async () => {
-      // One attempt per delivery, so that a replay is one request.
-      h = await startTestHerald(backend, { HERALD_RETENTION_MONTHS: String(RETENTION_MONTHS), HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s' })
       receiver = startReceiver()
       ;({ name: ws, apiKey } = await h.workspace())
       wsId = (await h.db.sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${ws}`)[0]!.id
@@ -82,10 +81,7 @@ for (const backend of backends) {
       await ensurePartitions(h.db.sql, expired.at)
       for (const m of [kept, expired, stray]) await eventWithDelivery(m)
     })
-    afterAll(async () => {
-      await h?.close()
-      receiver?.stop()
-    })
+    afterAll(() => receiver?.stop())
 
     test("a delivery and its attempts live in the partitions of their event's month; a month without them uses the default ones", async () => {
       expect(await partitionOf('deliveries', 'id', kept.delivery)).toEqual([`deliveries${suffix(kept.at)}`])

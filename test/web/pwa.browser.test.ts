@@ -11,11 +11,10 @@
 // sends. Screenshots go to test/web/screenshots/pwa-*.png.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createECDH, randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
-import { browserSuite, CHROMIUM, CHROMIUM_ARGS, launchChromium, SCREENSHOTS } from '../browser'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { browserSuite, launchChromium, launchChromiumProfile, SCREENSHOTS, watchPage } from '../browser'
 import { webPushPayload } from '../../src/delivery/push/webpush'
 import type { EventView } from '../../src/delivery/event_view'
 import { backends, startTestHerald, type TestHerald } from '../harness'
@@ -132,15 +131,7 @@ for (const backend of backends) {
     const keys = { p256dh: createECDH('prime256v1').generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') }
 
     /** Console errors and uncaught exceptions, but the failed requests of the offline step. */
-    const watch = (p: Page) => {
-      p.on('console', (m: ConsoleMessage) => {
-        if (m.type() !== 'error') return
-        if (offline && /ERR_INTERNET_DISCONNECTED|Failed to fetch|net::ERR_FAILED/.test(m.text())) return
-        errors.push(`${p.url()}: ${m.text()} (${m.location().url})`)
-      })
-      p.on('pageerror', (e) => errors.push(`${p.url()}: uncaught ${e.message}`))
-      return p
-    }
+    const watch = (p: Page) => watchPage(p, errors, [{ text: /ERR_INTERNET_DISCONNECTED|Failed to fetch|net::ERR_FAILED/, when: () => offline }])
     const shot = async (name: string, p: Page = page) => {
       if (backend !== backends[0]) return // one set is enough; the first backend's
       await p.evaluate(() => window.scrollTo(0, 0))
@@ -209,7 +200,7 @@ for (const backend of backends) {
       }
       // Chromium installs nothing from an incognito profile, which every
       // context of launch() is: its own check runs in a profile on disk.
-      const profile = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'herald-pwa-')), { executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+      const profile = await launchChromiumProfile()
       try {
         const fresh = profile.pages()[0] ?? (await profile.newPage())
         await fresh.goto(`${herald.url}/signin`)
@@ -417,8 +408,7 @@ describeBrowser('from sign-up to a tapped notification, on the embedded default'
   const ws = 'chain'
 
   beforeAll(async () => {
-    process.env.NODE_EXTRA_CA_CERTS = CA_FILE // the push service's certificate
-    herald = await startTestHerald('embedded', { HERALD_OUTBOUND_ALLOW: '127.0.0.1' })
+    herald = await startTestHerald('embedded', { HERALD_OUTBOUND_ALLOW: '127.0.0.1', NODE_EXTRA_CA_CERTS: CA_FILE }) // the push service's certificate
     const { publicKey } = (await (await fetch(`${herald.url}/v1/push/vapid-public-key`)).json()) as { publicKey: string }
     service = startPushService({ vapidPublicKey: publicKey })
     subscription = await service.newSubscription({ applicationServerKey: publicKey })
@@ -426,9 +416,7 @@ describeBrowser('from sign-up to a tapped notification, on the embedded default'
     context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true })
     await context.grantPermissions(['notifications'], { origin: herald.url })
     await context.addInitScript(fakePushService, { keys: subscription.keys, endpoint: subscription.endpoint })
-    page = await context.newPage()
-    page.on('console', (m: ConsoleMessage) => m.type() === 'error' && errors.push(`${page.url()}: ${m.text()}`))
-    page.on('pageerror', (e) => errors.push(`${page.url()}: uncaught ${e.message}`))
+    page = watchPage(await context.newPage(), errors)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Answers as long as the process runs; it checks nothing else.
+         */
         get: operations["getHealthz"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers within 2 s */
+        /**
+         * Readiness: the database answers within 2 s
+         * @description A load balancer sends traffic while this is 200. 503 while the server shuts down (draining) or when the database does not answer within 2 s; this answer is no problem+json, as a probe reads only the status.
+         */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -82,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an event as stored (after truncation), with its deliveries and their attempts */
+        /**
+         * Read an event as stored (after truncation), with its deliveries and their attempts
+         * @description With the API key of the workspace the event was sent to.
+         */
         get: operations["getEventsByEventId"];
         put?: never;
         post?: never;
@@ -99,10 +108,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List workspaces with their limits and usage */
+        /**
+         * List workspaces with their limits and usage
+         * @description Every workspace of this Herald, with this month's usage.
+         */
         get: operations["getAdminWorkspaces"];
         put?: never;
-        /** Create a workspace with its default channel and a first API key */
+        /**
+         * Create a workspace with its default channel and a first API key
+         * @description Limits left out are the HERALD_DEFAULT_* settings.
+         */
         post: operations["postAdminWorkspaces"];
         delete?: never;
         options?: never;
@@ -117,14 +132,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a workspace, its limits and usage */
+        /**
+         * Read a workspace, its limits and usage
+         * @description Its monthly quota, rate limit and this month's usage.
+         */
         get: operations["getAdminWorkspacesByWorkspace"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a workspace's monthly quota and rate limit */
+        /**
+         * Change a workspace's monthly quota and rate limit
+         * @description Fields left out are kept; so is the usage of this month.
+         */
         patch: operations["patchAdminWorkspacesByWorkspace"];
         trace?: never;
     };
@@ -135,10 +156,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys by prefix, with creation, last use and revocation */
+        /**
+         * List API keys by prefix, with creation, last use and revocation
+         * @description Revoked keys included, with when they were revoked.
+         */
         get: operations["getAdminWorkspacesByWorkspaceKeys"];
         put?: never;
-        /** Create an API key */
+        /**
+         * Create an API key
+         * @description The key is in the answer, and never again. The body may be left out.
+         */
         post: operations["postAdminWorkspacesByWorkspaceKeys"];
         delete?: never;
         options?: never;
@@ -173,7 +200,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workspace's routers, oldest first, without their secrets */
+        /**
+         * List a workspace's routers, oldest first, without their secrets
+         * @description Destinations are shown redacted: their type, the origin of a URL, header names, recipients.
+         */
         get: operations["getAdminWorkspacesByWorkspaceRouters"];
         put?: never;
         /**
@@ -194,7 +224,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a router, without its secrets */
+        /**
+         * Read a router, without its secrets
+         * @description Its destination redacted, as in the list.
+         */
         get: operations["getAdminWorkspacesByWorkspaceRoutersById"];
         put?: never;
         post?: never;
@@ -259,7 +292,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List members */
+        /**
+         * List members
+         * @description Each with their role, their devices and the channels they muted.
+         */
         get: operations["getAdminWorkspacesByWorkspaceMembers"];
         put?: never;
         /**
@@ -355,7 +391,10 @@ export interface paths {
          */
         put: operations["putAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId"];
         post?: never;
-        /** Unmute a channel for a member */
+        /**
+         * Unmute a channel for a member
+         * @description Pushes for its events reach their devices again. Unmuting twice is no error.
+         */
         delete: operations["deleteAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId"];
         options?: never;
         head?: never;
@@ -409,7 +448,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List my devices */
+        /**
+         * List my devices
+         * @description Every device of mine that receives pushes, whatever the workspace.
+         */
         get: operations["getV1Devices"];
         put?: never;
         /**
@@ -433,7 +475,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a device */
+        /**
+         * Delete a device
+         * @description It gets no pushes from then on; its past deliveries stay in the delivery logs.
+         */
         delete: operations["deleteV1DevicesById"];
         options?: never;
         head?: never;
@@ -469,7 +514,7 @@ export interface paths {
         };
         /**
          * How sign-up works here
-         * @description What the sign-up page shows before anyone fills it in: whether sign-up is open, and the workspace the first account will own.
+         * @description What the dashboard shows before anyone fills a form in: whether sign-up is open, whether anyone has signed up yet, and the workspace the first account will own.
          */
         get: operations["getV1AuthSignup"];
         put?: never;
@@ -611,7 +656,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My workspaces, with my role in each */
+        /**
+         * My workspaces, with my role in each
+         * @description Every workspace I am a member of, with its default channel.
+         */
         get: operations["getV1Workspaces"];
         put?: never;
         /**
@@ -632,7 +680,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A workspace: its limits and this month's usage */
+        /**
+         * A workspace: its limits and this month's usage
+         * @description With my role in it; every member may read it.
+         */
         get: operations["getV1WorkspacesByWorkspace"];
         put?: never;
         post?: never;
@@ -649,7 +700,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Usage: this month against the quota, and events per day over the last 30 days */
+        /**
+         * Usage: this month against the quota, and events per day over the last 30 days
+         * @description What the dashboard charts; every member may read it.
+         */
         get: operations["getV1WorkspacesByWorkspaceUsage"];
         put?: never;
         post?: never;
@@ -721,7 +775,10 @@ export interface paths {
          */
         put: operations["putV1WorkspacesByWorkspaceChannelsByChannelMute"];
         post?: never;
-        /** Unmute a channel for myself */
+        /**
+         * Unmute a channel for myself
+         * @description Pushes for its events reach my devices again. Unmuting a channel that is not muted is no error.
+         */
         delete: operations["deleteV1WorkspacesByWorkspaceChannelsByChannelMute"];
         options?: never;
         head?: never;
@@ -735,7 +792,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an invitation by its link */
+        /**
+         * Read an invitation by its link
+         * @description What the page of the link shows before anyone signs in: the workspace, the address invited and the role.
+         */
         get: operations["getV1InvitationsByToken"];
         put?: never;
         post?: never;
@@ -752,7 +812,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List members */
+        /**
+         * List members
+         * @description Each with their role, their devices and the channels they muted; every member may read it.
+         */
         get: operations["getV1WorkspacesByWorkspaceMembers"];
         put?: never;
         post?: never;
@@ -793,7 +856,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List invitations, newest first */
+        /**
+         * List invitations, newest first
+         * @description Pending, accepted, revoked and expired ones. Owners and admins.
+         */
         get: operations["getV1WorkspacesByWorkspaceInvitations"];
         put?: never;
         /**
@@ -817,7 +883,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an invitation */
+        /**
+         * Revoke an invitation
+         * @description Its link stops working at once. Owners and admins.
+         */
         delete: operations["deleteV1WorkspacesByWorkspaceInvitationsById"];
         options?: never;
         head?: never;
@@ -851,12 +920,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys by prefix, with creation, last use and revocation */
+        /**
+         * List API keys by prefix, with creation, last use and revocation
+         * @description Every member may read the list; revoked keys included.
+         */
         get: operations["getV1WorkspacesByWorkspaceKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description The key is in the answer, and never again.
+         * @description The key is in the answer, and never again. Owners and admins.
          */
         post: operations["postV1WorkspacesByWorkspaceKeys"];
         delete?: never;
@@ -877,7 +949,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance.
+         * @description At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance. Owners and admins.
          */
         delete: operations["deleteV1WorkspacesByWorkspaceKeysById"];
         options?: never;
@@ -892,7 +964,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a workspace's routers, oldest first, without their secrets */
+        /**
+         * List a workspace's routers, oldest first, without their secrets
+         * @description Destinations are shown redacted: their type, the origin of a URL, header names, recipients.
+         */
         get: operations["getV1WorkspacesByWorkspaceRouters"];
         put?: never;
         /**
@@ -913,7 +988,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a router, without its secrets */
+        /**
+         * Read a router, without its secrets
+         * @description Its destination redacted, as in the list.
+         */
         get: operations["getV1WorkspacesByWorkspaceRoutersById"];
         put?: never;
         post?: never;
@@ -962,7 +1040,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event through a router
-         * @description Sends one sample event to the router's destination now (enabled or not), and answers what came back. It is not recorded as a delivery.
+         * @description Sends one sample event to the router's destination now (enabled or not), and answers what came back. It is not recorded as a delivery. Owners and admins.
          */
         post: operations["postV1WorkspacesByWorkspaceRoutersByIdTest"];
         delete?: never;
@@ -1042,7 +1120,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a delivery
-         * @description Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule.
+         * @description Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule. Owners and admins.
          */
         post: operations["postV1WorkspacesByWorkspaceDeliveriesByIdReplay"];
         delete?: never;
@@ -1114,7 +1192,1182 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        AcceptedInvitation: {
+            workspace: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        AddedMember: {
+            /** Format: uuid */
+            userId: string;
+            /** @description Bearer token of this user on the device API; shown once. */
+            userToken: string;
+        };
+        ApiKey: {
+            id: number;
+            name: string;
+            /** @description The first 12 characters of the key, to recognise it. */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        /** @description At most 4194304 bytes (4 MiB). */
+        BatchBody: {
+            /** @description 1 to 1000 events, answered in this order. */
+            events: components["schemas"]["BatchItem"][];
+        };
+        /** @description An event, exactly the body of POST /event, plus an optional `idempotencyKey`. */
+        BatchItem: {
+            /**
+             * @description Notification body. Truncated to 500 characters (code points). Must not be blank.
+             * @example Jane Doe signed up
+             */
+            message: string;
+            event?: string | null;
+            channel?: string | null;
+            title?: string | null;
+            link?: string | null;
+            tags?: string[] | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            idempotencyKey?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An event that was not stored, as an RFC 9457 problem; pointers start with /events/<index>. */
+        BatchItemProblem: {
+            /**
+             * @description What POST /event would have answered for this event.
+             * @example 400
+             */
+            status: number;
+            /**
+             * Format: uri
+             * @example https://herald.dev/problems/validation-failed
+             */
+            type: string;
+            /** @example Validation Failed */
+            title: string;
+            /** @example message must not be empty */
+            detail: string;
+            errors?: {
+                /** @example /events/3/message */
+                pointer: string;
+                detail: string;
+            }[];
+        };
+        BatchResult: {
+            /** @description One result per event, in request order. */
+            results: (components["schemas"]["SubmitResult"] | components["schemas"]["BatchItemProblem"])[];
+        };
+        BulkReplayBody: {
+            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable). */
+            state?: "pending" | "succeeded" | "failed";
+            /** @description Only the deliveries of this router (its id). */
+            router?: string;
+            /** @description Only the pushes to this device (its id). */
+            device?: string;
+            /**
+             * @description Only deliveries of events created at or after this time.
+             * @example 2025-06-01T00:00:00Z
+             */
+            since?: string;
+            /**
+             * @description Only deliveries of events created at or before this time.
+             * @example 2025-06-01T00:00:00Z
+             */
+            until?: string;
+            /** @description Only count the failed deliveries that would be replayed. */
+            dryRun?: boolean;
+        };
+        BulkReplayResult: {
+            /** @description Failed deliveries that match the filter, counted up to 1000. */
+            matched: number;
+            /** @description Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some. */
+            replayed: number;
+            /** @description More than 1000 matched: call again to replay the rest. */
+            more: boolean;
+        };
+        ChangeRoleBody: {
+            /** @description The new role. */
+            role: "owner" | "admin" | "member";
+        };
+        Channel: {
+            slug: string;
+            /** @description Events that name no channel go here. */
+            isDefault: boolean;
+            /** @description Whether you muted it: no pushes to your devices for its events. */
+            muted: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ChannelPage: {
+            channels: components["schemas"]["Channel"][];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
+        };
+        ChannelSlug: {
+            slug: string;
+        };
+        CreateApiKeyBody: {
+            /** @description What the key is for, such as "production". */
+            name: string;
+        };
+        CreateChannelBody: {
+            /**
+             * @description Lower-case slug, as events name it.
+             * @example signups
+             */
+            slug: string;
+        };
+        CreatedApiKey: {
+            id: number;
+            name: string;
+            prefix: string;
+            /** @description Shown this once; only its hash is stored. */
+            apiKey: string;
+        };
+        CreatedInvitation: {
+            id: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            expiresAt: string;
+            /** @description The link e-mailed to them, to pass on another way if need be. */
+            link: string;
+        };
+        CreatedRouter: {
+            /**
+             * Format: uuid
+             * @description Router id (UUIDv7).
+             */
+            id: string;
+            /**
+             * @description The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        CreatedWorkspace: {
+            /** @example acme */
+            workspace: string;
+            /** @example general */
+            defaultChannel: string;
+            /** @description The first API key. Shown once; only its hash is stored. */
+            apiKey: string;
+        };
+        CreateInvitationBody: {
+            /**
+             * @description The address the invitation is e-mailed to.
+             * @example jane@example.com
+             */
+            email: string;
+            role?: "owner" | "admin" | "member";
+        };
+        CreateRouterBody: {
+            /**
+             * @description Unique in the workspace; a label for people and the CLI.
+             * @example signups
+             */
+            name: string;
+            /**
+             * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
+             * @example user.*
+             */
+            pattern: string;
+            /**
+             * @description Where matching events go; `type` (one of webhook, slack, discord, teams, telegram, email, sms) selects the other fields. Stored encrypted; only a redacted view is ever returned.
+             * @example {
+             *       "type": "webhook",
+             *       "url": "https://example.com/hooks/herald"
+             *     }
+             */
+            destination: {
+                /** @constant */
+                type: "webhook";
+                /**
+                 * Format: uri
+                 * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
+                 */
+                url: string;
+                /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
+                headers?: {
+                    [key: string]: unknown | string;
+                };
+            } | {
+                /** @constant */
+                type: "slack";
+                /**
+                 * Format: uri
+                 * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
+                 */
+                url: string;
+            } | {
+                /** @constant */
+                type: "discord";
+                /**
+                 * Format: uri
+                 * @description Discord webhook URL (https://discord.com/api/webhooks/…).
+                 */
+                url: string;
+            } | {
+                /** @constant */
+                type: "teams";
+                /**
+                 * Format: uri
+                 * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
+                 */
+                url: string;
+            } | {
+                /** @constant */
+                type: "telegram";
+                /** @description Bot API token from @BotFather. */
+                botToken: string;
+                /** @description Chat id or @channelusername. */
+                chatId: string | number;
+            } | {
+                /** @constant */
+                type: "email";
+                /** @description Recipients. */
+                to: string[];
+                /** @description Sender; default SMTP_FROM. */
+                from?: string;
+                /** @description SMTP server; default SMTP_URL. */
+                smtp?: {
+                    host: string;
+                    port: number;
+                    /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
+                    secure?: boolean;
+                    user?: string;
+                    pass?: string;
+                };
+            } | {
+                /** @constant */
+                type: "sms";
+                /** @description Twilio account SID. */
+                accountSid: string;
+                /** @description Twilio auth token. */
+                authToken: string;
+                /** @description Sending number, E.164. */
+                from: string;
+                /** @description Recipient number, E.164. */
+                to: string;
+            };
+            /**
+             * @description Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.
+             * @example {
+             *       "title": "New signup",
+             *       "body": "{{data.email}} joined on {{data.plan}}"
+             *     }
+             */
+            template?: {
+                /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                title?: string;
+                /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                body?: string;
+            } | null;
+            /** @description Default true. A disabled router matches nothing. */
+            enabled?: boolean;
+        };
+        CreateWorkspaceBody: {
+            /**
+             * @description Lower-case slug, unique on this Herald.
+             * @example acme
+             */
+            name: string;
+        };
+        Delivery: {
+            /**
+             * Format: uuid
+             * @description Stable across attempts and duplicates; sent to webhooks as `webhook-id`.
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "router" | "push";
+            /**
+             * Format: uuid
+             * @description For a router delivery.
+             */
+            routerId: string | null;
+            /**
+             * Format: uuid
+             * @description For a push: the device (kept after the device is removed).
+             */
+            deviceId: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: date-time
+             * @description When a pending delivery is next attempted.
+             */
+            nextAttemptAt: string | null;
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DeliveryAttempt: {
+            /** @description 1-based; starts again at 1 after a replay. */
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            durationMs: number;
+            ok: boolean;
+            /** @description HTTP status (or SMTP reply code) received, if any. */
+            status: number | null;
+            /** @description Why the attempt failed. */
+            error: string | null;
+            /** @description The first KiB of the response body. */
+            response: string | null;
+        };
+        /** @description The event's deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet. */
+        DeliveryCounts: {
+            /** @description Deliveries still to be made: a first attempt or a retry is due. */
+            pending: number;
+            succeeded: number;
+            /** @description Deliveries that failed for good; owners and admins can replay them. */
+            failed: number;
+        };
+        /** @description By event id; an event of another workspace counts zeros. */
+        DeliveryCountsByEvent: {
+            [key: string]: components["schemas"]["DeliveryCounts"];
+        };
+        DeliveryListItem: {
+            /**
+             * Format: uuid
+             * @description Stable across attempts and replays; sent to webhooks as `webhook-id`.
+             */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @enum {string} */
+            kind: "router" | "push";
+            /**
+             * Format: uuid
+             * @description For a router delivery.
+             */
+            routerId: string | null;
+            /**
+             * Format: uuid
+             * @description For a push: the device.
+             */
+            deviceId: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
+            attemptCount: number;
+            /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
+            lastStatus: number | null;
+            /** @description Why the last attempt failed. */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next.
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description What the event was; null once it is past retention. */
+            event: {
+                title: string | null;
+                /** @description The first 200 characters. */
+                message: string;
+                event: string | null;
+                channel: string;
+                /** Format: date-time */
+                createdAt: string;
+            } | null;
+        };
+        DeliveryPage: {
+            deliveries: components["schemas"]["DeliveryListItem"][];
+            /** @description Pass as `cursor` for the next (older) page; null at the end. */
+            nextCursor: string | null;
+        };
+        DeliverySummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @description router, or push (to a device). */
+            kind: string;
+            /** Format: uuid */
+            routerId: string | null;
+            /** @description The device of a push; absent from the failed list. */
+            deviceId?: string | null;
+            /** @description HTTP status of the last attempt; absent from the failed list. */
+            lastStatus?: number | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            lastError: string | null;
+            attemptCount: number;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next; absent from the failed list.
+             */
+            nextAttemptAt?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed: for a failed one, when it failed.
+             */
+            updatedAt: string;
+            /** @description What the list shows of its event (null once the event is gone); absent from the failed list. */
+            event?: {
+                title: string | null;
+                /** @description Its first 200 characters. */
+                message: string;
+                event: string | null;
+                channel: string;
+                /** Format: date-time */
+                createdAt: string;
+            } | null;
+        };
+        Device: {
+            /** Format: uuid */
+            id: string;
+            platform: string;
+            provider: string;
+            environment: string;
+            topic: string | null;
+            /** @description The first 8 characters of the token (of the endpoint for webpush). */
+            tokenPrefix: string;
+            /** @description webpush only: the subscription's endpoint, so the app can find its own device. */
+            endpoint: string | null;
+            /**
+             * Format: date-time
+             * @description Last registration or refresh.
+             */
+            lastSeenAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        DeviceBody: {
+            /** @description The device's OS: ios or android for apns and fcm (required), web for webpush (the default). */
+            platform?: "ios" | "android" | "web";
+            /** @description apns for iOS (Apple Push Notification service), fcm for Firebase Cloud Messaging, webpush for a browser or the installed web app. */
+            provider: "apns" | "fcm" | "webpush";
+            /** @description apns and fcm: the push token the OS gave the app. */
+            token?: string;
+            subscription?: components["schemas"]["PushSubscription"];
+            /** @description APNs only: sandbox for development builds; production when absent. */
+            environment?: "sandbox" | "production";
+            /** @description APNs only: the app's bundle id, when it differs from APNS_TOPIC. */
+            topic?: string;
+        };
+        /** @description An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`. */
+        EventBody: {
+            /**
+             * @description Notification body. Truncated to 500 characters (code points). Must not be blank.
+             * @example Jane Doe signed up
+             */
+            message: string;
+            event?: string | null;
+            channel?: string | null;
+            title?: string | null;
+            link?: string | null;
+            tags?: string[] | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        EventWithDeliveries: {
+            /** Format: uuid */
+            eventId: string;
+            workspace: string;
+            channel: string;
+            event: string | null;
+            title: string | null;
+            message: string;
+            link: string | null;
+            tags: string[];
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
+            deliveries: components["schemas"]["Delivery"][];
+        };
+        FeedEvent: {
+            /** Format: uuid */
+            eventId: string;
+            workspace: string;
+            channel: string;
+            event: string | null;
+            title: string | null;
+            message: string;
+            link: string | null;
+            tags: string[];
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            deliveryCounts: components["schemas"]["DeliveryCounts"];
+        };
+        FeedPage: {
+            events: components["schemas"]["FeedEvent"][];
+            /** @description Pass as `before` for the next (older) page; null at the end. */
+            nextCursor: string | null;
+        };
+        /** @description One thing wrong with the request: a field of the body or a parameter. */
+        FieldError: {
+            /**
+             * @description A JSON pointer into the request body (RFC 6901); "" is the whole body.
+             * @example /message
+             */
+            pointer?: string;
+            /**
+             * @description The path or query parameter at fault.
+             * @example limit
+             */
+            parameter?: string;
+            /**
+             * @description What is wrong with it, in words.
+             * @example message must not be empty
+             */
+            detail: string;
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            invitedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+        };
+        InvitationPreview: {
+            workspace: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        Me: {
+            userId: string;
+            email: string;
+            csrf?: string;
+            workspaces: components["schemas"]["MyWorkspace"][];
+        };
+        Member: {
+            /** Format: uuid */
+            userId: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @description Registered devices of this user (in any workspace). */
+            devices: number;
+            mutedChannels: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        MyWorkspace: {
+            workspace: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            defaultChannel: string;
+        };
+        OperatorAddMemberBody: {
+            /**
+             * @description The person's e-mail address; one user per address across workspaces.
+             * @example jane@example.com
+             */
+            email: string;
+            /** @default member */
+            role: "owner" | "admin" | "member";
+        };
+        OperatorChannel: {
+            slug: string;
+            /** @description Events that name no channel go here. */
+            isDefault: boolean;
+            /** @description E-mail addresses of the members who muted it: their devices get no pushes for its events. */
+            mutedBy: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        OperatorChannelPage: {
+            channels: components["schemas"]["OperatorChannel"][];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
+        };
+        OperatorCreateApiKeyBody: {
+            /** @description A label, such as "production". */
+            name?: string;
+        };
+        OperatorCreateChannelBody: {
+            /**
+             * @description Lower-case slug, as events name it.
+             * @example deploys
+             */
+            slug: string;
+        };
+        OperatorCreatedApiKey: {
+            id: number;
+            prefix: string;
+            /** @description Shown once; only its hash is stored. */
+            apiKey: string;
+        };
+        OperatorCreatedInvitation: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The link e-mailed to them, to pass on another way if need be. It works once. */
+            link: string;
+        };
+        OperatorCreateInvitationBody: {
+            /**
+             * @description The address the invitation is e-mailed to.
+             * @example jane@example.com
+             */
+            email: string;
+            /** @description The role they get on accepting; member when left out. */
+            role?: "owner" | "admin" | "member";
+        };
+        OperatorCreateWorkspaceBody: {
+            /**
+             * @description Workspace name: a slug (lowercased; letters, digits, "-" and "_"; at most 64).
+             * @example acme
+             */
+            name: string;
+            /**
+             * @description Events accepted per calendar month (UTC).
+             * @example 10000
+             */
+            monthlyQuota?: number;
+            rateLimit?: {
+                /**
+                 * @description Token refill rate, events per second.
+                 * @example 100
+                 */
+                perSecond?: number;
+                /**
+                 * @description Bucket size: the most events accepted at once.
+                 * @example 200
+                 */
+                burst?: number;
+            };
+        };
+        OperatorRenameChannelBody: {
+            /**
+             * @description The new slug: its past events and mutes move with it; events must use the new one.
+             * @example deploys
+             */
+            slug: string;
+        };
+        OperatorWorkspace: {
+            workspace: string;
+            defaultChannel: string;
+            monthlyQuota: number;
+            rateLimit: components["schemas"]["RateLimit"];
+            usage: {
+                /** @description YYYY-MM (UTC) */
+                period: string;
+                used: number;
+                remaining: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PasswordResetBody: {
+            /**
+             * @description E-mail address.
+             * @example jane@example.com
+             */
+            email: string;
+        };
+        PasswordResetConfirmBody: {
+            /** @description The token from the link. */
+            token: string;
+            /** @description At least 10 characters. */
+            password: string;
+        };
+        PipelineStatus: {
+            /** @enum {string} */
+            bus: "jetstream" | "in-process";
+            /** @description null on the in-process bus. */
+            jetstream: {
+                stream: {
+                    name: string;
+                    /** @description Messages in the stream. */
+                    messages: number;
+                    /** @description Their size. */
+                    bytes: number;
+                    firstSeq: number;
+                    lastSeq: number;
+                    /** @description Consumers of the stream. */
+                    consumers: number;
+                };
+                /** @description The delivery workers' consumer: null while no worker has made it. */
+                consumer: {
+                    name: string;
+                    /** @description num_pending */
+                    pending: number;
+                    /** @description num_ack_pending */
+                    ackPending: number;
+                    /** @description num_redelivered */
+                    redelivered: number;
+                    /** @description Pull requests waiting. */
+                    waiting: number;
+                    /** @description Deliveries to workers so far, redeliveries included (the delivered consumer sequence): it stands still while no worker takes anything. */
+                    delivered: number;
+                } | null;
+            } | null;
+            outbox: {
+                /** @description Outbox rows waiting for the relay. */
+                rows: number;
+                /** @description Events in them. */
+                events: number;
+                /** @description Age of the oldest row; 0 when empty. */
+                oldestAgeSeconds: number;
+            };
+            deliveries: {
+                /** @description Pending deliveries whose next attempt is due now. */
+                pendingDue: number;
+                /** @description Pending deliveries waiting for a later attempt. */
+                pendingLater: number;
+                /** @description Succeeded deliveries of the last 24 h's events. */
+                succeeded: number;
+                /** @description Failed deliveries of the last 24 h's events. */
+                failed: number;
+            };
+            /** @description The ten workspaces that used the largest share of their monthly quota, largest first. */
+            nearestQuota: {
+                workspace: string;
+                /** @description Events this month (UTC). */
+                used: number;
+                /** @description Monthly quota. */
+                quota: number;
+                /** @description Share used, to one decimal; 100 for a quota of 0. */
+                percent: number;
+            }[];
+        };
+        /** @description An RFC 9457 problem (application/problem+json). */
+        Problem: {
+            /**
+             * Format: uri
+             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, unavailable, internal. A program may branch on it.
+             * @example https://herald.dev/problems/validation-failed
+             */
+            type: string;
+            /**
+             * @description The title of the type; the same for every problem of that type.
+             * @example Validation Failed
+             */
+            title: string;
+            /**
+             * @description The HTTP status of the answer.
+             * @example 400
+             */
+            status: number;
+            /**
+             * @description What went wrong, in words.
+             * @example message must not be empty
+             */
+            detail: string;
+            /** @description Each field or parameter at fault (at most 20); absent when the problem names none. */
+            errors?: components["schemas"]["FieldError"][];
+        };
+        /** @description A browser's PushSubscription as JSON (`subscription.toJSON()`). */
+        PushSubscription: {
+            /** @description The push service URL the browser gave (PushSubscription.endpoint); https only. */
+            endpoint: string;
+            /** @description As the browser gives it; ignored (a push service answers 404 or 410 once a subscription is gone). */
+            expirationTime?: null | number;
+            keys: {
+                /** @description The browser's P-256 public key: 65 bytes, base64url. */
+                p256dh: string;
+                /** @description The subscription's auth secret: 16 bytes, base64url. */
+                auth: string;
+            };
+        };
+        RateLimit: {
+            /**
+             * @description Token refill rate, events per second.
+             * @example 100
+             */
+            perSecond: number;
+            /**
+             * @description Bucket size: the most events accepted at once.
+             * @example 200
+             */
+            burst: number;
+        };
+        Readiness: {
+            status: "ready" | "draining" | "unavailable";
+            database?: "ok" | "unreachable";
+        };
+        RegisteredDevice: {
+            /** Format: uuid */
+            id: string;
+        };
+        ReplayedDelivery: {
+            id: string;
+            /** @constant */
+            status: "pending";
+        };
+        Router: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pattern: string;
+            /**
+             * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
+             * @example {
+             *       "type": "webhook",
+             *       "url": "https://example.com/…"
+             *     }
+             */
+            destination: {
+                [key: string]: unknown;
+            };
+            template: {
+                /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                title?: string;
+                /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                body?: string;
+            } | null;
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        RouterPreview: {
+            event: unknown;
+            contentType: string;
+            body: string;
+        };
+        RouterPreviewBody: {
+            destination: {
+                /** @description One of webhook, slack, discord, teams, telegram, email, sms. */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+            template?: {
+                title?: string;
+                body?: string;
+            } | null;
+            /** @description Fields of the sample event to replace. */
+            sample?: {
+                event?: string;
+                title?: string;
+                message?: string;
+                link?: string;
+                tags?: string[];
+                data?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        RouterTestResult: {
+            ok: boolean;
+            status: number | null;
+            durationMs: number;
+            response: string | null;
+            error: string | null;
+            event: unknown;
+        };
+        Session: {
+            /** Format: uuid */
+            userId: string;
+            email: string;
+            /** @description client "app": the bearer token (hrlu_…), shown once. */
+            token?: string;
+            /** @description client "web": send it as X-CSRF-Token with every change. */
+            csrf?: string;
+        };
+        SignedUp: {
+            /** Format: uuid */
+            userId: string;
+            email: string;
+            /** @description client "app": the bearer token (hrlu_…), shown once. */
+            token?: string;
+            /** @description client "web": send it as X-CSRF-Token with every change. */
+            csrf?: string;
+            workspace: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        SigninBody: {
+            /**
+             * @description E-mail address.
+             * @example jane@example.com
+             */
+            email: string;
+            /** @description At least 10 characters. */
+            password: string;
+            /**
+             * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
+             * @default app
+             */
+            client: "web" | "app";
+        };
+        SignupBody: {
+            /**
+             * @description E-mail address.
+             * @example jane@example.com
+             */
+            email: string;
+            /** @description At least 10 characters. */
+            password: string;
+            /**
+             * @description Lower-case slug: letters, digits, "-" and "_".
+             * @example acme
+             */
+            workspace?: string;
+            /** @description The token of an invitation link: join that workspace instead of creating one. */
+            invitation?: string;
+            /**
+             * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
+             * @default app
+             */
+            client: "web" | "app";
+        };
+        SignupConfirmBody: {
+            /** @description The token from the link. */
+            token: string;
+            /**
+             * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
+             * @default app
+             */
+            client: "web" | "app";
+        };
+        SignupPending: {
+            /** @constant */
+            status: "confirmation-sent";
+            email: string;
+            detail: string;
+        };
+        SignupSettings: {
+            /** @enum {string} */
+            signup: "open" | "invite";
+            /** @description Whether anyone has signed up on this Herald yet. While nobody has, nobody can sign in, so the dashboard opens on the sign-up page. */
+            anyAccount: boolean;
+            /** @description On a fresh install, the workspace made at first start (`demo`) that the first account to sign up will own; null once it has an owner. */
+            waitingWorkspace: string | null;
+        };
+        SubmitResult: {
+            /**
+             * @description Name of the workspace the event was sent to.
+             * @example acme
+             */
+            workspace: string;
+            /**
+             * @description Channel the event went to; the workspace's default channel when none was given.
+             * @example general
+             */
+            channel: string;
+            /**
+             * Format: uuid
+             * @description UUIDv7 of the event; sortable by time.
+             */
+            eventId: string;
+            /**
+             * @description Monthly quota left after this event.
+             * @example 9999
+             */
+            remainingQuota: number;
+            /**
+             * @description Present only when Herald changed the event: each truncation and each dropped property.
+             * @example [
+             *       "title was truncated to 128 characters"
+             *     ]
+             */
+            errors?: string[];
+        };
+        UpdateChannelBody: {
+            /**
+             * @description A new slug: its past events and mutes move with it; events must use the new one.
+             * @example signups
+             */
+            slug?: string;
+            /**
+             * @description Make it the default channel.
+             * @constant
+             */
+            default?: true;
+        };
+        UpdateRouterBody: {
+            /**
+             * @description Unique in the workspace; a label for people and the CLI.
+             * @example signups
+             */
+            name?: string;
+            /**
+             * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
+             * @example user.*
+             */
+            pattern?: string;
+            /** @description Replaces the whole destination (all its secrets included); the signing secret is kept. */
+            destination?: {
+                /** @constant */
+                type: "webhook";
+                /**
+                 * Format: uri
+                 * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
+                 */
+                url: string;
+                /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
+                headers?: {
+                    [key: string]: unknown | string;
+                };
+            } | {
+                /** @constant */
+                type: "slack";
+                /**
+                 * Format: uri
+                 * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
+                 */
+                url: string;
+            } | {
+                /** @constant */
+                type: "discord";
+                /**
+                 * Format: uri
+                 * @description Discord webhook URL (https://discord.com/api/webhooks/…).
+                 */
+                url: string;
+            } | {
+                /** @constant */
+                type: "teams";
+                /**
+                 * Format: uri
+                 * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
+                 */
+                url: string;
+            } | {
+                /** @constant */
+                type: "telegram";
+                /** @description Bot API token from @BotFather. */
+                botToken: string;
+                /** @description Chat id or @channelusername. */
+                chatId: string | number;
+            } | {
+                /** @constant */
+                type: "email";
+                /** @description Recipients. */
+                to: string[];
+                /** @description Sender; default SMTP_FROM. */
+                from?: string;
+                /** @description SMTP server; default SMTP_URL. */
+                smtp?: {
+                    host: string;
+                    port: number;
+                    /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
+                    secure?: boolean;
+                    user?: string;
+                    pass?: string;
+                };
+            } | {
+                /** @constant */
+                type: "sms";
+                /** @description Twilio account SID. */
+                accountSid: string;
+                /** @description Twilio auth token. */
+                authToken: string;
+                /** @description Sending number, E.164. */
+                from: string;
+                /** @description Recipient number, E.164. */
+                to: string;
+            };
+            /** @description Replaces the template; null clears it. */
+            template?: {
+                /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
+                title?: string;
+                /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
+                body?: string;
+            } | null;
+            /** @description A disabled router matches nothing. */
+            enabled?: boolean;
+        };
+        UpdateWorkspaceBody: {
+            /**
+             * @description New monthly quota; usage this month is kept.
+             * @example 10000
+             */
+            monthlyQuota?: number;
+            rateLimit?: {
+                /**
+                 * @description Token refill rate, events per second.
+                 * @example 100
+                 */
+                perSecond?: number;
+                /**
+                 * @description Bucket size: the most events accepted at once.
+                 * @example 200
+                 */
+                burst?: number;
+            };
+        };
+        Usage: {
+            period: string;
+            used: number;
+            limit: number;
+            remaining: number;
+            /** Format: date-time */
+            resetsAt: string;
+            /** @description The last 30 days, oldest first, today included. */
+            days: {
+                /** @description YYYY-MM-DD (UTC). */
+                day: string;
+                events: number;
+            }[];
+        };
+        VapidPublicKey: {
+            /** @description The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe(). */
+            publicKey: string;
+        };
+        WorkspaceDetail: {
+            workspace: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            defaultChannel: string;
+            monthlyQuota: number;
+            rateLimit: {
+                perSecond: number;
+                burst: number;
+            };
+            usage: {
+                /** @description The month counted, YYYY-MM (UTC). */
+                period: string;
+                used: number;
+                remaining: number;
+                /**
+                 * Format: date-time
+                 * @description When the quota starts again: 00:00 UTC on the first of next month.
+                 */
+                resetsAt: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -1131,7 +2384,17 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+        };
     };
     getReadyz: {
         parameters: {
@@ -1141,7 +2404,26 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Ready: the database answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Not ready: draining, or the database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
     };
     postEvent: {
         parameters: {
@@ -1155,23 +2437,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Notification body. Truncated to 500 characters (code points). Must not be blank.
-                     * @example Jane Doe signed up
-                     */
-                    message: string;
-                    event?: string | null;
-                    channel?: string | null;
-                    title?: string | null;
-                    link?: string | null;
-                    tags?: string[] | null;
-                    data?: {
-                        [key: string]: unknown;
-                    } | null;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["EventBody"];
             };
         };
         responses: {
@@ -1181,78 +2447,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Name of the workspace the event was sent to.
-                         * @example acme
-                         */
-                        workspace: string;
-                        /**
-                         * @description Channel the event went to; the workspace's default channel when none was given.
-                         * @example general
-                         */
-                        channel: string;
-                        /**
-                         * Format: uuid
-                         * @description UUIDv7 of the event; sortable by time.
-                         */
-                        eventId: string;
-                        /**
-                         * @description Monthly quota left after this event.
-                         * @example 9999
-                         */
-                        remainingQuota: number;
-                        /**
-                         * @description Present only when Herald changed the event: each truncation and each dropped property.
-                         * @example [
-                         *       "title was truncated to 128 characters"
-                         *     ]
-                         */
-                        errors?: string[];
-                    };
+                    "application/json": components["schemas"]["SubmitResult"];
                 };
             };
-            /** @description Validation failed (application/problem+json). */
+            /** @description Validation failed, the body is not JSON, or its Content-Type is not application/json. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Missing or invalid API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Body over 262,144 bytes. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
-            /** @description Idempotency-Key reused with another body. */
+            /** @description Idempotency-Key reused with another body, or a new channel past the workspace's limit of channels. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Rate limit or monthly quota hit; see Retry-After and the problem type. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Database unavailable; nothing was stored. Retry after Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -1265,27 +2519,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1 to 1000 events, answered in this order. */
-                    events: ({
-                        /**
-                         * @description Notification body. Truncated to 500 characters (code points). Must not be blank.
-                         * @example Jane Doe signed up
-                         */
-                        message: string;
-                        event?: string | null;
-                        channel?: string | null;
-                        title?: string | null;
-                        link?: string | null;
-                        tags?: string[] | null;
-                        data?: {
-                            [key: string]: unknown;
-                        } | null;
-                        idempotencyKey?: string | null;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                };
+                "application/json": components["schemas"]["BatchBody"];
             };
         };
         responses: {
@@ -1295,94 +2529,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description One result per event, in request order. */
-                        results: ({
-                            /**
-                             * @description Name of the workspace the event was sent to.
-                             * @example acme
-                             */
-                            workspace: string;
-                            /**
-                             * @description Channel the event went to; the workspace's default channel when none was given.
-                             * @example general
-                             */
-                            channel: string;
-                            /**
-                             * Format: uuid
-                             * @description UUIDv7 of the event; sortable by time.
-                             */
-                            eventId: string;
-                            /**
-                             * @description Monthly quota left after this event.
-                             * @example 9999
-                             */
-                            remainingQuota: number;
-                            /**
-                             * @description Present only when Herald changed the event: each truncation and each dropped property.
-                             * @example [
-                             *       "title was truncated to 128 characters"
-                             *     ]
-                             */
-                            errors?: string[];
-                        } | {
-                            /**
-                             * @description What POST /event would have answered for this event.
-                             * @example 400
-                             */
-                            status: number;
-                            /**
-                             * Format: uri
-                             * @example https://herald.dev/problems/validation-failed
-                             */
-                            type: string;
-                            /** @example Validation Failed */
-                            title: string;
-                            /** @example message must not be empty */
-                            detail: string;
-                            errors?: {
-                                /** @example /events/3/message */
-                                pointer: string;
-                                detail: string;
-                            }[];
-                        })[];
-                    };
+                    "application/json": components["schemas"]["BatchResult"];
                 };
             };
-            /** @description Not a batch: not JSON, not an object, `events` missing, empty or over 1,000 events, or an Idempotency-Key header (application/problem+json). */
+            /** @description Not a batch: not JSON, not an object, `events` missing, empty or over 1,000 events, or an Idempotency-Key header. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Missing or invalid API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Body over 4194304 bytes. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No event fitted the rate limit or the monthly quota; see Retry-After and the problem type. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Database unavailable. Events of the batch may have been stored: retry with an idempotencyKey in each event. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -1403,67 +2600,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        eventId: string;
-                        workspace: string;
-                        channel: string;
-                        event: string | null;
-                        title: string | null;
-                        message: string;
-                        link: string | null;
-                        tags: string[];
-                        data: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
-                        deliveries: {
-                            /**
-                             * Format: uuid
-                             * @description Stable across attempts and duplicates; sent to webhooks as `webhook-id`.
-                             */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "router" | "push";
-                            /**
-                             * Format: uuid
-                             * @description For a router delivery.
-                             */
-                            routerId: string | null;
-                            /**
-                             * Format: uuid
-                             * @description For a push: the device (kept after the device is removed).
-                             */
-                            deviceId: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed";
-                            /**
-                             * Format: date-time
-                             * @description When a pending delivery is next attempted.
-                             */
-                            nextAttemptAt: string | null;
-                            attempts: {
-                                /** @description 1-based; starts again at 1 after a replay. */
-                                attempt: number;
-                                /** Format: date-time */
-                                at: string;
-                                durationMs: number;
-                                ok: boolean;
-                                /** @description HTTP status (or SMTP reply code) received, if any. */
-                                status: number | null;
-                                /** @description Why the attempt failed. */
-                                error: string | null;
-                                /** @description The first KiB of the response body. */
-                                response: string | null;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["EventWithDeliveries"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No event of this id in the workspace of this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1483,31 +2658,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        defaultChannel: string;
-                        monthlyQuota: number;
-                        rateLimit: {
-                            /**
-                             * @description Token refill rate, events per second.
-                             * @example 100
-                             */
-                            perSecond: number;
-                            /**
-                             * @description Bucket size: the most events accepted at once.
-                             * @example 200
-                             */
-                            burst: number;
-                        };
-                        usage: {
-                            /** @description YYYY-MM (UTC) */
-                            period: string;
-                            used: number;
-                            remaining: number;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                    "application/json": components["schemas"]["OperatorWorkspace"][];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No operator API: this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1521,30 +2701,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Workspace name: a slug (lowercased; letters, digits, "-" and "_"; at most 64).
-                     * @example acme
-                     */
-                    name: string;
-                    /**
-                     * @description Events accepted per calendar month (UTC).
-                     * @example 10000
-                     */
-                    monthlyQuota?: number;
-                    rateLimit?: {
-                        /**
-                         * @description Token refill rate, events per second.
-                         * @example 100
-                         */
-                        perSecond?: number;
-                        /**
-                         * @description Bucket size: the most events accepted at once.
-                         * @example 200
-                         */
-                        burst?: number;
-                    };
-                };
+                "application/json": components["schemas"]["OperatorCreateWorkspaceBody"];
             };
         };
         responses: {
@@ -1554,14 +2711,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example acme */
-                        workspace: string;
-                        /** @example general */
-                        defaultChannel: string;
-                        /** @description The first API key. Shown once; only its hash is stored. */
-                        apiKey: string;
-                    };
+                    "application/json": components["schemas"]["CreatedWorkspace"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No operator API: this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A workspace of this name exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1583,31 +2798,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        defaultChannel: string;
-                        monthlyQuota: number;
-                        rateLimit: {
-                            /**
-                             * @description Token refill rate, events per second.
-                             * @example 100
-                             */
-                            perSecond: number;
-                            /**
-                             * @description Bucket size: the most events accepted at once.
-                             * @example 200
-                             */
-                            burst: number;
-                        };
-                        usage: {
-                            /** @description YYYY-MM (UTC) */
-                            period: string;
-                            used: number;
-                            remaining: number;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["OperatorWorkspace"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1623,25 +2852,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description New monthly quota; usage this month is kept.
-                     * @example 10000
-                     */
-                    monthlyQuota?: number;
-                    rateLimit?: {
-                        /**
-                         * @description Token refill rate, events per second.
-                         * @example 100
-                         */
-                        perSecond?: number;
-                        /**
-                         * @description Bucket size: the most events accepted at once.
-                         * @example 200
-                         */
-                        burst?: number;
-                    };
-                };
+                "application/json": components["schemas"]["UpdateWorkspaceBody"];
             };
         };
         responses: {
@@ -1651,31 +2862,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        defaultChannel: string;
-                        monthlyQuota: number;
-                        rateLimit: {
-                            /**
-                             * @description Token refill rate, events per second.
-                             * @example 100
-                             */
-                            perSecond: number;
-                            /**
-                             * @description Bucket size: the most events accepted at once.
-                             * @example 200
-                             */
-                            burst: number;
-                        };
-                        usage: {
-                            /** @description YYYY-MM (UTC) */
-                            period: string;
-                            used: number;
-                            remaining: number;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["OperatorWorkspace"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1697,18 +2940,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        /** @description The first 12 characters of the key, to recognise it. */
-                        prefix: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        lastUsedAt: string | null;
-                        /** Format: date-time */
-                        revokedAt: string | null;
-                    }[];
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1722,12 +2992,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    /** @description A label, such as "production". */
-                    name?: string;
-                };
+                "application/json": components["schemas"]["OperatorCreateApiKeyBody"];
             };
         };
         responses: {
@@ -1737,12 +3004,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        prefix: string;
-                        /** @description Shown once; only its hash is stored. */
-                        apiKey: string;
-                    };
+                    "application/json": components["schemas"]["OperatorCreatedApiKey"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1753,12 +3071,58 @@ export interface operations {
             header?: never;
             path: {
                 workspace: string;
-                id: string | number;
+                id: number;
             };
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no live API key of this id in it; or no operator API. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     getAdminWorkspacesByWorkspaceRouters: {
         parameters: {
@@ -1777,33 +3141,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        pattern: string;
-                        /**
-                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
-                         * @example {
-                         *       "type": "webhook",
-                         *       "url": "https://example.com/…"
-                         *     }
-                         */
-                        destination: {
-                            [key: string]: unknown;
-                        };
-                        template: {
-                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                            title?: string;
-                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                            body?: string;
-                        } | null;
-                        enabled: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    }[];
+                    "application/json": components["schemas"]["Router"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1819,111 +3195,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Unique in the workspace; a label for people and the CLI.
-                     * @example signups
-                     */
-                    name: string;
-                    /**
-                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
-                     * @example user.*
-                     */
-                    pattern: string;
-                    /**
-                     * @description Where matching events go; `type` (one of webhook, slack, discord, teams, telegram, email, sms) selects the other fields. Stored encrypted; only a redacted view is ever returned.
-                     * @example {
-                     *       "type": "webhook",
-                     *       "url": "https://example.com/hooks/herald"
-                     *     }
-                     */
-                    destination: {
-                        /** @constant */
-                        type: "webhook";
-                        /**
-                         * Format: uri
-                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
-                         */
-                        url: string;
-                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
-                        headers?: {
-                            [key: string]: unknown | string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "slack";
-                        /**
-                         * Format: uri
-                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "discord";
-                        /**
-                         * Format: uri
-                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "teams";
-                        /**
-                         * Format: uri
-                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "telegram";
-                        /** @description Bot API token from @BotFather. */
-                        botToken: string;
-                        /** @description Chat id or @channelusername. */
-                        chatId: string | number;
-                    } | {
-                        /** @constant */
-                        type: "email";
-                        /** @description Recipients. */
-                        to: string[];
-                        /** @description Sender; default SMTP_FROM. */
-                        from?: string;
-                        /** @description SMTP server; default SMTP_URL. */
-                        smtp?: {
-                            host: string;
-                            port: number;
-                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
-                            secure?: boolean;
-                            user?: string;
-                            pass?: string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "sms";
-                        /** @description Twilio account SID. */
-                        accountSid: string;
-                        /** @description Twilio auth token. */
-                        authToken: string;
-                        /** @description Sending number, E.164. */
-                        from: string;
-                        /** @description Recipient number, E.164. */
-                        to: string;
-                    };
-                    /**
-                     * @description Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.
-                     * @example {
-                     *       "title": "New signup",
-                     *       "body": "{{data.email}} joined on {{data.plan}}"
-                     *     }
-                     */
-                    template?: {
-                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                        title?: string;
-                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                        body?: string;
-                    } | null;
-                    /** @description Default true. A disabled router matches nothing. */
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["CreateRouterBody"];
             };
         };
         responses: {
@@ -1933,18 +3205,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description Router id (UUIDv7).
-                         */
-                        id: string;
-                        /**
-                         * @description The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.
-                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-                         */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreatedRouter"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A router of this name exists in the workspace, or it has HERALD_MAX_ROUTERS_PER_WORKSPACE routers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1967,33 +3293,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        pattern: string;
-                        /**
-                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
-                         * @example {
-                         *       "type": "webhook",
-                         *       "url": "https://example.com/…"
-                         *     }
-                         */
-                        destination: {
-                            [key: string]: unknown;
-                        };
-                        template: {
-                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                            title?: string;
-                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                            body?: string;
-                        } | null;
-                        enabled: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Router"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2009,7 +3347,53 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     patchAdminWorkspacesByWorkspaceRoutersById: {
         parameters: {
@@ -2023,99 +3407,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Unique in the workspace; a label for people and the CLI.
-                     * @example signups
-                     */
-                    name?: string;
-                    /**
-                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
-                     * @example user.*
-                     */
-                    pattern?: string;
-                    /** @description Replaces the whole destination (all its secrets included); the signing secret is kept. */
-                    destination?: {
-                        /** @constant */
-                        type: "webhook";
-                        /**
-                         * Format: uri
-                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
-                         */
-                        url: string;
-                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
-                        headers?: {
-                            [key: string]: unknown | string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "slack";
-                        /**
-                         * Format: uri
-                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "discord";
-                        /**
-                         * Format: uri
-                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "teams";
-                        /**
-                         * Format: uri
-                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "telegram";
-                        /** @description Bot API token from @BotFather. */
-                        botToken: string;
-                        /** @description Chat id or @channelusername. */
-                        chatId: string | number;
-                    } | {
-                        /** @constant */
-                        type: "email";
-                        /** @description Recipients. */
-                        to: string[];
-                        /** @description Sender; default SMTP_FROM. */
-                        from?: string;
-                        /** @description SMTP server; default SMTP_URL. */
-                        smtp?: {
-                            host: string;
-                            port: number;
-                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
-                            secure?: boolean;
-                            user?: string;
-                            pass?: string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "sms";
-                        /** @description Twilio account SID. */
-                        accountSid: string;
-                        /** @description Twilio auth token. */
-                        authToken: string;
-                        /** @description Sending number, E.164. */
-                        from: string;
-                        /** @description Recipient number, E.164. */
-                        to: string;
-                    };
-                    /** @description Replaces the template; null clears it. */
-                    template?: {
-                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                        title?: string;
-                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                        body?: string;
-                    } | null;
-                    /** @description A disabled router matches nothing. */
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateRouterBody"];
             };
         };
         responses: {
@@ -2125,33 +3417,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        pattern: string;
-                        /**
-                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
-                         * @example {
-                         *       "type": "webhook",
-                         *       "url": "https://example.com/…"
-                         *     }
-                         */
-                        destination: {
-                            [key: string]: unknown;
-                        };
-                        template: {
-                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                            title?: string;
-                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                            body?: string;
-                        } | null;
-                        enabled: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Router"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A router of this name exists in the workspace. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2160,7 +3491,7 @@ export interface operations {
         parameters: {
             query?: {
                 state?: "failed" | "pending" | "succeeded" | "all";
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -2176,46 +3507,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        eventId: string;
-                        /** @description router, or push (to a device). */
-                        kind: string;
-                        /** Format: uuid */
-                        routerId: string | null;
-                        /** @description The device of a push; absent from the failed list. */
-                        deviceId?: string | null;
-                        /** @description HTTP status of the last attempt; absent from the failed list. */
-                        lastStatus?: number | null;
-                        /** @enum {string} */
-                        status: "pending" | "succeeded" | "failed";
-                        lastError: string | null;
-                        attemptCount: number;
-                        /**
-                         * Format: date-time
-                         * @description When a pending delivery is tried next; absent from the failed list.
-                         */
-                        nextAttemptAt?: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /**
-                         * Format: date-time
-                         * @description When it last changed: for a failed one, when it failed.
-                         */
-                        updatedAt: string;
-                        /** @description What the list shows of its event (null once the event is gone); absent from the failed list. */
-                        event?: {
-                            title: string | null;
-                            /** @description Its first 200 characters. */
-                            message: string;
-                            event: string | null;
-                            channel: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        } | null;
-                    }[];
+                    "application/json": components["schemas"]["DeliverySummary"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2238,11 +3568,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        status: "pending";
-                    };
+                    "application/json": components["schemas"]["ReplayedDelivery"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no finished delivery of this id in it (a pending one is already scheduled). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2264,18 +3628,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @description Registered devices of this user (in any workspace). */
-                        devices: number;
-                        mutedChannels: string[];
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2291,15 +3682,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The person's e-mail address; one user per address across workspaces.
-                     * @example jane@example.com
-                     */
-                    email: string;
-                    /** @default member */
-                    role?: "owner" | "admin" | "member";
-                };
+                "application/json": components["schemas"]["OperatorAddMemberBody"];
             };
         };
         responses: {
@@ -2309,12 +3692,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        /** @description Bearer token of this user on the device API; shown once. */
-                        userToken: string;
-                    };
+                    "application/json": components["schemas"]["AddedMember"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This address is already a member of the workspace. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2330,7 +3773,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or this user is not a member of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This is the last owner of the workspace: make someone else owner first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     patchAdminWorkspacesByWorkspaceMembersByUserId: {
         parameters: {
@@ -2344,10 +3842,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The new role. */
-                    role: "owner" | "admin" | "member";
-                };
+                "application/json": components["schemas"]["ChangeRoleBody"];
             };
         };
         responses: {
@@ -2357,18 +3852,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @description Registered devices of this user (in any workspace). */
-                        devices: number;
-                        mutedChannels: string[];
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or this user is not a member of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This is the last owner of the workspace: make someone else owner first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2378,7 +3927,7 @@ export interface operations {
             query?: {
                 q?: string;
                 cursor?: string;
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -2394,19 +3943,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        channels: {
-                            slug: string;
-                            /** @description Events that name no channel go here. */
-                            isDefault: boolean;
-                            /** @description E-mail addresses of the members who muted it: their devices get no pushes for its events. */
-                            mutedBy: string[];
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null at the end. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["OperatorChannelPage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2422,13 +3997,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Lower-case slug, as events name it.
-                     * @example deploys
-                     */
-                    slug: string;
-                };
+                "application/json": components["schemas"]["OperatorCreateChannelBody"];
             };
         };
         responses: {
@@ -2438,9 +4007,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                    };
+                    "application/json": components["schemas"]["ChannelSlug"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The channel exists, or the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2457,13 +4089,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The new slug: its past events and mutes move with it; events must use the new one.
-                     * @example deploys
-                     */
-                    slug: string;
-                };
+                "application/json": components["schemas"]["OperatorRenameChannelBody"];
             };
         };
         responses: {
@@ -2473,9 +4099,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                    };
+                    "application/json": components["schemas"]["ChannelSlug"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no such channel in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The new slug is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2492,7 +4181,53 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Muted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace or channel, or the user is not a member of the workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     deleteAdminWorkspacesByWorkspaceChannelsByChannelMutesByUserId: {
         parameters: {
@@ -2506,7 +4241,53 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Unmuted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace or channel, or the user is not a member of the workspace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     postAdminWorkspacesByWorkspaceInvitations: {
         parameters: {
@@ -2519,15 +4300,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The address the invitation is e-mailed to.
-                     * @example jane@example.com
-                     */
-                    email: string;
-                    /** @description The role they get on accepting; member when left out. */
-                    role?: "owner" | "admin" | "member";
-                };
+                "application/json": components["schemas"]["OperatorCreateInvitationBody"];
             };
         };
         responses: {
@@ -2537,17 +4310,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** @description The link e-mailed to them, to pass on another way if need be. It works once. */
-                        link: string;
-                    };
+                    "application/json": components["schemas"]["OperatorCreatedInvitation"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many invitations from the operator, or e-mails to this address: retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2567,64 +4397,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        bus: "jetstream" | "in-process";
-                        /** @description null on the in-process bus. */
-                        jetstream: {
-                            stream: {
-                                name: string;
-                                /** @description Messages in the stream. */
-                                messages: number;
-                                /** @description Their size. */
-                                bytes: number;
-                                firstSeq: number;
-                                lastSeq: number;
-                                /** @description Consumers of the stream. */
-                                consumers: number;
-                            };
-                            /** @description The delivery workers' consumer, as this process sees it: null in an API process that does not consume (herald serve beside herald worker). */
-                            consumer: {
-                                name: string;
-                                /** @description num_pending */
-                                pending: number;
-                                /** @description num_ack_pending */
-                                ackPending: number;
-                                /** @description num_redelivered */
-                                redelivered: number;
-                                /** @description Pull requests waiting. */
-                                waiting: number;
-                            } | null;
-                        } | null;
-                        outbox: {
-                            /** @description Outbox rows waiting for the relay. */
-                            rows: number;
-                            /** @description Events in them. */
-                            events: number;
-                            /** @description Age of the oldest row; 0 when empty. */
-                            oldestAgeSeconds: number;
-                        };
-                        deliveries: {
-                            /** @description Pending deliveries whose next attempt is due now. */
-                            pendingDue: number;
-                            /** @description Pending deliveries waiting for a later attempt. */
-                            pendingLater: number;
-                            /** @description Succeeded deliveries of the last 24 h's events. */
-                            succeeded: number;
-                            /** @description Failed deliveries of the last 24 h's events. */
-                            failed: number;
-                        };
-                        /** @description The ten workspaces that used the largest share of their monthly quota, largest first. */
-                        nearestQuota: {
-                            workspace: string;
-                            /** @description Events this month (UTC). */
-                            used: number;
-                            /** @description Monthly quota. */
-                            quota: number;
-                            /** @description Share used, to one decimal; 100 for a quota of 0. */
-                            percent: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PipelineStatus"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No operator API: this server was started without HERALD_ADMIN_TOKEN. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2644,25 +4446,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        platform: string;
-                        provider: string;
-                        environment: string;
-                        topic: string | null;
-                        /** @description The first 8 characters of the token (of the endpoint for webpush). */
-                        tokenPrefix: string;
-                        /** @description webpush only: the subscription's endpoint, so the app can find its own device. */
-                        endpoint: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Last registration or refresh.
-                         */
-                        lastSeenAt: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2676,31 +4480,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The device's OS: ios or android for apns and fcm (required), web for webpush (the default). */
-                    platform?: "ios" | "android" | "web";
-                    /** @description apns for iOS (Apple Push Notification service), fcm for Firebase Cloud Messaging, webpush for a browser or the installed web app. */
-                    provider: "apns" | "fcm" | "webpush";
-                    /** @description apns and fcm: the push token the OS gave the app. */
-                    token?: string;
-                    /** @description A browser's PushSubscription as JSON (`subscription.toJSON()`). */
-                    subscription?: {
-                        /** @description The push service URL the browser gave (PushSubscription.endpoint); https only. */
-                        endpoint: string;
-                        /** @description As the browser gives it; ignored (a push service answers 404 or 410 once a subscription is gone). */
-                        expirationTime?: null | number;
-                        keys: {
-                            /** @description The browser's P-256 public key: 65 bytes, base64url. */
-                            p256dh: string;
-                            /** @description The subscription's auth secret: 16 bytes, base64url. */
-                            auth: string;
-                        };
-                    };
-                    /** @description APNs only: sandbox for development builds; production when absent. */
-                    environment?: "sandbox" | "production";
-                    /** @description APNs only: the app's bundle id, when it differs from APNS_TOPIC. */
-                    topic?: string;
-                };
+                "application/json": components["schemas"]["DeviceBody"];
             };
         };
         responses: {
@@ -2710,10 +4490,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["RegisteredDevice"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description You have the most devices one person may have, or this token or subscription is registered to another account. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2728,7 +4570,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description You have no device with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     "getV1PushVapid-public-key": {
         parameters: {
@@ -2745,10 +4642,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe(). */
-                        publicKey: string;
-                    };
+                    "application/json": components["schemas"]["VapidPublicKey"];
+                };
+            };
+            /** @description Web Push is not configured on this server. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2768,12 +4671,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        signup: "open" | "invite";
-                        /** @description On a fresh install, the workspace made at first start (`demo`) that the first account to sign up will own; null once it has an owner. */
-                        waitingWorkspace: string | null;
-                    };
+                    "application/json": components["schemas"]["SignupSettings"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2787,27 +4696,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description E-mail address.
-                     * @example jane@example.com
-                     */
-                    email: string;
-                    /** @description At least 10 characters. */
-                    password: string;
-                    /**
-                     * @description Lower-case slug: letters, digits, "-" and "_".
-                     * @example acme
-                     */
-                    workspace?: string;
-                    /** @description The token of an invitation link: join that workspace instead of creating one. */
-                    invitation?: string;
-                    /**
-                     * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
-                     * @default app
-                     */
-                    client?: "web" | "app";
-                };
+                "application/json": components["schemas"]["SignupBody"];
             };
         };
         responses: {
@@ -2817,18 +4706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @description client "app": the bearer token (hrlu_…), shown once. */
-                        token?: string;
-                        /** @description client "web": send it as X-CSRF-Token with every change. */
-                        csrf?: string;
-                        workspace: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
+                    "application/json": components["schemas"]["SignedUp"];
                 };
             };
             /** @description Response for status 202 */
@@ -2837,12 +4715,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "confirmation-sent";
-                        email: string;
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["SignupPending"];
+                };
+            };
+            /** @description The request is invalid (`errors` names each field), or so is its invitation: used, expired or unknown. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Sign-up is by invitation only here, or the invitation is for another address. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace name is taken, or (with an invitation) an account with this address exists: sign in, then accept it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many e-mails to this address or from this client: retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2856,15 +4796,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The token from the link. */
-                    token: string;
-                    /**
-                     * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
-                     * @default app
-                     */
-                    client?: "web" | "app";
-                };
+                "application/json": components["schemas"]["SignupConfirmBody"];
             };
         };
         responses: {
@@ -2874,18 +4806,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @description client "app": the bearer token (hrlu_…), shown once. */
-                        token?: string;
-                        /** @description client "web": send it as X-CSRF-Token with every change. */
-                        csrf?: string;
-                        workspace: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
+                    "application/json": components["schemas"]["SignedUp"];
+                };
+            };
+            /** @description The request is invalid, or the link is: used, expired or unknown. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace name was taken since, or an account with this address exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2899,20 +4867,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description E-mail address.
-                     * @example jane@example.com
-                     */
-                    email: string;
-                    /** @description At least 10 characters. */
-                    password: string;
-                    /**
-                     * @description web: a session cookie (and a CSRF token to send back in X-CSRF-Token); app: a bearer token in the body.
-                     * @default app
-                     */
-                    client?: "web" | "app";
-                };
+                "application/json": components["schemas"]["SigninBody"];
             };
         };
         responses: {
@@ -2922,15 +4877,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @description client "app": the bearer token (hrlu_…), shown once. */
-                        token?: string;
-                        /** @description client "web": send it as X-CSRF-Token with every change. */
-                        csrf?: string;
-                    };
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The e-mail address or the password is wrong (invalid-credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many sign-in attempts for this account or from this client: retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2944,16 +4949,67 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description E-mail address.
-                     * @example jane@example.com
-                     */
-                    email: string;
+                "application/json": components["schemas"]["PasswordResetBody"];
+            };
+        };
+        responses: {
+            /** @description Asked: if the address has an account, a link is on its way. The body is an empty object. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many e-mails to this address or from this client: retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
-        responses: never;
     };
     "postV1AuthPassword-resetConfirm": {
         parameters: {
@@ -2964,15 +5020,56 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The token from the link. */
-                    token: string;
-                    /** @description At least 10 characters. */
-                    password: string;
+                "application/json": components["schemas"]["PasswordResetConfirmBody"];
+            };
+        };
+        responses: {
+            /** @description The password is set; every session of the account is signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid (a password too short, say), or the link is: used, expired or unknown. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
-        responses: never;
     };
     postV1AuthSignout: {
         parameters: {
@@ -2982,7 +5079,44 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Signed out; a web session's cookie is cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     getV1Me: {
         parameters: {
@@ -2999,17 +5133,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        userId: string;
-                        email: string;
-                        csrf?: string;
-                        workspaces: {
-                            workspace: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            defaultChannel: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3029,12 +5173,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        defaultChannel: string;
-                    }[];
+                    "application/json": components["schemas"]["MyWorkspace"][];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3048,13 +5207,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Lower-case slug, unique on this Herald.
-                     * @example acme
-                     */
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateWorkspaceBody"];
             };
         };
         responses: {
@@ -3064,12 +5217,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        defaultChannel: string;
-                    };
+                    "application/json": components["schemas"]["MyWorkspace"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The name is taken, or you own HERALD_MAX_WORKSPACES_PER_USER workspaces. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3091,30 +5304,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        defaultChannel: string;
-                        monthlyQuota: number;
-                        rateLimit: {
-                            perSecond: number;
-                            burst: number;
-                        };
-                        usage: {
-                            /** @description The month counted, YYYY-MM (UTC). */
-                            period: string;
-                            used: number;
-                            remaining: number;
-                            /**
-                             * Format: date-time
-                             * @description When the quota starts again: 00:00 UTC on the first of next month.
-                             */
-                            resetsAt: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WorkspaceDetail"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3136,20 +5364,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        period: string;
-                        used: number;
-                        limit: number;
-                        remaining: number;
-                        /** Format: date-time */
-                        resetsAt: string;
-                        /** @description The last 30 days, oldest first, today included. */
-                        days: {
-                            /** @description YYYY-MM-DD (UTC). */
-                            day: string;
-                            events: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3159,7 +5412,7 @@ export interface operations {
             query?: {
                 q?: string;
                 cursor?: string;
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -3175,19 +5428,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        channels: {
-                            slug: string;
-                            /** @description Events that name no channel go here. */
-                            isDefault: boolean;
-                            /** @description Whether you muted it: no pushes to your devices for its events. */
-                            muted: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null at the end. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ChannelPage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3203,13 +5482,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Lower-case slug, as events name it.
-                     * @example signups
-                     */
-                    slug: string;
-                };
+                "application/json": components["schemas"]["CreateChannelBody"];
             };
         };
         responses: {
@@ -3219,9 +5492,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                    };
+                    "application/json": components["schemas"]["ChannelSlug"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The channel exists, or the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3237,7 +5582,71 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such channel in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This is the default channel: make another one the default first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     patchV1WorkspacesByWorkspaceChannelsByChannel: {
         parameters: {
@@ -3251,18 +5660,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description A new slug: its past events and mutes move with it; events must use the new one.
-                     * @example signups
-                     */
-                    slug?: string;
-                    /**
-                     * @description Make it the default channel.
-                     * @constant
-                     */
-                    default?: true;
-                };
+                "application/json": components["schemas"]["UpdateChannelBody"];
             };
         };
         responses: {
@@ -3272,9 +5670,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                    };
+                    "application/json": components["schemas"]["ChannelSlug"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such channel in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The new slug is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3290,7 +5760,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Muted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such channel in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     deleteV1WorkspacesByWorkspaceChannelsByChannelMute: {
         parameters: {
@@ -3303,7 +5828,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Unmuted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     getV1InvitationsByToken: {
         parameters: {
@@ -3322,12 +5902,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This invitation is invalid, used or expired. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3349,18 +5953,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @description Registered devices of this user (in any workspace). */
-                        devices: number;
-                        mutedChannels: string[];
-                        /** Format: date-time */
-                        createdAt: string;
-                    }[];
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3376,7 +6007,71 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Removed; their live feeds of the workspace end. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or this person is not a member of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A workspace needs an owner: make someone else owner first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     patchV1WorkspacesByWorkspaceMembersByUserId: {
         parameters: {
@@ -3390,9 +6085,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    role: "owner" | "admin" | "member";
-                };
+                "application/json": components["schemas"]["ChangeRoleBody"];
             };
         };
         responses: {
@@ -3402,18 +6095,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        userId: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @description Registered devices of this user (in any workspace). */
-                        devices: number;
-                        mutedChannels: string[];
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or this person is not a member of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A workspace needs an owner: make someone else owner first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3435,20 +6191,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        invitedBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "revoked" | "expired";
-                    }[];
+                    "application/json": components["schemas"]["Invitation"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3464,14 +6254,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The address the invitation is e-mailed to.
-                     * @example jane@example.com
-                     */
-                    email: string;
-                    role?: "owner" | "admin" | "member";
-                };
+                "application/json": components["schemas"]["CreateInvitationBody"];
             };
         };
         responses: {
@@ -3481,15 +6264,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        expiresAt: string;
-                        /** @description The link e-mailed to them, to pass on another way if need be. */
-                        link: string;
-                    };
+                    "application/json": components["schemas"]["CreatedInvitation"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many invitations from you, or e-mails to this address: retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3505,7 +6356,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no pending invitation of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     postV1InvitationsByTokenAccept: {
         parameters: {
@@ -3524,11 +6430,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The invitation is for another address, or a web session sent no X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This invitation is invalid, used or expired. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3550,18 +6499,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        /** @description The first 12 characters of the key, to recognise it. */
-                        prefix: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        lastUsedAt: string | null;
-                        /** Format: date-time */
-                        revokedAt: string | null;
-                    }[];
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3577,10 +6553,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description What the key is for, such as "production". */
-                    name: string;
-                };
+                "application/json": components["schemas"]["CreateApiKeyBody"];
             };
         };
         responses: {
@@ -3590,13 +6563,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        prefix: string;
-                        /** @description Shown this once; only its hash is stored. */
-                        apiKey: string;
-                    };
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3607,12 +6639,67 @@ export interface operations {
             header?: never;
             path: {
                 workspace: string;
-                id: string | number;
+                id: number;
             };
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no live API key of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     getV1WorkspacesByWorkspaceRouters: {
         parameters: {
@@ -3631,33 +6718,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        pattern: string;
-                        /**
-                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
-                         * @example {
-                         *       "type": "webhook",
-                         *       "url": "https://example.com/…"
-                         *     }
-                         */
-                        destination: {
-                            [key: string]: unknown;
-                        };
-                        template: {
-                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                            title?: string;
-                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                            body?: string;
-                        } | null;
-                        enabled: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    }[];
+                    "application/json": components["schemas"]["Router"][];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such router in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3673,111 +6772,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Unique in the workspace; a label for people and the CLI.
-                     * @example signups
-                     */
-                    name: string;
-                    /**
-                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
-                     * @example user.*
-                     */
-                    pattern: string;
-                    /**
-                     * @description Where matching events go; `type` (one of webhook, slack, discord, teams, telegram, email, sms) selects the other fields. Stored encrypted; only a redacted view is ever returned.
-                     * @example {
-                     *       "type": "webhook",
-                     *       "url": "https://example.com/hooks/herald"
-                     *     }
-                     */
-                    destination: {
-                        /** @constant */
-                        type: "webhook";
-                        /**
-                         * Format: uri
-                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
-                         */
-                        url: string;
-                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
-                        headers?: {
-                            [key: string]: unknown | string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "slack";
-                        /**
-                         * Format: uri
-                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "discord";
-                        /**
-                         * Format: uri
-                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "teams";
-                        /**
-                         * Format: uri
-                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "telegram";
-                        /** @description Bot API token from @BotFather. */
-                        botToken: string;
-                        /** @description Chat id or @channelusername. */
-                        chatId: string | number;
-                    } | {
-                        /** @constant */
-                        type: "email";
-                        /** @description Recipients. */
-                        to: string[];
-                        /** @description Sender; default SMTP_FROM. */
-                        from?: string;
-                        /** @description SMTP server; default SMTP_URL. */
-                        smtp?: {
-                            host: string;
-                            port: number;
-                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
-                            secure?: boolean;
-                            user?: string;
-                            pass?: string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "sms";
-                        /** @description Twilio account SID. */
-                        accountSid: string;
-                        /** @description Twilio auth token. */
-                        authToken: string;
-                        /** @description Sending number, E.164. */
-                        from: string;
-                        /** @description Recipient number, E.164. */
-                        to: string;
-                    };
-                    /**
-                     * @description Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.
-                     * @example {
-                     *       "title": "New signup",
-                     *       "body": "{{data.email}} joined on {{data.plan}}"
-                     *     }
-                     */
-                    template?: {
-                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                        title?: string;
-                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                        body?: string;
-                    } | null;
-                    /** @description Default true. A disabled router matches nothing. */
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["CreateRouterBody"];
             };
         };
         responses: {
@@ -3787,18 +6782,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description Router id (UUIDv7).
-                         */
-                        id: string;
-                        /**
-                         * @description The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.
-                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-                         */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreatedRouter"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such router in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A router of this name exists in the workspace, or it has HERALD_MAX_ROUTERS_PER_WORKSPACE routers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3821,33 +6879,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        pattern: string;
-                        /**
-                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
-                         * @example {
-                         *       "type": "webhook",
-                         *       "url": "https://example.com/…"
-                         *     }
-                         */
-                        destination: {
-                            [key: string]: unknown;
-                        };
-                        template: {
-                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                            title?: string;
-                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                            body?: string;
-                        } | null;
-                        enabled: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Router"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3863,7 +6933,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     patchV1WorkspacesByWorkspaceRoutersById: {
         parameters: {
@@ -3877,99 +7002,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Unique in the workspace; a label for people and the CLI.
-                     * @example signups
-                     */
-                    name?: string;
-                    /**
-                     * @description Glob on the event's `event` key: `*` matches any run of characters, dots included (`user.*` matches `user.signup` and `user.a.b`, not `user`). `*` alone also matches events without a key. At most 200 of A-Z a-z 0-9 _ . : - *.
-                     * @example user.*
-                     */
-                    pattern?: string;
-                    /** @description Replaces the whole destination (all its secrets included); the signing secret is kept. */
-                    destination?: {
-                        /** @constant */
-                        type: "webhook";
-                        /**
-                         * Format: uri
-                         * @description Receiver URL; POSTed a JSON body signed per Standard Webhooks.
-                         */
-                        url: string;
-                        /** @description Extra request headers, such as an Authorization the receiver expects: names are tokens (letters, digits and !#$%&'*+-.^_`|~), values printable ASCII without line breaks. */
-                        headers?: {
-                            [key: string]: unknown | string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "slack";
-                        /**
-                         * Format: uri
-                         * @description Slack incoming-webhook URL (https://hooks.slack.com/services/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "discord";
-                        /**
-                         * Format: uri
-                         * @description Discord webhook URL (https://discord.com/api/webhooks/…).
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "teams";
-                        /**
-                         * Format: uri
-                         * @description Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.
-                         */
-                        url: string;
-                    } | {
-                        /** @constant */
-                        type: "telegram";
-                        /** @description Bot API token from @BotFather. */
-                        botToken: string;
-                        /** @description Chat id or @channelusername. */
-                        chatId: string | number;
-                    } | {
-                        /** @constant */
-                        type: "email";
-                        /** @description Recipients. */
-                        to: string[];
-                        /** @description Sender; default SMTP_FROM. */
-                        from?: string;
-                        /** @description SMTP server; default SMTP_URL. */
-                        smtp?: {
-                            host: string;
-                            port: number;
-                            /** @description TLS from the first byte (port 465). Otherwise STARTTLS when offered. */
-                            secure?: boolean;
-                            user?: string;
-                            pass?: string;
-                        };
-                    } | {
-                        /** @constant */
-                        type: "sms";
-                        /** @description Twilio account SID. */
-                        accountSid: string;
-                        /** @description Twilio auth token. */
-                        authToken: string;
-                        /** @description Sending number, E.164. */
-                        from: string;
-                        /** @description Recipient number, E.164. */
-                        to: string;
-                    };
-                    /** @description Replaces the template; null clears it. */
-                    template?: {
-                        /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                        title?: string;
-                        /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                        body?: string;
-                    } | null;
-                    /** @description A disabled router matches nothing. */
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateRouterBody"];
             };
         };
         responses: {
@@ -3979,33 +7012,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        pattern: string;
-                        /**
-                         * @description The destination without its secrets: its type, the origin of a URL, header names, recipients.
-                         * @example {
-                         *       "type": "webhook",
-                         *       "url": "https://example.com/…"
-                         *     }
-                         */
-                        destination: {
-                            [key: string]: unknown;
-                        };
-                        template: {
-                            /** @description Mustache template of the title (`{{data.plan}}`, `{{event}}`…). */
-                            title?: string;
-                            /** @description Mustache template of the body. For a webhook it replaces the whole JSON body. */
-                            body?: string;
-                        } | null;
-                        enabled: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Router"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A router of this name exists in the workspace. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4021,29 +7102,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    destination: {
-                        /** @description One of webhook, slack, discord, teams, telegram, email, sms. */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                    template?: {
-                        title?: string;
-                        body?: string;
-                    } | null;
-                    /** @description Fields of the sample event to replace. */
-                    sample?: {
-                        event?: string;
-                        title?: string;
-                        message?: string;
-                        link?: string;
-                        tags?: string[];
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["RouterPreviewBody"];
             };
         };
         responses: {
@@ -4053,11 +7112,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        event: unknown;
-                        contentType: string;
-                        body: string;
-                    };
+                    "application/json": components["schemas"]["RouterPreview"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such router in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4080,14 +7200,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ok: boolean;
-                        status: number | null;
-                        durationMs: number;
-                        response: string | null;
-                        error: string | null;
-                        event: unknown;
-                    };
+                    "application/json": components["schemas"]["RouterTestResult"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no such router in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4101,7 +7261,7 @@ export interface operations {
                 event?: string;
                 q?: string;
                 before?: string;
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -4115,34 +7275,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        events: {
-                            /** Format: uuid */
-                            eventId: string;
-                            workspace: string;
-                            channel: string;
-                            event: string | null;
-                            title: string | null;
-                            message: string;
-                            link: string | null;
-                            tags: string[];
-                            data: {
-                                [key: string]: unknown;
-                            } | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description The event's deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet. */
-                            deliveryCounts: {
-                                /** @description Deliveries still to be made: a first attempt or a retry is due. */
-                                pending: number;
-                                succeeded: number;
-                                /** @description Deliveries that failed for good; owners and admins can replay them. */
-                                failed: number;
-                            };
-                        }[];
-                        /** @description Pass as `before` for the next (older) page; null at the end. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["FeedPage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4161,7 +7332,66 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description The stream: `event` messages, each an event as JSON, and an `ended` message last. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description You have 10 live streams open: close one, or retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     getV1WorkspacesByWorkspaceEventsByEventId: {
         parameters: {
@@ -4181,67 +7411,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        eventId: string;
-                        workspace: string;
-                        channel: string;
-                        event: string | null;
-                        title: string | null;
-                        message: string;
-                        link: string | null;
-                        tags: string[];
-                        data: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
-                        deliveries: {
-                            /**
-                             * Format: uuid
-                             * @description Stable across attempts and duplicates; sent to webhooks as `webhook-id`.
-                             */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "router" | "push";
-                            /**
-                             * Format: uuid
-                             * @description For a router delivery.
-                             */
-                            routerId: string | null;
-                            /**
-                             * Format: uuid
-                             * @description For a push: the device (kept after the device is removed).
-                             */
-                            deviceId: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed";
-                            /**
-                             * Format: date-time
-                             * @description When a pending delivery is next attempted.
-                             */
-                            nextAttemptAt: string | null;
-                            attempts: {
-                                /** @description 1-based; starts again at 1 after a replay. */
-                                attempt: number;
-                                /** Format: date-time */
-                                at: string;
-                                durationMs: number;
-                                ok: boolean;
-                                /** @description HTTP status (or SMTP reply code) received, if any. */
-                                status: number | null;
-                                /** @description Why the attempt failed. */
-                                error: string | null;
-                                /** @description The first KiB of the response body. */
-                                response: string | null;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["EventWithDeliveries"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no event of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4257,7 +7465,62 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: never;
+        responses: {
+            /** @description Scheduled: the delivery is pending again. The body is an empty object. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no finished delivery of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
     getV1WorkspacesByWorkspaceDeliveries: {
         parameters: {
@@ -4268,7 +7531,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 cursor?: string;
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -4284,58 +7547,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveries: {
-                            /**
-                             * Format: uuid
-                             * @description Stable across attempts and replays; sent to webhooks as `webhook-id`.
-                             */
-                            id: string;
-                            /** Format: uuid */
-                            eventId: string;
-                            /** @enum {string} */
-                            kind: "router" | "push";
-                            /**
-                             * Format: uuid
-                             * @description For a router delivery.
-                             */
-                            routerId: string | null;
-                            /**
-                             * Format: uuid
-                             * @description For a push: the device.
-                             */
-                            deviceId: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed";
-                            /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
-                            attemptCount: number;
-                            /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
-                            lastStatus: number | null;
-                            /** @description Why the last attempt failed. */
-                            lastError: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a pending delivery is tried next.
-                             */
-                            nextAttemptAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description What the event was; null once it is past retention. */
-                            event: {
-                                title: string | null;
-                                /** @description The first 200 characters. */
-                                message: string;
-                                event: string | null;
-                                channel: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                            } | null;
-                        }[];
-                        /** @description Pass as `cursor` for the next (older) page; null at the end. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4359,15 +7609,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: {
-                            /** @description Deliveries still to be made: a first attempt or a retry is due. */
-                            pending: number;
-                            succeeded: number;
-                            /** @description Deliveries that failed for good; owners and admins can replay them. */
-                            failed: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["DeliveryCountsByEvent"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4383,26 +7663,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable). */
-                    state?: "pending" | "succeeded" | "failed";
-                    /** @description Only the deliveries of this router (its id). */
-                    router?: string;
-                    /** @description Only the pushes to this device (its id). */
-                    device?: string;
-                    /**
-                     * @description Only deliveries of events created at or after this time.
-                     * @example 2025-06-01T00:00:00Z
-                     */
-                    since?: string;
-                    /**
-                     * @description Only deliveries of events created at or before this time.
-                     * @example 2025-06-01T00:00:00Z
-                     */
-                    until?: string;
-                    /** @description Only count the failed deliveries that would be replayed. */
-                    dryRun?: boolean;
-                };
+                "application/json": components["schemas"]["BulkReplayBody"];
             };
         };
         responses: {
@@ -4412,14 +7673,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Failed deliveries that match the filter, counted up to 1000. */
-                        matched: number;
-                        /** @description Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some. */
-                        replayed: number;
-                        /** @description More than 1000 matched: call again to replay the rest. */
-                        more: boolean;
-                    };
+                    "application/json": components["schemas"]["BulkReplayResult"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -134,3 +134,43 @@ export function destinationSecrets(d: Destination): { urls: string[]; values: st
       return { urls: [], values: [] } // an unknown type: deliver() sends nothing
   }
 }
+
+/** host[:port] of a URL, or "unknown". */
+/** The services the destinations of a type share (from the config): where Telegram, Twilio and the default SMTP server are. */
+export interface Endpoints {
+  telegram: string // TELEGRAM_API_URL, e.g. https://api.telegram.org
+  twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
+  smtpUrl?: string // SMTP_URL, default server of e-mail destinations
+  smtpFrom?: string // SMTP_FROM
+}
+
+const hostOf = (url: string | undefined) => {
+  try {
+    return new URL(url ?? '').host || 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/**
+ * Where a destination's sends go, as host[:port], for the circuit metrics: a
+ * URL's host (never its path, which may carry a token), the SMTP server, or
+ * the Telegram or Twilio API. Destinations on one host share a label.
+ */
+export function destinationHost(d: Destination, endpoints: Pick<Endpoints, 'telegram' | 'twilio' | 'smtpUrl'>): string {
+  switch (d.type) {
+    case 'webhook':
+    case 'slack':
+    case 'discord':
+    case 'teams':
+      return hostOf(d.url)
+    case 'telegram':
+      return hostOf(endpoints.telegram)
+    case 'email':
+      return d.smtp ? `${d.smtp.host}:${d.smtp.port}` : hostOf(endpoints.smtpUrl)
+    case 'sms':
+      return hostOf(endpoints.twilio)
+    default:
+      return 'unknown'
+  }
+}

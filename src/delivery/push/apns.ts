@@ -14,7 +14,7 @@ import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, 
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import type { EventView } from '../event_view'
 import type { ApnsConfig, PushJob, PushResult } from './job'
-import { extraCa, parseRetryAfter, preview } from '../outbound'
+import { parseRetryAfter, preview } from '../outbound'
 import { ELLIPSIS, fitText, jsonBytes } from './payload'
 
 export const APNS_HOSTS = {
@@ -127,8 +127,8 @@ interface Session {
 
 const sessions = new Map<string, Session>()
 
-function openSession(origin: string): Session {
-  const ca = extraCa()
+/** `ca`: the job's (PushJob.ca); absent, the runtime's trust. A session keeps the one it opened with. */
+function openSession(origin: string, ca: string[] | undefined): Session {
   const h2 = connect(origin, ca ? { ca } : {})
   const s: Session = { h2, limit: 0, active: 0, waiting: [] }
   // Streams opened before the server's SETTINGS arrive are refused once it
@@ -172,9 +172,9 @@ function release(s: Session): void {
 }
 
 /** A session with a stream slot taken for the caller, or why there is none. */
-function acquire(origin: string, deadline: number): Promise<Session | { failed: string }> {
+function acquire(origin: string, deadline: number, ca: string[] | undefined): Promise<Session | { failed: string }> {
   let s = sessions.get(origin)
-  if (!s || s.h2.closed || s.h2.destroyed) s = openSession(origin)
+  if (!s || s.h2.closed || s.h2.destroyed) s = openSession(origin, ca)
   if (s.active < s.limit && !s.waiting.length) {
     s.active++
     return Promise.resolve(s)
@@ -184,7 +184,7 @@ function acquire(origin: string, deadline: number): Promise<Session | { failed: 
     const waiter = (outcome: 'granted' | 'retry' | 'failed') => {
       clearTimeout(timer)
       if (outcome === 'granted') resolve(session)
-      else if (outcome === 'retry') resolve(acquire(origin, deadline))
+      else if (outcome === 'retry') resolve(acquire(origin, deadline, ca))
       else resolve({ failed: `cannot connect to APNs at ${origin}: ${session.error ?? 'connection closed'}` })
     }
     const timer = setTimeout(() => {
@@ -243,9 +243,9 @@ function streamRequest(s: Session, headers: OutgoingHttpHeaders, body: string, d
 
 // A failed exchange is not resent here, not even a refused stream: the
 // delivery's schedule retries at once, and one attempt stays one request.
-async function exchange(origin: string, headers: OutgoingHttpHeaders, body: string, timeoutMs: number): Promise<Answer> {
+async function exchange(origin: string, headers: OutgoingHttpHeaders, body: string, timeoutMs: number, ca: string[] | undefined): Promise<Answer> {
   const deadline = Date.now() + timeoutMs
-  const s = await acquire(origin, deadline)
+  const s = await acquire(origin, deadline, ca)
   if ('failed' in s) return { ok: false, error: s.failed }
   try {
     return await streamRequest(s, headers, body, deadline)
@@ -320,7 +320,7 @@ export async function sendApns(job: PushJob): Promise<PushResult> {
     } catch (err) {
       return { ok: false, retryable: false, durationMs: elapsed(), error: `cannot sign the APNs provider token: ${(err as Error).message}` }
     }
-    const answer = await exchange(origin, requestHeaders(job, config, jwt), payload, job.timeoutMs ?? TIMEOUT_MS)
+    const answer = await exchange(origin, requestHeaders(job, config, jwt), payload, job.timeoutMs ?? TIMEOUT_MS, job.ca)
     if (!answer.ok) return { ok: false, retryable: true, durationMs: elapsed(), error: answer.error }
     const retryAfter = answer.headers['retry-after']
     const result = classifyApns(answer.status, answer.body, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, elapsed())

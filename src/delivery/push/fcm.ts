@@ -8,7 +8,6 @@
 import type { EventView } from '../event_view'
 import type { FcmConfig, PushJob, PushResult } from './job'
 import { parseRetryAfter, preview } from '../outbound'
-import { extraCa } from '../outbound'
 import { AccessTokens, TokenError } from './google_token'
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
@@ -27,7 +26,7 @@ function authClient(config: FcmConfig): AccessTokens {
   const id = `${config.tokenUrl}\n${account.client_email}\n${account.private_key}`
   let client = clients.get(id)
   if (!client) {
-    client = new AccessTokens({ account, tokenUrl: config.tokenUrl, scope: SCOPE, timeoutMs: TIMEOUT_MS, ca: extraCa })
+    client = new AccessTokens({ account, tokenUrl: config.tokenUrl, scope: SCOPE, timeoutMs: TIMEOUT_MS })
     clients.set(id, client)
   }
   return client
@@ -98,8 +97,7 @@ function tokenFailure(err: unknown, durationMs: number): PushResult {
   return { ok: false, retryable, durationMs, error: `cannot get an FCM access token: ${(err as Error).message ?? String(err)}` }
 }
 
-async function post(url: string, accessToken: string, body: string, timeoutMs: number): Promise<Response> {
-  const ca = url.startsWith('https:') ? extraCa() : undefined
+async function post(url: string, accessToken: string, body: string, timeoutMs: number, ca: string[] | undefined): Promise<Response> {
   // Plain fetch: the FCM origin is operator configuration, not user input,
   // so it does not go through the SSRF-hardened client.
   return fetch(url, {
@@ -107,7 +105,7 @@ async function post(url: string, accessToken: string, body: string, timeoutMs: n
     headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
     body,
     signal: AbortSignal.timeout(timeoutMs),
-    ...(ca ? { tls: { ca } } : {}),
+    ...(ca && url.startsWith('https:') ? { tls: { ca } } : {}),
   })
 }
 
@@ -116,10 +114,10 @@ const TOKEN_MARGIN_MS = 60_000
 // Shared tokens FCM refused on this thread.
 const refused = new Set<string>()
 
-/** The access token of this process, for the pool's threads; null when it cannot be had (each push then reports why). */
-export async function sharedAccessToken(config: FcmConfig): Promise<{ token: string; expiresAt: number } | null> {
+/** The access token of this process, for the pool's threads; null when it cannot be had (each push then reports why). `ca`: as PushJob.ca. */
+export async function sharedAccessToken(config: FcmConfig, ca?: string[]): Promise<{ token: string; expiresAt: number } | null> {
   try {
-    const { token, expiresAt } = await authClient(config).get()
+    const { token, expiresAt } = await authClient(config).get(ca)
     return expiresAt - Date.now() > TOKEN_MARGIN_MS ? { token, expiresAt } : null
   } catch {
     return null
@@ -142,7 +140,7 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
     if (shared && !refused.has(shared.token) && shared.expiresAt - Date.now() > TOKEN_MARGIN_MS) accessToken = shared.token
     else {
       try {
-        accessToken = (await client.get()).token
+        accessToken = (await client.get(job.ca)).token
       } catch (err) {
         return tokenFailure(err, elapsed())
       }
@@ -150,7 +148,7 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
     let res: Response
     let text: string
     try {
-      res = await post(url, accessToken, body, timeoutMs)
+      res = await post(url, accessToken, body, timeoutMs, job.ca)
       text = await res.text()
     } catch (err) {
       const e = err as Error

@@ -39,8 +39,6 @@ export interface AccessTokensOptions {
   tokenUrl: string
   scope: string
   timeoutMs: number
-  /** The certificate authorities to trust for an https token endpoint, when not only the defaults. */
-  ca?: () => string[] | undefined
 }
 
 /** One account's access token, cached until shortly before it expires; concurrent callers share one request. */
@@ -51,10 +49,14 @@ export class AccessTokens {
 
   constructor(private readonly opts: AccessTokensOptions) {}
 
-  /** A token valid for at least a few more minutes. */
-  get(): Promise<AccessToken> {
+  /**
+   * A token valid for at least a few more minutes. `ca`: the certificate
+   * authorities to trust for an https token endpoint instead of the
+   * runtime's (OutboundOptions.ca), for a request this makes.
+   */
+  get(ca?: string[]): Promise<AccessToken> {
     if (this.current && this.current.expiresAt - Date.now() > REFRESH_MARGIN_MS) return Promise.resolve(this.current)
-    this.pending ??= this.request().finally(() => (this.pending = undefined))
+    this.pending ??= this.request(ca).finally(() => (this.pending = undefined))
     return this.pending
   }
 
@@ -78,9 +80,9 @@ export class AccessTokens {
     return `${unsigned}.${sign('sha256', Buffer.from(unsigned), this.key).toString('base64url')}`
   }
 
-  private async request(): Promise<AccessToken> {
+  private async request(given: string[] | undefined): Promise<AccessToken> {
     const { tokenUrl, timeoutMs } = this.opts
-    const ca = tokenUrl.startsWith('https:') ? this.opts.ca?.() : undefined
+    const ca = tokenUrl.startsWith('https:') ? given : undefined
     let res: Response
     let text: string
     try {

@@ -65,6 +65,8 @@ export interface PushJob {
   webpush?: WebPushConfig
   /** Whole attempt, queueing for a stream included; default 10 s (DELIVERY_TIMEOUT_MS fits). */
   timeoutMs?: number
+  /** The certificate authorities to trust instead of the runtime's (OutboundOptions.ca); absent: the runtime's. */
+  ca?: string[]
 }
 
 export interface PushResult {

@@ -10,6 +10,7 @@ import { HeraldError } from '../../core/problems'
 import { routeGroup } from './group'
 import type { Sql } from '../../core/db'
 import { findWorkspaceId } from '../../accounts/workspaces'
+import { problem, type Responses } from '../openapi'
 
 export function adminGuard(token: string | undefined) {
   return (request: Request) => {
@@ -24,8 +25,23 @@ export function adminGuard(token: string | undefined) {
 export const adminGroup = (token: string | undefined): Elysia<any, any, any, any, any, any, any> =>
   routeGroup({ name: 'group.admin', guard: adminGuard(token), bodyLimit: 64 * 1024 })
 
-/** The OpenAPI `detail` of an operator route. */
-export const operatorDetail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
+// What every operator route may answer: the guard's 401 and 404, and a 503 from the database.
+export const OPERATOR_PROBLEMS: Responses = {
+  401: problem(401, 'Missing or wrong HERALD_ADMIN_TOKEN.'),
+  404: problem(404, 'No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN.'),
+  503: problem(503),
+}
+/** The operator API is off: the 404 of an operator route that names no workspace. */
+export const OPERATOR_OFF = problem(404, 'No operator API: this server was started without HERALD_ADMIN_TOKEN.')
+
+/** The OpenAPI `detail` of an operator route: its own responses, and those of every operator route. */
+export const operatorDetail = (summary: string, description: string | undefined, responses: Responses) => ({
+  summary,
+  description,
+  tags: ['Operator'],
+  security: [{ adminToken: [] }],
+  responses: { ...OPERATOR_PROBLEMS, ...responses },
+})
 
 /** The id of the workspace an operator route names, or a 404 naming it. */
 export const workspaceIdOf = (sql: Sql) => async (name: string): Promise<number> => {

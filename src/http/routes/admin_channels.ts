@@ -12,6 +12,8 @@ import { channelExists, channelLimitDetail, createChannel, listChannels, pageOfC
 import { listMembers, setMuted } from '../../accounts/members'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
 import { ChannelListQuery, ChannelParam, channelPageOf, NextCursor, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { ChannelSlug } from './channels'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
 const Slug = Type.String({
   maxLength: LIMITS.channel,
@@ -28,7 +30,10 @@ export const OperatorChannelSchema = Type.Object({
   isDefault: Type.Boolean({ description: 'Events that name no channel go here.' }),
   mutedBy: Type.Array(Type.String(), { description: 'E-mail addresses of the members who muted it: their devices get no pushes for its events.' }),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'OperatorChannel' })
+
+const noChannel = problem(404, 'No such workspace, or no such channel in it.')
+const noMute = problem(404, 'No such workspace or channel, or the user is not a member of the workspace.')
 
 // listChannels answers whether the person asking muted each channel; the
 // operator is no person, and no user has the nil UUID.
@@ -67,8 +72,8 @@ export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: 
       {
         params: WorkspaceParams,
         query: ChannelListQuery,
-        response: { 200: Type.Object({ channels: Type.Array(OperatorChannelSchema), nextCursor: NextCursor }) },
-        detail: detail('List channels', 'Each with the members who muted it, in slug order, a page at a time; `q` finds the channels whose slug contains it.'),
+        response: { 200: Type.Object({ channels: Type.Array(OperatorChannelSchema), nextCursor: NextCursor }, { $id: 'OperatorChannelPage' }) },
+        detail: detail('List channels', 'Each with the members who muted it, in slug order, a page at a time; `q` finds the channels whose slug contains it.', problems(400)),
       },
     )
     .post(
@@ -82,9 +87,12 @@ export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: 
       },
       {
         params: WorkspaceParams,
-        body: Type.Object({ slug: Slug }, { additionalProperties: false }),
-        response: { 201: Type.Object({ slug: Type.String() }) },
-        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 if it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.'),
+        body: Type.Object({ slug: Slug }, { $id: 'OperatorCreateChannelBody', additionalProperties: false }),
+        response: { 201: ChannelSlug },
+        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 if it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.', {
+          ...problems(...BODY_PROBLEMS),
+          409: problem(409, 'The channel exists, or the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.'),
+        }),
       },
     )
     .patch(
@@ -102,17 +110,21 @@ export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: 
       },
       {
         params: ChannelParams,
-        body: Type.Object({ slug: { ...Slug, description: 'The new slug: its past events and mutes move with it; events must use the new one.' } }, { additionalProperties: false }),
-        response: { 200: Type.Object({ slug: Type.String() }) },
-        detail: detail('Rename a channel', 'Its events, its mutes and, if it is the default, the default move to the new slug. 409 if the new slug is taken.'),
+        body: Type.Object({ slug: { ...Slug, description: 'The new slug: its past events and mutes move with it; events must use the new one.' } }, { $id: 'OperatorRenameChannelBody', additionalProperties: false }),
+        response: { 200: ChannelSlug },
+        detail: detail('Rename a channel', 'Its events, its mutes and, if it is the default, the default move to the new slug. 409 if the new slug is taken.', {
+          ...problems(...BODY_PROBLEMS),
+          404: noChannel,
+          409: problem(409, 'The new slug is taken.'),
+        }),
       },
     )
     .put('/:channel/mutes/:userId', mute(true), {
       params: MuteParams,
-      detail: detail('Mute a channel for a member', 'No pushes to their devices for its events. Muting twice is no error.'),
+      detail: detail('Mute a channel for a member', 'No pushes to their devices for its events. Muting twice is no error.', { 204: done('Muted.'), ...problems(400), 404: noMute }),
     })
     .delete('/:channel/mutes/:userId', mute(false), {
       params: MuteParams,
-      detail: detail('Unmute a channel for a member'),
+      detail: detail('Unmute a channel for a member', 'Pushes for its events reach their devices again. Unmuting twice is no error.', { 204: done('Unmuted.'), ...problems(400), 404: noMute }),
     })
 }

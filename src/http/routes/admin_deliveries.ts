@@ -4,11 +4,10 @@ import { Elysia } from 'elysia'
 import { Type, type Static } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { HeraldError } from '../../core/problems'
-import { findWorkspaceId } from '../../accounts/workspaces'
 import { listDeliveries, listFailedDeliveries, replayDelivery } from '../../delivery/deliveries'
 import { Limit, Uuid, WorkspaceParam, WorkspaceParams } from './input'
-
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
+import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
+import { problem, problems } from '../openapi'
 
 export const DeliverySummary = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -29,7 +28,7 @@ export const DeliverySummary = Type.Object({
       { description: 'What the list shows of its event (null once the event is gone); absent from the failed list.' },
     ),
   ),
-})
+}, { $id: 'DeliverySummary' })
 
 export type DeliverySummary = Static<typeof DeliverySummary>
 
@@ -40,11 +39,7 @@ const State = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.
 })
 
 export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
-  const workspaceId = async (name: string) => {
-    const id = await findWorkspaceId(sql, name)
-    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
-    return id
-  }
+  const workspaceId = workspaceIdOf(sql)
   return new Elysia({ name: 'route.admin.deliveries', prefix: '/admin/workspaces/:workspace/deliveries' })
     .get(
       '',
@@ -62,6 +57,7 @@ export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
         detail: detail(
           'List deliveries',
           'By default the deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest failure first; with `state`, those of another state or of all. Each attempt is visible in GET /events/{eventId}.',
+          problems(400),
         ),
       },
     )
@@ -76,8 +72,11 @@ export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {
       },
       {
         params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from GET /events/{eventId} or the failed list.') }),
-        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }) },
-        detail: detail('Replay a delivery', 'Schedules a failed (or succeeded) delivery again with a fresh retry schedule, under the same id, so receivers can still drop duplicates.'),
+        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }, { $id: 'ReplayedDelivery' }) },
+        detail: detail('Replay a delivery', 'Schedules a failed (or succeeded) delivery again with a fresh retry schedule, under the same id, so receivers can still drop duplicates.', {
+          ...problems(400),
+          404: problem(404, 'No such workspace, or no finished delivery of this id in it (a pending one is already scheduled).'),
+        }),
       },
     )
 }

@@ -11,6 +11,7 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
+import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
 import type { Role } from '../../accounts/members'
 import { HeraldError } from '../../core/problems'
@@ -18,6 +19,7 @@ import { createInvitation } from '../../accounts/invitations'
 import { countAttempt, invitationCounters } from '../../accounts/throttle'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
 import { EmailAddress, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, problem, problems } from '../openapi'
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')])
 
@@ -27,7 +29,7 @@ export const CreatedInvitation = Type.Object({
   role: RoleSchema,
   expiresAt: Type.String({ format: 'date-time' }),
   link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be. It works once.' }),
-})
+}, { $id: 'OperatorCreatedInvitation' })
 
 export interface AdminInvitesDeps {
   sql: Sql
@@ -43,7 +45,7 @@ export const adminInvitesRoute = ({ sql, config, log, mailer }: AdminInvitesDeps
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   return new Elysia({ name: 'route.admin.invites', prefix: '/admin/workspaces/:workspace/invitations' }).post(
     '',
-    async ({ params, body, set }) => {
+    async ({ params, body, request, set }) => {
       const id = await workspaceId(params.workspace)
       const email = body.email.trim()
       const role = body.role ?? 'member'
@@ -58,7 +60,7 @@ export const adminInvitesRoute = ({ sql, config, log, mailer }: AdminInvitesDeps
           subject: `You are invited to ${params.workspace} on Herald`,
           text: `You are invited to join the workspace "${params.workspace}" on Herald as ${article(role)}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
         })
-        .catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
+        .catch((err) => requestLog(log, request).error({ err }, 'could not send the invitation e-mail'))
       set.status = 201
       return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
     },
@@ -69,12 +71,13 @@ export const adminInvitesRoute = ({ sql, config, log, mailer }: AdminInvitesDeps
           email: EmailAddress('The address the invitation is e-mailed to.'),
           role: Type.Optional({ ...RoleSchema, description: 'The role they get on accepting; member when left out.' }),
         },
-        { additionalProperties: false },
+        { $id: 'OperatorCreateInvitationBody', additionalProperties: false },
       ),
       response: { 201: CreatedInvitation },
       detail: detail(
         'Invite someone by e-mail',
         'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. The invitation has no inviter. E-mails are throttled per recipient and for the operator as a whole (429 with Retry-After).',
+        { ...problems(...BODY_PROBLEMS), 429: problem(429, 'Too many invitations from the operator, or e-mails to this address: retry after Retry-After seconds.') },
       ),
     },
   )

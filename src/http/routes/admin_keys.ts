@@ -4,8 +4,10 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { ApiKeyAuth } from '../../ingest/auth'
 import { HeraldError } from '../../core/problems'
-import { findWorkspaceId, insertApiKey, listApiKeys, revokeApiKey } from '../../accounts/workspaces'
+import { insertApiKey, listApiKeys, revokeApiKey } from '../../accounts/workspaces'
 import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
+import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
 export const ApiKeySchema = Type.Object({
   id: Type.Integer(),
@@ -14,17 +16,12 @@ export const ApiKeySchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-})
+}, { $id: 'ApiKey' })
 
 const Params = WorkspaceParams
-const detail = (summary: string) => ({ summary, tags: ['Operator'], security: [{ adminToken: [] }] })
 
 export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
-  const workspaceId = async (name: string) => {
-    const id = await findWorkspaceId(sql, name)
-    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
-    return id
-  }
+  const workspaceId = workspaceIdOf(sql)
 
   return new Elysia({ name: 'route.admin.keys', prefix: '/admin/workspaces/:workspace/keys' })
     .post(
@@ -36,15 +33,15 @@ export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
       },
       {
         params: Params,
-        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 100, description: 'A label, such as "production".' })) }, { additionalProperties: false })),
-        response: { 201: Type.Object({ id: Type.Integer(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown once; only its hash is stored.' }) }) },
-        detail: detail('Create an API key'),
+        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 100, description: 'A label, such as "production".' })) }, { $id: 'OperatorCreateApiKeyBody', additionalProperties: false })),
+        response: { 201: Type.Object({ id: Type.Integer(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown once; only its hash is stored.' }) }, { $id: 'OperatorCreatedApiKey' }) },
+        detail: detail('Create an API key', 'The key is in the answer, and never again. The body may be left out.', problems(...BODY_PROBLEMS)),
       },
     )
     .get('', async ({ params }) => listApiKeys(sql, await workspaceId(params.workspace)), {
       params: Params,
       response: { 200: Type.Array(ApiKeySchema) },
-      detail: detail('List API keys by prefix, with creation, last use and revocation'),
+      detail: detail('List API keys by prefix, with creation, last use and revocation', 'Revoked keys included, with when they were revoked.', problems(400)),
     })
     .delete(
       '/:id',
@@ -56,7 +53,11 @@ export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
       },
       {
         params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
-        detail: { ...detail('Revoke an API key'), description: 'Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.' },
+        detail: detail('Revoke an API key', 'Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.', {
+          204: done('Revoked.'),
+          ...problems(400),
+          404: problem(404, 'No such workspace, or no live API key of this id in it; or no operator API.'),
+        }),
       },
     )
 }

@@ -8,11 +8,11 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { HeraldError } from '../../core/problems'
 import type { Change } from '../../delivery/bus'
-import { findWorkspaceId } from '../../accounts/workspaces'
 import { addMember, changeRole, listMembers, removeMemberChecked } from '../../accounts/members'
 import { EmailAddress, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }] })
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
 const MemberParams = Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', 'The member\'s user id.') })
 
@@ -23,15 +23,19 @@ export const MemberSchema = Type.Object({
   devices: Type.Integer({ description: 'Registered devices of this user (in any workspace).' }),
   mutedChannels: Type.Array(Type.String()),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'Member' })
+
+/** A new role: the body of PATCH …/members/{userId}, for the operator and for people alike. */
+export const ChangeRoleBody = Type.Object(
+  { role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { description: 'The new role.' }) },
+  { $id: 'ChangeRoleBody', additionalProperties: false },
+)
+const noMember = problem(404, 'No such workspace, or this user is not a member of it.')
+const lastOwner = problem(409, 'This is the last owner of the workspace: make someone else owner first.')
 
 export const adminMembersRoute = (sql: Sql, changed: (c: Change) => void) => {
   const audienceChanged = () => changed({ kind: 'audience' })
-  const workspaceId = async (name: string) => {
-    const id = await findWorkspaceId(sql, name)
-    if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
-    return id
-  }
+  const workspaceId = workspaceIdOf(sql)
   return new Elysia({ name: 'route.admin.members', prefix: '/admin/workspaces/:workspace/members' })
     .post(
       '',
@@ -47,15 +51,18 @@ export const adminMembersRoute = (sql: Sql, changed: (c: Change) => void) => {
         body: Type.Object({
           email: EmailAddress('The person\'s e-mail address; one user per address across workspaces.'),
           role: Type.Optional(Role),
-        }, { additionalProperties: false }),
-        response: { 201: Type.Object({ userId: Type.String({ format: 'uuid' }), userToken: Type.String({ description: 'Bearer token of this user on the device API; shown once.' }) }) },
-        detail: detail('Add a member', 'Every member receives pushes for every channel of the workspace, except channels they mute. 409 if already a member.'),
+        }, { $id: 'OperatorAddMemberBody', additionalProperties: false }),
+        response: { 201: Type.Object({ userId: Type.String({ format: 'uuid' }), userToken: Type.String({ description: 'Bearer token of this user on the device API; shown once.' }) }, { $id: 'AddedMember' }) },
+        detail: detail('Add a member', 'Every member receives pushes for every channel of the workspace, except channels they mute. 409 if already a member.', {
+          ...problems(...BODY_PROBLEMS),
+          409: problem(409, 'This address is already a member of the workspace.'),
+        }),
       },
     )
     .get('', async ({ params }) => listMembers(sql, await workspaceId(params.workspace)), {
       params: WorkspaceParams,
       response: { 200: Type.Array(MemberSchema) },
-      detail: detail('List members'),
+      detail: detail('List members', 'Each with their role, their devices and the channels they muted.', problems(400)),
     })
     .patch(
       '/:userId',
@@ -71,9 +78,9 @@ export const adminMembersRoute = (sql: Sql, changed: (c: Change) => void) => {
       },
       {
         params: MemberParams,
-        body: Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { description: 'The new role.' }) }, { additionalProperties: false }),
+        body: ChangeRoleBody,
         response: { 200: MemberSchema },
-        detail: detail("Change a member's role", 'Any role, owners included; the last owner stays one (409): make someone else owner first.'),
+        detail: detail("Change a member's role", 'Any role, owners included; the last owner stays one (409): make someone else owner first.', { ...problems(...BODY_PROBLEMS), 404: noMember, 409: lastOwner }),
       },
     )
     .delete(
@@ -87,6 +94,6 @@ export const adminMembersRoute = (sql: Sql, changed: (c: Change) => void) => {
         changed({ kind: 'member-removed', workspaceId: id, userId: params.userId })
         set.status = 204
       },
-      { params: MemberParams, detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.') },
+      { params: MemberParams, detail: detail('Remove a member', 'The last owner stays (409): make someone else owner first.', { 204: done('Removed.'), ...problems(400), 404: noMember, 409: lastOwner }) },
     )
 }

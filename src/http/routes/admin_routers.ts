@@ -10,13 +10,14 @@ import { inWords } from '../words'
 import type { Sql } from '../../core/db'
 import type { SecretBox } from '../../core/secrets'
 import { HeraldError, validationError, type FieldError } from '../../core/problems'
-import { findWorkspaceId } from '../../accounts/workspaces'
 import { validatePattern, PATTERN_MAX_LENGTH } from '../../delivery/pattern'
 import { urlRefusal } from '../../delivery/outbound'
 import { validateTemplate } from '../../delivery/template'
 import { Destination, DESTINATION_TYPES, Template, EmailDestination, WebhookDestination, SlackDestination, DiscordDestination, TeamsDestination, TelegramDestination, SmsDestination } from '../../delivery/destinations/schema'
 import { deleteRouter, getRouter, insertRouter, listRouters, updateRouter, type RouterPatch } from '../../delivery/routers'
 import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { OPERATOR_PROBLEMS, workspaceIdOf } from './admin_auth'
+import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const SCHEMAS: Record<Destination['type'], TAnySchema> = {
   webhook: WebhookDestination,
@@ -57,7 +58,7 @@ const Enabled = Type.Boolean({ description: 'A disabled router matches nothing.'
 
 export const CreateRouterBody = Type.Object(
   { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }) },
-  { additionalProperties: false },
+  { $id: 'CreateRouterBody', additionalProperties: false },
 )
 
 export const UpdateRouterBody = Type.Object(
@@ -68,7 +69,7 @@ export const UpdateRouterBody = Type.Object(
     template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
     enabled: Type.Optional(Enabled),
   },
-  { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -77,7 +78,7 @@ export const CreatedRouter = Type.Object({
     description: 'The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.',
     examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
   }),
-})
+}, { $id: 'CreatedRouter' })
 
 export const RouterSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -91,7 +92,7 @@ export const RouterSchema = Type.Object({
   enabled: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'Router' })
 
 // --- validation ------------------------------------------------------------
 
@@ -166,6 +167,8 @@ export interface RoutersPluginOptions {
   prefix: string // ends in /:workspace/routers
   tag: string
   security: Record<string, string[]>[]
+  /** What every route may answer (the guard's, the workspace's, the database's), and what those that change a router may answer besides. */
+  problems: { all: Responses; changing: Responses }
   /** The workspace id of the request's `workspace`, for reading or for changing; throws 401/403/404. */
   resolve(request: Request, workspace: string, need: 'read' | 'manage'): Promise<number>
   routersChanged(workspaceId: number): void
@@ -177,7 +180,15 @@ export interface RoutersPluginOptions {
 
 /** The router routes, for the operator API and for signed-in people alike. */
 export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions) {
-  const detail = (summary: string, description?: string) => ({ summary, description, tags: [o.tag], security: o.security })
+  const detail = (summary: string, description: string | undefined, responses: Responses, changing = false) => ({
+    summary,
+    description,
+    tags: [o.tag],
+    security: o.security,
+    responses: { ...o.problems.all, ...(changing ? o.problems.changing : {}), ...responses },
+  })
+  const noRouter = problem(404, 'No such workspace, or no router of this id in it.')
+  const taken = problem(409, 'A router of this name exists in the workspace, or it has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.')
   const routerNotFound = (id: string, workspace: string) => new HeraldError('not-found', `There is no router ${JSON.stringify(id)} in workspace ${JSON.stringify(workspace)}.`)
   const nameTaken = (name: string) => new HeraldError('conflict', `A router named ${JSON.stringify(name)} already exists in this workspace.`)
 
@@ -204,13 +215,18 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
         params: Params,
         body: CreateRouterBody,
         response: { 201: CreatedRouter },
-        detail: detail('Create a router', 'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once. 409 when the name is taken, or when the workspace has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.'),
+        detail: detail(
+          'Create a router',
+          'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once. 409 when the name is taken, or when the workspace has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.',
+          { ...problems(...BODY_PROBLEMS), 409: taken },
+          true,
+        ),
       },
     )
     .get('', async ({ params, request }) => listRouters(sql, await o.resolve(request, params.workspace, 'read')), {
       params: Params,
       response: { 200: Type.Array(RouterSchema) },
-      detail: detail("List a workspace's routers, oldest first, without their secrets"),
+      detail: detail("List a workspace's routers, oldest first, without their secrets", 'Destinations are shown redacted: their type, the origin of a URL, header names, recipients.', problems(400)),
     })
     .get(
       '/:id',
@@ -219,7 +235,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
         if (!router) throw routerNotFound(params.id, params.workspace)
         return router
       },
-      { params: RouterParams, response: { 200: RouterSchema }, detail: detail('Read a router, without its secrets') },
+      { params: RouterParams, response: { 200: RouterSchema }, detail: detail('Read a router, without its secrets', 'Its destination redacted, as in the list.', { ...problems(400), 404: noRouter }) },
     )
     .patch(
       '/:id',
@@ -236,7 +252,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
         params: RouterParams,
         body: UpdateRouterBody,
         response: { 200: RouterSchema },
-        detail: detail('Change a router', 'Absent fields are kept. Takes effect for the events that arrive after the answer.'),
+        detail: detail('Change a router', 'Absent fields are kept. Takes effect for the events that arrive after the answer.', { ...problems(...BODY_PROBLEMS), 404: noRouter, 409: problem(409, 'A router of this name exists in the workspace.') }, true),
       },
     )
     .delete(
@@ -247,7 +263,7 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
         o.routersChanged(ws)
         set.status = 204
       },
-      { params: RouterParams, detail: detail('Delete a router', 'Its past deliveries stay readable on their events.') },
+      { params: RouterParams, detail: detail('Delete a router', 'Its past deliveries stay readable on their events.', { 204: done('Deleted.'), ...problems(400), 404: noRouter }, true) },
     )
 }
 
@@ -257,11 +273,8 @@ export const adminRoutersRoute = (sql: Sql, box: SecretBox, routersChanged: (wor
     prefix: '/admin/workspaces/:workspace/routers',
     tag: 'Operator',
     security: [{ adminToken: [] }],
-    async resolve(_request, workspace) {
-      const id = await findWorkspaceId(sql, workspace)
-      if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(workspace)}.`)
-      return id
-    },
+    problems: { all: OPERATOR_PROBLEMS, changing: {} },
+    resolve: (_request, workspace) => workspaceIdOf(sql)(workspace),
     routersChanged,
     maxRouters,
     outboundAllow,

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { EventBus } from '../../delivery/bus'
 import { readDatabaseStatus } from '../../delivery/status'
-import { operatorDetail as detail } from './admin_auth'
+import { OPERATOR_OFF, operatorDetail as detail } from './admin_auth'
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description })
 
@@ -19,8 +19,11 @@ export const StatusSchema = Type.Object({
       Type.Object({
         stream: Type.Object({ name: Type.String(), messages: Count('Messages in the stream.'), bytes: Count('Their size.'), firstSeq: Type.Integer(), lastSeq: Type.Integer(), consumers: Count('Consumers of the stream.') }),
         consumer: Type.Union(
-          [Type.Object({ name: Type.String(), pending: Count('num_pending'), ackPending: Count('num_ack_pending'), redelivered: Count('num_redelivered'), waiting: Count('Pull requests waiting.') }), Type.Null()],
-          { description: 'The delivery workers\' consumer, as this process sees it: null in an API process that does not consume (herald serve beside herald worker).' },
+          [Type.Object({
+            name: Type.String(), pending: Count('num_pending'), ackPending: Count('num_ack_pending'), redelivered: Count('num_redelivered'), waiting: Count('Pull requests waiting.'),
+            delivered: Count('Deliveries to workers so far, redeliveries included (the delivered consumer sequence): it stands still while no worker takes anything.'),
+          }), Type.Null()],
+          { description: 'The delivery workers\' consumer: null while no worker has made it.' },
         ),
       }),
       Type.Null(),
@@ -38,7 +41,7 @@ export const StatusSchema = Type.Object({
     Type.Object({ workspace: Type.String(), used: Count('Events this month (UTC).'), quota: Count('Monthly quota.'), percent: Type.Number({ description: 'Share used, to one decimal; 100 for a quota of 0.' }) }),
     { description: 'The ten workspaces that used the largest share of their monthly quota, largest first.' },
   ),
-})
+}, { $id: 'PipelineStatus' })
 
 export const adminStatusRoute = (sql: Sql, bus: Pick<EventBus, 'kind' | 'state'>) =>
   new Elysia({ name: 'route.admin.status' }).get(
@@ -47,5 +50,8 @@ export const adminStatusRoute = (sql: Sql, bus: Pick<EventBus, 'kind' | 'state'>
       const [db, jetstream] = await Promise.all([readDatabaseStatus(sql), bus.state()])
       return { bus: bus.kind, jetstream, ...db }
     },
-    { response: { 200: StatusSchema }, detail: detail('Read the pipeline status', 'What `herald status` prints: the bus, the outbox backlog, deliveries by state and the workspaces nearest their quota.') },
+    {
+      response: { 200: StatusSchema },
+      detail: detail('Read the pipeline status', 'What `herald status` prints: the bus, the outbox backlog, deliveries by state and the workspaces nearest their quota.', { 404: OPERATOR_OFF }),
+    },
   )

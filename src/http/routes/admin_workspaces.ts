@@ -7,6 +7,8 @@ import { HeraldError, validationError } from '../../core/problems'
 import { getWorkspace, insertWorkspace, listWorkspaces, updateWorkspaceLimits } from '../../accounts/workspaces'
 import type { Config } from '../../core/config'
 import { WorkspaceParam } from './input'
+import { OPERATOR_OFF, operatorDetail as detail } from './admin_auth'
+import { BODY_PROBLEMS, problem, problems } from '../openapi'
 
 // The largest values the columns hold exactly: a quota is a bigint read as a
 // JavaScript number, a burst an integer; a rate of a billion a second is, in
@@ -20,7 +22,7 @@ const RateLimit = Type.Object(
     perSecond: Type.Number({ exclusiveMinimum: 0, maximum: MAX_RATE, description: 'Token refill rate, events per second.', error: `rateLimit.perSecond must be a number above 0 and at most ${MAX_RATE}`, examples: [100] }),
     burst: Type.Integer({ minimum: 1, maximum: MAX_BURST, description: 'Bucket size: the most events accepted at once.', error: `rateLimit.burst must be a whole number from 1 to ${MAX_BURST}`, examples: [200] }),
   },
-  { additionalProperties: false },
+  { $id: 'RateLimit', additionalProperties: false },
 )
 const MonthlyQuota = (description: string) =>
   Type.Integer({ minimum: 0, maximum: MAX_QUOTA, description, error: `monthlyQuota must be a whole number from 0 to ${MAX_QUOTA}`, examples: [10000] })
@@ -31,7 +33,7 @@ export const CreateWorkspaceBody = Type.Object(
     monthlyQuota: Type.Optional(MonthlyQuota('Events accepted per calendar month (UTC).')),
     rateLimit: Type.Optional(Type.Partial(RateLimit)),
   },
-  { additionalProperties: false },
+  { $id: 'OperatorCreateWorkspaceBody', additionalProperties: false },
 )
 
 export const UpdateWorkspaceBody = Type.Object(
@@ -39,14 +41,14 @@ export const UpdateWorkspaceBody = Type.Object(
     monthlyQuota: Type.Optional(MonthlyQuota('New monthly quota; usage this month is kept.')),
     rateLimit: Type.Optional(Type.Partial(RateLimit, { minProperties: 1, error: 'rateLimit must name perSecond, burst or both' })),
   },
-  { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming monthlyQuota, rateLimit or both' },
+  { $id: 'UpdateWorkspaceBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming monthlyQuota, rateLimit or both' },
 )
 
 export const CreatedWorkspace = Type.Object({
   workspace: Type.String({ examples: ['acme'] }),
   defaultChannel: Type.String({ examples: ['general'] }),
   apiKey: Type.String({ description: 'The first API key. Shown once; only its hash is stored.' }),
-})
+}, { $id: 'CreatedWorkspace' })
 
 export const WorkspaceSchema = Type.Object({
   workspace: Type.String(),
@@ -55,7 +57,7 @@ export const WorkspaceSchema = Type.Object({
   rateLimit: RateLimit,
   usage: Type.Object({ period: Type.String({ description: 'YYYY-MM (UTC)' }), used: Type.Integer(), remaining: Type.Integer() }),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'OperatorWorkspace' })
 
 export function workspaceName(raw: string): string {
   const name = raw.toLowerCase()
@@ -66,7 +68,6 @@ export function workspaceName(raw: string): string {
 }
 
 const notFound = (name: string) => new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
-const detail = (summary: string) => ({ summary, tags: ['Operator'], security: [{ adminToken: [] }] })
 
 const Params = Type.Object({ workspace: WorkspaceParam })
 
@@ -84,9 +85,20 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
         set.status = 201
         return { workspace: created.workspace, defaultChannel: created.defaultChannel, apiKey: created.apiKey }
       },
-      { body: CreateWorkspaceBody, response: { 201: CreatedWorkspace }, detail: detail('Create a workspace with its default channel and a first API key') },
+      {
+        body: CreateWorkspaceBody,
+        response: { 201: CreatedWorkspace },
+        detail: detail('Create a workspace with its default channel and a first API key', 'Limits left out are the HERALD_DEFAULT_* settings.', {
+          ...problems(...BODY_PROBLEMS),
+          404: OPERATOR_OFF,
+          409: problem(409, 'A workspace of this name exists.'),
+        }),
+      },
     )
-    .get('', () => listWorkspaces(sql), { response: { 200: Type.Array(WorkspaceSchema) }, detail: detail('List workspaces with their limits and usage') })
+    .get('', () => listWorkspaces(sql), {
+      response: { 200: Type.Array(WorkspaceSchema) },
+      detail: detail('List workspaces with their limits and usage', 'Every workspace of this Herald, with this month\'s usage.', { 404: OPERATOR_OFF }),
+    })
     .get(
       '/:workspace',
       async ({ params }) => {
@@ -94,7 +106,7 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
         if (!row) throw notFound(params.workspace)
         return row
       },
-      { params: Params, response: { 200: WorkspaceSchema }, detail: detail('Read a workspace, its limits and usage') },
+      { params: Params, response: { 200: WorkspaceSchema }, detail: detail('Read a workspace, its limits and usage', 'Its monthly quota, rate limit and this month\'s usage.', problems(400)) },
     )
     .patch(
       '/:workspace',
@@ -103,5 +115,10 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
         if (!row) throw notFound(params.workspace)
         return row
       },
-      { params: Params, body: UpdateWorkspaceBody, response: { 200: WorkspaceSchema }, detail: detail("Change a workspace's monthly quota and rate limit") },
+      {
+        params: Params,
+        body: UpdateWorkspaceBody,
+        response: { 200: WorkspaceSchema },
+        detail: detail("Change a workspace's monthly quota and rate limit", 'Fields left out are kept; so is the usage of this month.', problems(...BODY_PROBLEMS)),
+      },
     )

@@ -11,11 +11,12 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
+import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
 import type { Change } from '../../delivery/bus'
 import { HeraldError } from '../../core/problems'
 import { SLUG } from '../../ingest/event'
-import { checkPassword, createPasswordReset, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
+import { checkPassword, countUsers, createPasswordReset, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { countAttempt, forgiveSignin, mailCounters, signinCounters } from '../../accounts/throttle'
 import { routeGroup } from './group'
 import { EmailAddress, Token } from './input'
@@ -23,6 +24,7 @@ import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecuri
 import { waitingWorkspace } from '../../accounts/workspaces'
 import { createSignup, type SignupOutcome } from '../../accounts/signup'
 import { listMyWorkspaces } from '../../accounts/members'
+import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const Email = EmailAddress()
 const Password = Type.String({ maxLength: PASSWORD_MAX, description: `At least ${PASSWORD_MIN} characters.` })
@@ -34,15 +36,19 @@ export const SessionAnswer = Type.Object({
   email: Type.String(),
   token: Type.Optional(Type.String({ description: 'client "app": the bearer token (hrlu_…), shown once.' })),
   csrf: Type.Optional(Type.String({ description: 'client "web": send it as X-CSRF-Token with every change.' })),
-})
+}, { $id: 'Session' })
 
 export const MyWorkspace = Type.Object({
   workspace: Type.String(),
   role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]),
   defaultChannel: Type.String(),
-})
+}, { $id: 'MyWorkspace' })
 
-const detail = (summary: string, description?: string, secured = false) => ({ summary, description, tags: ['Accounts'], ...(secured ? { security: userSecurity } : {}) })
+/** A new account, signed in: the answer of a sign-up that made one. */
+const SignedUp = Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })], { $id: 'SignedUp' })
+
+/** A route for anyone (`security: []`), or for the signed-in. */
+const detail = (summary: string, description: string, responses: Responses, secured = false) => ({ summary, description, tags: ['Accounts'], security: secured ? userSecurity : [], responses })
 
 export interface AuthRouteDeps {
   sql: Sql
@@ -61,15 +67,16 @@ export const SignupPending = Type.Object({
   status: Type.Literal('confirmation-sent'),
   email: Type.String(),
   detail: Type.String(),
-})
+}, { $id: 'SignupPending' })
 
 export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRouteDeps) => {
-  const signup = createSignup({ sql, config, log, mailer })
+  // Per request, so that its log lines name the request.
+  const signupFor = (request: Request) => createSignup({ sql, config, log: requestLog(log, request), mailer })
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   const throttled = (wait: number, code: 'signin-throttled' | 'mail-throttled', what: string) =>
     new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
-  const mail = (to: string, subject: string, text: string) =>
-    mailer.send({ to, subject, text }).catch((err) => log.error({ err }, `could not send the e-mail "${subject}"`))
+  const mail = (request: Request, to: string, subject: string, text: string) =>
+    mailer.send({ to, subject, text }).catch((err) => requestLog(log, request).error({ err }, `could not send the e-mail "${subject}"`))
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
     const session = await createSession(sql, user.id, client)
@@ -97,15 +104,16 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
   const publicRoutes = routeGroup({ name: 'route.auth', prefix: '/v1', bodyLimit: AUTH_BODY_LIMIT })
     .get(
       '/auth/signup',
-      async () => ({ signup: config.HERALD_SIGNUP, waitingWorkspace: await waitingWorkspace(sql) }),
+      async () => ({ signup: config.HERALD_SIGNUP, anyAccount: (await countUsers(sql)) > 0, waitingWorkspace: await waitingWorkspace(sql) }),
       {
         response: {
           200: Type.Object({
             signup: Type.Union([Type.Literal('open'), Type.Literal('invite')], { description: '`open`: anyone may sign up; `invite`: only with an invitation.' }),
+            anyAccount: Type.Boolean({ description: 'Whether anyone has signed up on this Herald yet. While nobody has, nobody can sign in, so the dashboard opens on the sign-up page.' }),
             waitingWorkspace: Type.Union([Type.String(), Type.Null()], { description: 'On a fresh install, the workspace made at first start (`demo`) that the first account to sign up will own; null once it has an owner.' }),
-          }),
+          }, { $id: 'SignupSettings' }),
         },
-        detail: detail('How sign-up works here', 'What the sign-up page shows before anyone fills it in: whether sign-up is open, and the workspace the first account will own.'),
+        detail: detail('How sign-up works here', 'What the dashboard shows before anyone fills a form in: whether sign-up is open, whether anyone has signed up yet, and the workspace the first account will own.', problems(503)),
       },
     )
     .post(
@@ -115,7 +123,7 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         const why = passwordProblem(body.password)
         if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
         const client = body.client ?? 'app'
-        const outcome = await signup.signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, server, config.HERALD_TRUST_PROXY) })
+        const outcome = await signupFor(request).signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, server, config.HERALD_TRUST_PROXY) })
         if (outcome.kind === 'created') {
           set.status = 201
           return { ...(await answer(request, set, { id: outcome.userId, email }, client)), workspace: outcome.workspace, role: outcome.role }
@@ -131,26 +139,37 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
           workspace: Type.Optional(WorkspaceName),
           invitation: Type.Optional(Type.String({ maxLength: 200, description: 'The token of an invitation link: join that workspace instead of creating one.' })),
           client: Client,
-        }, { additionalProperties: false }),
-        response: { 201: Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })]), 202: SignupPending },
+        }, { $id: 'SignupBody', additionalProperties: false }),
+        response: { 201: SignedUp, 202: SignupPending },
         detail: detail(
           'Sign up',
           'With an invitation: creates the account, joins that workspace and signs in (201). The first account of a fresh install is also created at once (201), as the owner of the demo workspace made at first start when there is one (and of the named workspace, if one is given), else of a new workspace. Otherwise: 202, and a link is e-mailed (logged when SMTP_URL is unset) that finishes the sign-up through POST /v1/auth/signup/confirm; an address that already has an account gets the same 202, and its owner an e-mail saying someone tried. E-mails are throttled per address (429).',
+          {
+            ...problems(...BODY_PROBLEMS, 503),
+            400: problem(400, 'The request is invalid (`errors` names each field), or so is its invitation: used, expired or unknown.'),
+            403: problem(403, 'Sign-up is by invitation only here, or the invitation is for another address.'),
+            409: problem(409, 'The workspace name is taken, or (with an invitation) an account with this address exists: sign in, then accept it.'),
+            429: problem(429, 'Too many e-mails to this address or from this client: retry after Retry-After seconds.'),
+          },
         ),
       },
     )
     .post(
       '/auth/signup/confirm',
       async ({ body, request, set }) => {
-        const outcome = await signup.confirm(body.token)
+        const outcome = await signupFor(request).confirm(body.token)
         if (outcome.kind !== 'created') throw refused(outcome as Exclude<SignupOutcome, { kind: 'created' } | { kind: 'confirmation-sent' }>)
         set.status = 201
         return { ...(await answer(request, set, { id: outcome.userId, email: outcome.email }, body.client ?? 'app')), workspace: outcome.workspace, role: outcome.role }
       },
       {
-        body: Type.Object({ token: Token, client: Client }, { additionalProperties: false }),
-        response: { 201: Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })]) },
-        detail: detail('Finish a sign-up with its e-mailed link', 'Creates the account and its first workspace (with the default channel "general"), of which the new user is the owner, and signs in.'),
+        body: Type.Object({ token: Token, client: Client }, { $id: 'SignupConfirmBody', additionalProperties: false }),
+        response: { 201: SignedUp },
+        detail: detail('Finish a sign-up with its e-mailed link', 'Creates the account and its first workspace (with the default channel "general"), of which the new user is the owner, and signs in.', {
+          ...problems(...BODY_PROBLEMS, 503),
+          400: problem(400, 'The request is invalid, or the link is: used, expired or unknown.'),
+          409: problem(409, 'The workspace name was taken since, or an account with this address exists.'),
+        }),
       },
     )
     .post(
@@ -166,9 +185,13 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         return answer(request, set, user, body.client ?? 'app')
       },
       {
-        body: Type.Object({ email: Email, password: Password, client: Client }, { additionalProperties: false }),
+        body: Type.Object({ email: Email, password: Password, client: Client }, { $id: 'SigninBody', additionalProperties: false }),
         response: { 200: SessionAnswer },
-        detail: detail('Sign in', 'The same 401 for an unknown address and a wrong password. Attempts are counted per account and per client address before the password is checked; past the limit, 429 with Retry-After.'),
+        detail: detail('Sign in', 'The same 401 for an unknown address and a wrong password. Attempts are counted per account and per client address before the password is checked; past the limit, 429 with Retry-After.', {
+          ...problems(...BODY_PROBLEMS, 503),
+          401: problem(401, 'The e-mail address or the password is wrong (invalid-credentials).'),
+          429: problem(429, 'Too many sign-in attempts for this account or from this client: retry after Retry-After seconds.'),
+        }),
       },
     )
     .post(
@@ -179,31 +202,39 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         if (wait > 0) throw throttled(wait, 'mail-throttled', 'e-mails to this address or from this client')
         const reset = await createPasswordReset(sql, email)
         if (reset) {
-          await mail(reset.email, 'Reset your Herald password',
+          await mail(request, reset.email, 'Reset your Herald password',
             `Someone (hopefully you) asked to reset the password of your Herald account.\n\nChoose a new password here (the link works once, for an hour, and only the newest link works):\n${publicUrl}/reset/${reset.token}\n\nIf it was not you, ignore this e-mail; your password stays as it is.\n`)
         }
         set.status = 202
         return {}
       },
       {
-        body: Type.Object({ email: Email }, { additionalProperties: false }),
-        detail: detail('Ask for a password-reset link', 'Always 202, whether the address has an account or not. The link is e-mailed through SMTP_URL, or logged when SMTP_URL is unset; it voids earlier links. E-mails are throttled per address and per client address (429 with Retry-After).'),
+        body: Type.Object({ email: Email }, { $id: 'PasswordResetBody', additionalProperties: false }),
+        detail: detail('Ask for a password-reset link', 'Always 202, whether the address has an account or not. The link is e-mailed through SMTP_URL, or logged when SMTP_URL is unset; it voids earlier links. E-mails are throttled per address and per client address (429 with Retry-After).', {
+          202: done('Asked: if the address has an account, a link is on its way. The body is an empty object.'),
+          ...problems(...BODY_PROBLEMS, 503),
+          429: problem(429, 'Too many e-mails to this address or from this client: retry after Retry-After seconds.'),
+        }),
       },
     )
     .post(
       '/auth/password-reset/confirm',
-      async ({ body, set }) => {
+      async ({ body, request, set }) => {
         const why = passwordProblem(body.password)
         if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
         const user = await resetPassword(sql, body.token, await hashPassword(body.password))
         if (!user) throw new HeraldError('validation-failed', 'The reset link is invalid, used or expired; ask for a new one.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
-        log.info({ userId: user.id }, 'password reset; every session revoked')
+        requestLog(log, request).info({ userId: user.id }, 'password reset; every session revoked')
         changed({ kind: 'session-ended', userId: user.id })
         set.status = 204
       },
       {
-        body: Type.Object({ token: Token, password: Password }, { additionalProperties: false }),
-        detail: detail('Set a new password with a reset link', 'Voids every other reset link of the account and signs it out everywhere, at once.'),
+        body: Type.Object({ token: Token, password: Password }, { $id: 'PasswordResetConfirmBody', additionalProperties: false }),
+        detail: detail('Set a new password with a reset link', 'Voids every other reset link of the account and signs it out everywhere, at once.', {
+          204: done('The password is set; every session of the account is signed out.'),
+          ...problems(...BODY_PROBLEMS, 503),
+          400: problem(400, 'The request is invalid (a password too short, say), or the link is: used, expired or unknown.'),
+        }),
       },
     )
 
@@ -217,7 +248,7 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         set.headers['set-cookie'] = clearedSessionCookie(isHttps(request, config.HERALD_TRUST_PROXY))
         set.status = 204
       },
-      { detail: detail('Sign out', 'Revokes this session or token, at once on every instance.', true) },
+      { detail: detail('Sign out', 'Revokes this session or token, at once on every instance.', { 204: done('Signed out; a web session\'s cookie is cleared.'), ...problems(401, 403, 503) }, true) },
     )
     .get(
       '/me',
@@ -231,8 +262,8 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         }
       },
       {
-        response: { 200: Type.Object({ userId: Type.String(), email: Type.String(), csrf: Type.Optional(Type.String()), workspaces: Type.Array(MyWorkspace) }) },
-        detail: detail('Who am I', 'The signed-in person, the workspaces they belong to, and (for a web session) the CSRF token.', true),
+        response: { 200: Type.Object({ userId: Type.String(), email: Type.String(), csrf: Type.Optional(Type.String()), workspaces: Type.Array(MyWorkspace) }, { $id: 'Me' }) },
+        detail: detail('Who am I', 'The signed-in person, the workspaces they belong to, and (for a web session) the CSRF token.', problems(401, 503), true),
       },
     )
 

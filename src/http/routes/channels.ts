@@ -13,18 +13,25 @@ import { setMuted } from '../../accounts/members'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { ChannelListQuery, ChannelParam, channelPageOf, NextCursor, WorkspaceParam, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const Slug = Type.String({ maxLength: LIMITS.channel, pattern: SLUG.source, description: 'Lower-case slug, as events name it.', error: `slug must be a channel slug: 1 to ${LIMITS.channel} lower-case letters, digits, "-" and "_", starting with a letter or digit`, examples: ['signups'] })
 const Params = WorkspaceParams
 const ChannelParams = Type.Object({ workspace: WorkspaceParam, channel: ChannelParam })
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Channels'], security: userSecurity })
+// What every route may answer; one that changes something, also a 403 (a role, or a web session's CSRF token).
+const ALL = problems(400, 401, 404, 503)
+const detail = (summary: string, description: string, responses: Responses = {}) => ({ summary, description, tags: ['Channels'], security: userSecurity, responses: { ...ALL, ...responses } })
+const noChannel = problem(404, 'No such workspace (of mine), or no such channel in it.')
 
 export const ChannelSchema = Type.Object({
   slug: Type.String(),
   isDefault: Type.Boolean({ description: 'Events that name no channel go here.' }),
   muted: Type.Boolean({ description: 'Whether you muted it: no pushes to your devices for its events.' }),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'Channel' })
+
+/** The answer of creating or renaming a channel, here and in the operator API. */
+export const ChannelSlug = Type.Object({ slug: Type.String() }, { $id: 'ChannelSlug' })
 
 export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth, maxChannels: number) =>
   routeGroup({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels', guard: users.authenticate })
@@ -38,7 +45,7 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
       {
         params: Params,
         query: ChannelListQuery,
-        response: { 200: Type.Object({ channels: Type.Array(ChannelSchema), nextCursor: NextCursor }) },
+        response: { 200: Type.Object({ channels: Type.Array(ChannelSchema), nextCursor: NextCursor }, { $id: 'ChannelPage' }) },
         detail: detail('List channels', 'In slug order, a page at a time; `q` finds the channels whose slug contains it.'),
       },
     )
@@ -54,9 +61,12 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
       },
       {
         params: Params,
-        body: Type.Object({ slug: Slug }, { additionalProperties: false }),
-        response: { 201: Type.Object({ slug: Type.String() }) },
-        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 when it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.'),
+        body: Type.Object({ slug: Slug }, { $id: 'CreateChannelBody', additionalProperties: false }),
+        response: { 201: ChannelSlug },
+        detail: detail('Create a channel', 'A channel is also created by the first event that names it. 409 when it exists, or when the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.', {
+          ...problems(...BODY_PROBLEMS, 403),
+          409: problem(409, 'The channel exists, or the workspace has HERALD_MAX_CHANNELS_PER_WORKSPACE channels.'),
+        }),
       },
     )
     .patch(
@@ -82,9 +92,13 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
         body: Type.Object({
           slug: Type.Optional({ ...Slug, description: 'A new slug: its past events and mutes move with it; events must use the new one.' }),
           default: Type.Optional(Type.Literal(true, { description: 'Make it the default channel.' })),
-        }, { additionalProperties: false, minProperties: 1, error: 'the body must be an object naming slug, default or both' }),
-        response: { 200: Type.Object({ slug: Type.String() }) },
-        detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.'),
+        }, { $id: 'UpdateChannelBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming slug, default or both' }),
+        response: { 200: ChannelSlug },
+        detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.', {
+          ...problems(...BODY_PROBLEMS, 403),
+          404: noChannel,
+          409: problem(409, 'The new slug is taken.'),
+        }),
       },
     )
     .delete(
@@ -97,7 +111,15 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
         changed({ kind: 'audience' })
         set.status = 204
       },
-      { params: ChannelParams, detail: detail('Delete a channel', 'Its events stay in the feed. Not the default channel (409).') },
+      {
+        params: ChannelParams,
+        detail: detail('Delete a channel', 'Its events stay in the feed. Not the default channel (409).', {
+          204: done('Deleted.'),
+          ...problems(403),
+          404: noChannel,
+          409: problem(409, 'This is the default channel: make another one the default first.'),
+        }),
+      },
     )
     .put(
       '/:channel/mute',
@@ -109,7 +131,7 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
         changed({ kind: 'audience' })
         set.status = 204
       },
-      { params: ChannelParams, detail: detail('Mute a channel for myself', 'No pushes to my devices for its events. 404 for a channel that does not exist.') },
+      { params: ChannelParams, detail: detail('Mute a channel for myself', 'No pushes to my devices for its events. 404 for a channel that does not exist.', { 204: done('Muted.'), ...problems(403), 404: noChannel }) },
     )
     .delete(
       '/:channel/mute',
@@ -119,5 +141,5 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
         changed({ kind: 'audience' })
         set.status = 204
       },
-      { params: ChannelParams, detail: detail('Unmute a channel for myself') },
+      { params: ChannelParams, detail: detail('Unmute a channel for myself', 'Pushes for its events reach my devices again. Unmuting a channel that is not muted is no error.', { 204: done('Unmuted.'), ...problems(403) }) },
     )

@@ -12,8 +12,9 @@ import { HeraldError, type FieldError } from '../../core/problems'
 import { countEventDeliveries, listDeliveries, replayFailedDeliveries, REPLAY_MAX, type DeliveryFilter } from '../../delivery/deliveries'
 import { routeGroup } from './group'
 import { Limit, Uuid, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, problems, type Responses } from '../openapi'
 
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Deliveries'], security: userSecurity })
+const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Deliveries'], security: userSecurity, responses })
 const PAGE_MAX = 100
 const COUNTS_MAX = 100
 
@@ -31,7 +32,7 @@ export const DeliveryCountsSchema = Type.Object(
     succeeded: Type.Integer(),
     failed: Type.Integer({ description: 'Deliveries that failed for good; owners and admins can replay them.' }),
   },
-  { description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
+  { $id: 'DeliveryCounts', description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
 )
 
 const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
@@ -64,11 +65,11 @@ export const DeliveryListItemSchema = Type.Object({
     [Type.Object({ title: Type.Union([Type.String(), Type.Null()]), message: Type.String({ description: 'The first 200 characters.' }), event: Type.Union([Type.String(), Type.Null()]), channel: Type.String(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
     { description: 'What the event was; null once it is past retention.' },
   ),
-})
+}, { $id: 'DeliveryListItem' })
 
 const BulkReplayBody = Type.Object(
   { ...FilterFields, dryRun: Type.Optional(Type.Boolean({ description: 'Only count the failed deliveries that would be replayed.', error: 'dryRun must be true or false' })) },
-  { additionalProperties: false },
+  { $id: 'BulkReplayBody', additionalProperties: false },
 )
 
 /** A 400 for one field: a query parameter, or a pointer into the body. */
@@ -117,11 +118,12 @@ export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, w
           200: Type.Object({
             deliveries: Type.Array(DeliveryListItemSchema),
             nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next (older) page; null at the end.' }),
-          }),
+          }, { $id: 'DeliveryPage' }),
         },
         detail: detail(
           'List deliveries',
           'A workspace\'s deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event\'s log (GET /v1/workspaces/{workspace}/events/{eventId}).',
+          problems(400, 401, 404, 503),
         ),
       },
     )
@@ -142,8 +144,8 @@ export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, w
             error: `events must be 1 to ${COUNTS_MAX} event ids (UUIDv7), separated by commas`,
           }),
         }),
-        response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { description: 'By event id; an event of another workspace counts zeros.' }) },
-        detail: detail('Count the deliveries of events by state', 'What the feed shows of each event\'s deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.'),
+        response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { $id: 'DeliveryCountsByEvent', description: 'By event id; an event of another workspace counts zeros.' }) },
+        detail: detail('Count the deliveries of events by state', 'What the feed shows of each event\'s deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.', problems(400, 401, 404, 503)),
       },
     )
     .post(
@@ -162,11 +164,12 @@ export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, w
             matched: Type.Integer({ description: `Failed deliveries that match the filter, counted up to ${REPLAY_MAX}.` }),
             replayed: Type.Integer({ description: 'Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some.' }),
             more: Type.Boolean({ description: `More than ${REPLAY_MAX} matched: call again to replay the rest.` }),
-          }),
+          }, { $id: 'BulkReplayResult' }),
         },
         detail: detail(
           'Replay failed deliveries',
           `Sends again the failed deliveries that match the filter (the query of GET …/deliveries, as a body), newest event first, at most ${REPLAY_MAX} a call: each under its own id, with a fresh retry schedule, like the replay of one delivery. Two calls at once replay each delivery once. With "dryRun": true, only counts them. Owners and admins.`,
+          problems(...BODY_PROBLEMS, 401, 403, 404, 503),
         ),
       },
     )

@@ -12,6 +12,7 @@ import { checkAddress } from '../../delivery/outbound'
 import { MAX_DEVICES_PER_USER, deleteDevice, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
 import { routeGroup } from './group'
 import { Uuid } from './input'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
 const security = userSecurity
 
@@ -26,7 +27,7 @@ export const PushSubscriptionBody = Type.Object({
     p256dh: Base64Url('subscription.keys.p256dh', 65, 'The browser\'s P-256 public key: 65 bytes, base64url.'),
     auth: Base64Url('subscription.keys.auth', 16, 'The subscription\'s auth secret: 16 bytes, base64url.'),
   }, { additionalProperties: false }),
-}, { additionalProperties: false, description: 'A browser\'s PushSubscription as JSON (`subscription.toJSON()`).' })
+}, { $id: 'PushSubscription', additionalProperties: false, description: 'A browser\'s PushSubscription as JSON (`subscription.toJSON()`).' })
 
 export const DeviceBody = Type.Object({
   platform: Type.Optional(Type.Union([Type.Literal('ios'), Type.Literal('android'), Type.Literal('web')], { description: 'The device\'s OS: ios or android for apns and fcm (required), web for webpush (the default).' })),
@@ -35,7 +36,7 @@ export const DeviceBody = Type.Object({
   subscription: Type.Optional(PushSubscriptionBody),
   environment: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { description: 'APNs only: sandbox for development builds; production when absent.' })),
   topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'APNs only: the app\'s bundle id, when it differs from APNS_TOPIC.' })),
-}, { additionalProperties: false })
+}, { $id: 'DeviceBody', additionalProperties: false })
 
 type DeviceBodyT = Static<typeof DeviceBody>
 
@@ -111,7 +112,7 @@ export const DeviceSchema = Type.Object({
   endpoint: Type.Union([Type.String(), Type.Null()], { description: 'webpush only: the subscription\'s endpoint, so the app can find its own device.' }),
   lastSeenAt: Type.String({ format: 'date-time', description: 'Last registration or refresh.' }),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'Device' })
 
 
 /**
@@ -141,13 +142,22 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
       },
       {
         body: DeviceBody,
-        response: { 201: Type.Object({ id: Type.String({ format: 'uuid' }) }) },
-        detail: { summary: 'Register or refresh a device', description: 'An upsert on the token: registering a token of yours again updates that device (and answers its id) instead of adding another. A token or endpoint registered to another account is refused (409).', tags: ['Devices'], security },
+        response: { 201: Type.Object({ id: Type.String({ format: 'uuid' }) }, { $id: 'RegisteredDevice' }) },
+        detail: {
+          summary: 'Register or refresh a device',
+          description: 'An upsert on the token: registering a token of yours again updates that device (and answers its id) instead of adding another. A token or endpoint registered to another account is refused (409).',
+          tags: ['Devices'],
+          security,
+          responses: {
+            ...problems(...BODY_PROBLEMS, 401, 403, 503),
+            409: problem(409, 'You have the most devices one person may have, or this token or subscription is registered to another account.'),
+          },
+        },
       },
     )
     .get('/devices', async ({ request }) => listDevices(sql, (await auth.authenticate(request)).userId), {
       response: { 200: Type.Array(DeviceSchema) },
-      detail: { summary: 'List my devices', tags: ['Devices'], security },
+      detail: { summary: 'List my devices', description: 'Every device of mine that receives pushes, whatever the workspace.', tags: ['Devices'], security, responses: problems(401, 503) },
     })
     .delete(
       '/devices/:id',
@@ -157,7 +167,16 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
         audienceChanged()
         set.status = 204
       },
-      { params: Type.Object({ id: Uuid('id', 'Device id, from the list.') }), detail: { summary: 'Delete a device', tags: ['Devices'], security } },
+      {
+        params: Type.Object({ id: Uuid('id', 'Device id, from the list.') }),
+        detail: {
+          summary: 'Delete a device',
+          description: 'It gets no pushes from then on; its past deliveries stay in the delivery logs.',
+          tags: ['Devices'],
+          security,
+          responses: { 204: done('Deleted.'), ...problems(400, 401, 403, 503), 404: problem(404, 'You have no device with this id.') },
+        },
+      },
     )
 
 /** GET /v1/push/vapid-public-key: public, as the key is (every subscription carries it). */
@@ -170,7 +189,13 @@ export const pushKeyRoute = (publicKey: string | undefined) =>
       return { publicKey }
     },
     {
-      response: { 200: Type.Object({ publicKey: Type.String({ description: 'The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe().' }) }) },
-      detail: { summary: 'The Web Push public key', description: 'What a browser subscribes with: `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey })`. Then register the subscription with POST /v1/devices.', tags: ['Devices'] },
+      response: { 200: Type.Object({ publicKey: Type.String({ description: 'The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe().' }) }, { $id: 'VapidPublicKey' }) },
+      detail: {
+        summary: 'The Web Push public key',
+        description: 'What a browser subscribes with: `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey })`. Then register the subscription with POST /v1/devices.',
+        tags: ['Devices'],
+        security: [],
+        responses: { 404: problem(404, 'Web Push is not configured on this server.') },
+      },
     },
   )

@@ -4,7 +4,6 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
-import { uuidv7 } from 'uuidv7'
 import type { ApiKeyAuth } from '../../ingest/auth'
 import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
@@ -12,6 +11,7 @@ import type { Outcome, RateState } from '../../ingest/submission'
 import { HeraldError, problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
 import { channelLimitDetail } from '../../accounts/channels'
+import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
 
@@ -21,7 +21,7 @@ export const SubmitResultSchema = Type.Object({
   eventId: Type.String({ format: 'uuid', description: 'UUIDv7 of the event; sortable by time.' }),
   remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
   errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation and each dropped property.', examples: [['title was truncated to 128 characters']] })),
-})
+}, { $id: 'SubmitResult' })
 
 export const unauthorized = () =>
   new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
@@ -85,7 +85,7 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
   const body = parseJsonBody(raw, request.headers.get('content-type'))
   const { event, changes } = normalizeEvent(body)
   const idem = idempotency(request, raw)
-  const id = uuidv7()
+  const id = Bun.randomUUIDv7()
   return batcher
     .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem })
     .then(respond)
@@ -112,12 +112,12 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
         requestBody: { required: true, content: { 'application/json': { schema: EventBody as any } } },
         responses: {
           200: { description: 'Accepted and durable. Carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.', content: { 'application/json': { schema: SubmitResultSchema as any } } },
-          400: { description: 'Validation failed (application/problem+json).' },
-          401: { description: 'Missing or invalid API key.' },
-          413: { description: 'Body over 262,144 bytes.' },
-          422: { description: 'Idempotency-Key reused with another body.' },
-          429: { description: 'Rate limit or monthly quota hit; see Retry-After and the problem type.' },
-          503: { description: 'Database unavailable; nothing was stored. Retry after Retry-After.' },
+          400: problem(400, 'Validation failed, the body is not JSON, or its Content-Type is not application/json.'),
+          401: problem(401, 'Missing or invalid API key.'),
+          413: problem(413, 'Body over 262,144 bytes.'),
+          422: problem(422, 'Idempotency-Key reused with another body, or a new channel past the workspace\'s limit of channels.'),
+          429: problem(429, 'Rate limit or monthly quota hit; see Retry-After and the problem type.'),
+          503: problem(503, 'Database unavailable; nothing was stored. Retry after Retry-After.'),
         },
       },
     },

@@ -8,6 +8,7 @@ import { routeGroup } from './group'
 import { checkUuidv7Time, UuidV7 } from './input'
 import { findEvent } from '../../ingest/feed'
 import { listEventDeliveries } from '../../delivery/deliveries'
+import { problem, problems } from '../openapi'
 
 export const StoredEvent = Type.Object({
   eventId: Type.String({ format: 'uuid' }),
@@ -32,7 +33,7 @@ export const DeliveryAttempt = Type.Object({
   status: Nullable(Type.Integer({ description: 'HTTP status (or SMTP reply code) received, if any.' })),
   error: Nullable(Type.String({ description: 'Why the attempt failed.' })),
   response: Nullable(Type.String({ description: 'The first KiB of the response body.' })),
-})
+}, { $id: 'DeliveryAttempt' })
 
 export const Delivery = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Stable across attempts and duplicates; sent to webhooks as `webhook-id`.' }),
@@ -44,11 +45,11 @@ export const Delivery = Type.Object({
   attempts: Type.Array(DeliveryAttempt),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'Delivery' })
 
 export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
   deliveries: Type.Array(Delivery, { description: 'One per matching router (and, with push, per device); empty until the event is fanned out.' }),
-})])
+})], { $id: 'EventWithDeliveries' })
 
 
 export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
@@ -71,6 +72,12 @@ export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
     {
       params: Type.Object({ eventId: UuidV7('eventId', 'The eventId returned by POST /event.') }),
       response: { 200: EventWithDeliveries },
-      detail: { summary: 'Read an event as stored (after truncation), with its deliveries and their attempts', tags: ['Events'], security: [{ apiKey: [] }] },
+      detail: {
+        summary: 'Read an event as stored (after truncation), with its deliveries and their attempts',
+        description: 'With the API key of the workspace the event was sent to.',
+        tags: ['Events'],
+        security: [{ apiKey: [] }],
+        responses: { ...problems(400, 401, 503), 404: problem(404, 'No event of this id in the workspace of this key.') },
+      },
     },
   )

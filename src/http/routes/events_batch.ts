@@ -8,14 +8,15 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
-import { uuidv7 } from 'uuidv7'
 import type { ApiKeyAuth, Principal } from '../../ingest/auth'
 import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState, Submission } from '../../ingest/submission'
 import { HeraldError, problemBody, problemResponse, validationError, type FieldError } from '../../core/problems'
-import { MAX_JSON_DEPTH, readBody, storable, STRING_RULE } from '../body'
+import { MAX_JSON_DEPTH, readBody } from '../body'
+import { storable, STRING_RULE } from '../../core/storable'
 import { channelLimitProblem, limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema, unauthorized } from './event'
+import { problem } from '../openapi'
 
 export const MAX_BATCH_BYTES = 4_194_304
 export const MAX_BATCH_EVENTS = 1000
@@ -28,12 +29,12 @@ export const BatchItem = Type.Object(
       Type.Null(),
     ])),
   },
-  { additionalProperties: true, description: "An event, exactly the body of POST /event, plus an optional `idempotencyKey`." },
+  { $id: 'BatchItem', additionalProperties: true, description: "An event, exactly the body of POST /event, plus an optional `idempotencyKey`." },
 )
 
 export const BatchBody = Type.Object(
   { events: Type.Array(BatchItem, { minItems: 1, maxItems: MAX_BATCH_EVENTS, description: `1 to ${MAX_BATCH_EVENTS} events, answered in this order.` }) },
-  { description: `At most ${MAX_BATCH_BYTES} bytes (4 MiB).` },
+  { $id: 'BatchBody', description: `At most ${MAX_BATCH_BYTES} bytes (4 MiB).` },
 )
 
 export const ItemProblemSchema = Type.Object(
@@ -44,12 +45,12 @@ export const ItemProblemSchema = Type.Object(
     detail: Type.String({ examples: ['message must not be empty'] }),
     errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String({ examples: ['/events/3/message'] }), detail: Type.String() }))),
   },
-  { description: 'An event that was not stored, as an RFC 9457 problem; pointers start with /events/<index>.' },
+  { $id: 'BatchItemProblem', description: 'An event that was not stored, as an RFC 9457 problem; pointers start with /events/<index>.' },
 )
 
 export const BatchResultSchema = Type.Object({
   results: Type.Array(Type.Union([SubmitResultSchema, ItemProblemSchema]), { description: 'One result per event, in request order.' }),
-})
+}, { $id: 'BatchResult' })
 
 type ItemResult = Record<string, unknown>
 
@@ -110,7 +111,7 @@ function judge(item: unknown, principal: Principal, sized: boolean): Submission 
   // wherever the key stood in it.
   const idempotency = taken ? { key: taken.key, hash: createHash('sha256').update(JSON.stringify(item)).digest('hex') } : undefined
   const { event, changes } = normalized
-  const id = uuidv7()
+  const id = Bun.randomUUIDv7()
   return { principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency }
 }
 
@@ -192,11 +193,11 @@ export const eventsBatchRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
         requestBody: { required: true, content: { 'application/json': { schema: BatchBody as any } } },
         responses: {
           200: { description: 'One result per event, in request order. Carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset as they stand after the batch.', content: { 'application/json': { schema: BatchResultSchema as any } } },
-          400: { description: 'Not a batch: not JSON, not an object, `events` missing, empty or over 1,000 events, or an Idempotency-Key header (application/problem+json).' },
-          401: { description: 'Missing or invalid API key.' },
-          413: { description: `Body over ${MAX_BATCH_BYTES} bytes.` },
-          429: { description: 'No event fitted the rate limit or the monthly quota; see Retry-After and the problem type.' },
-          503: { description: 'Database unavailable. Events of the batch may have been stored: retry with an idempotencyKey in each event.' },
+          400: problem(400, 'Not a batch: not JSON, not an object, `events` missing, empty or over 1,000 events, or an Idempotency-Key header.'),
+          401: problem(401, 'Missing or invalid API key.'),
+          413: problem(413, `Body over ${MAX_BATCH_BYTES} bytes.`),
+          429: problem(429, 'No event fitted the rate limit or the monthly quota; see Retry-After and the problem type.'),
+          503: problem(503, 'Database unavailable. Events of the batch may have been stored: retry with an idempotencyKey in each event.'),
         },
       },
     },

@@ -18,8 +18,11 @@ import { DeliveryCountsSchema } from './deliveries'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { checkUuidv7Time, Limit, Text, Uuid, UuidV7, WorkspaceParam } from './input'
+import { done, problem, problems, type Responses } from '../openapi'
 
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Feed'], security: userSecurity })
+const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Feed'], security: userSecurity, responses })
+// A workspace named in the path or the query: not found unless I am a member of it.
+const READ = problems(400, 401, 404, 503)
 // A comment line this often keeps proxies (and Bun's idle timeout) from
 // closing a quiet stream.
 const HEARTBEAT_MS = 8_000
@@ -36,7 +39,7 @@ const FilterQuery = {
   q: Type.Optional(Text('q', 200, 'Words that must each begin a word of the title or the message.')),
 }
 
-const FeedEvent = Type.Composite([StoredEvent, Type.Object({ deliveryCounts: DeliveryCountsSchema })])
+const FeedEvent = Type.Composite([StoredEvent, Type.Object({ deliveryCounts: DeliveryCountsSchema })], { $id: 'FeedEvent' })
 
 const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string }): FeedFilter => ({
   ...(q.channel ? { channel: q.channel.toLowerCase() } : {}),
@@ -99,8 +102,8 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
           before: Type.Optional(UuidV7('before', 'The nextCursor of the previous page.')),
           limit: Type.Optional(Limit(FEED_PAGE_MAX, 50, `Events per page, at most ${FEED_PAGE_MAX}.`)),
         }),
-        response: { 200: Type.Object({ events: Type.Array(FeedEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }) },
-        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters, each with its deliveries counted by state; every member may read it.'),
+        response: { 200: Type.Object({ events: Type.Array(FeedEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }, { $id: 'FeedPage' }) },
+        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters, each with its deliveries counted by state; every member may read it.', READ),
       },
     )
     .get(
@@ -170,7 +173,11 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       },
       {
         query: Type.Object(FilterQuery),
-        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`),
+        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`, {
+          200: { description: 'The stream: `event` messages, each an event as JSON, and an `ended` message last.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...READ,
+          429: problem(429, `You have ${STREAMS_PER_PERSON} live streams open: close one, or retry after Retry-After seconds.`),
+        }),
       },
     )
     .get(
@@ -185,7 +192,10 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       {
         params: Type.Object({ workspace: WorkspaceParam, eventId: UuidV7('eventId', 'The event\'s id.') }),
         response: { 200: EventWithDeliveries },
-        detail: detail('An event with its delivery log', 'Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.'),
+        detail: detail('An event with its delivery log', 'Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.', {
+          ...READ,
+          404: problem(404, 'No such workspace (of mine), or no event of this id in it.'),
+        }),
       },
     )
     .post(
@@ -201,7 +211,11 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
       },
       {
         params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
-        detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule.'),
+        detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule. Owners and admins.', {
+          202: done('Scheduled: the delivery is pending again. The body is an empty object.'),
+          ...problems(400, 401, 403, 503),
+          404: problem(404, 'No such workspace (of mine), or no finished delivery of this id in it.'),
+        }),
       },
     )
 }

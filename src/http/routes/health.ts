@@ -1,10 +1,24 @@
 // Liveness and readiness probes.
 import { Elysia } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { ping, type Sql } from '../../core/db'
+import { json } from '../openapi'
+
+const Liveness = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness' })
+const Readiness = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('draining'), Type.Literal('unavailable')]),
+    database: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])),
+  },
+  { $id: 'Readiness' },
+)
+const probe = { tags: ['Operations'], security: [] }
 
 export const healthRoute = (sql: Sql, state: { draining: boolean }) =>
   new Elysia({ name: 'route.health' })
-    .get('/healthz', () => ({ status: 'ok' }), { detail: { summary: 'Liveness: the process answers', tags: ['Operations'] } })
+    .get('/healthz', () => ({ status: 'ok' }), {
+      detail: { ...probe, summary: 'Liveness: the process answers', description: 'Answers as long as the process runs; it checks nothing else.', responses: { 200: json('The process answers.', Liveness) } },
+    })
     .get(
       '/readyz',
       async ({ set }) => {
@@ -20,5 +34,12 @@ export const healthRoute = (sql: Sql, state: { draining: boolean }) =>
           return { status: 'unavailable', database: 'unreachable' }
         }
       },
-      { detail: { summary: 'Readiness: the database answers within 2 s', tags: ['Operations'] } },
+      {
+        detail: {
+          ...probe,
+          summary: 'Readiness: the database answers within 2 s',
+          description: 'A load balancer sends traffic while this is 200. 503 while the server shuts down (draining) or when the database does not answer within 2 s; this answer is no problem+json, as a probe reads only the status.',
+          responses: { 200: json('Ready: the database answered.', Readiness), 503: json('Not ready: draining, or the database is unreachable.', Readiness) },
+        },
+      },
     )

@@ -11,16 +11,19 @@ import { ApiKeySchema } from './admin_keys'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const Params = WorkspaceParams
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['API keys'], security: userSecurity })
+// What every route may answer; one that changes something, also a 403 (a role, or a web session's CSRF token).
+const ALL = problems(400, 401, 404, 503)
+const detail = (summary: string, description: string, responses: Responses = {}) => ({ summary, description, tags: ['API keys'], security: userSecurity, responses: { ...ALL, ...responses } })
 
 export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: AccessCheck) =>
   routeGroup({ name: 'route.keys', prefix: '/v1/workspaces/:workspace/keys', guard: users.authenticate })
     .get('', async ({ request, params }) => listApiKeys(sql, (await check(request, params.workspace)).access.workspaceId), {
       params: Params,
       response: { 200: Type.Array(ApiKeySchema) },
-      detail: detail('List API keys by prefix, with creation, last use and revocation'),
+      detail: detail('List API keys by prefix, with creation, last use and revocation', 'Every member may read the list; revoked keys included.'),
     })
     .post(
       '',
@@ -32,9 +35,9 @@ export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: Ac
       },
       {
         params: Params,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, such as "production".' }) }, { additionalProperties: false }),
-        response: { 201: Type.Object({ id: Type.Integer(), name: Type.String(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown this once; only its hash is stored.' }) }) },
-        detail: detail('Create an API key', 'The key is in the answer, and never again.'),
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, such as "production".' }) }, { $id: 'CreateApiKeyBody', additionalProperties: false }),
+        response: { 201: Type.Object({ id: Type.Integer(), name: Type.String(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown this once; only its hash is stored.' }) }, { $id: 'CreatedApiKey' }) },
+        detail: detail('Create an API key', 'The key is in the answer, and never again. Owners and admins.', problems(...BODY_PROBLEMS, 403)),
       },
     )
     .delete(
@@ -47,6 +50,10 @@ export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: Ac
       },
       {
         params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
-        detail: detail('Revoke an API key', 'At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance.'),
+        detail: detail('Revoke an API key', 'At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance. Owners and admins.', {
+          204: done('Revoked.'),
+          ...problems(403),
+          404: problem(404, 'No such workspace (of mine), or no live API key of this id in it.'),
+        }),
       },
     )

@@ -8,6 +8,7 @@ import { EmailAddress, Token, Uuid, WorkspaceParam, WorkspaceParams } from './in
 import type { Sql } from '../../core/db'
 import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
+import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
 import type { AccessCheck } from '../../accounts/access'
 import type { UserAuth } from '../../accounts/session'
@@ -16,8 +17,9 @@ import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
 import { changeRole, listMembers, removeMemberChecked, type MembershipProblem, type Role } from '../../accounts/members'
 import { countAttempt, invitationCounters } from '../../accounts/throttle'
-import { acceptInvitation, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../../accounts/invitations'
-import { MemberSchema } from './admin_members'
+import { acceptInvitationAs, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../../accounts/invitations'
+import { ChangeRoleBody, MemberSchema } from './admin_members'
+import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')])
 const Params = WorkspaceParams
@@ -32,7 +34,10 @@ const membershipProblem = (p: MembershipProblem) =>
     'owner-only': new HeraldError('forbidden', 'Only owners make, change or remove an owner.'),
     'last-owner': new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.'),
   })[p]
-const detail = (summary: string, description?: string, tag = 'Members') => ({ summary, description, tags: [tag], security: userSecurity })
+const detail = (summary: string, description: string, responses: Responses, tag = 'Members') => ({ summary, description, tags: [tag], security: userSecurity, responses })
+const noMember = problem(404, 'No such workspace (of mine), or this person is not a member of it.')
+const lastOwner = problem(409, 'A workspace needs an owner: make someone else owner first.')
+const usedLink = problem(404, 'This invitation is invalid, used or expired.')
 
 export const InvitationSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -42,7 +47,7 @@ export const InvitationSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
-})
+}, { $id: 'Invitation' })
 
 export interface MembersRouteDeps {
   sql: Sql
@@ -70,8 +75,14 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
     },
     {
       params: InvitationParams,
-      response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }) },
-      detail: { summary: 'Read an invitation by its link', tags: ['Invitations'] },
+      response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }, { $id: 'InvitationPreview' }) },
+      detail: {
+        summary: 'Read an invitation by its link',
+        description: 'What the page of the link shows before anyone signs in: the workspace, the address invited and the role.',
+        tags: ['Invitations'],
+        security: [],
+        responses: { ...problems(400, 503), 404: usedLink },
+      },
     },
   )
 
@@ -79,7 +90,7 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
     .get(
       '/workspaces/:workspace/members',
       async ({ request, params }) => listMembers(sql, (await check(request, params.workspace)).access.workspaceId),
-      { params: Params, response: { 200: Type.Array(MemberSchema) }, detail: detail('List members') },
+      { params: Params, response: { 200: Type.Array(MemberSchema) }, detail: detail('List members', 'Each with their role, their devices and the channels they muted; every member may read it.', problems(400, 401, 404, 503)) },
     )
     .patch(
       '/workspaces/:workspace/members/:userId',
@@ -94,9 +105,13 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
       },
       {
         params: MemberParams,
-        body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
+        body: ChangeRoleBody,
         response: { 200: MemberSchema },
-        detail: detail("Change a member's role", 'Owners and admins; only owners make or unmake owners; the last owner stays.'),
+        detail: detail("Change a member's role", 'Owners and admins; only owners make or unmake owners; the last owner stays.', {
+          ...problems(...BODY_PROBLEMS, 401, 403, 503),
+          404: noMember,
+          409: lastOwner,
+        }),
       },
     )
     .delete(
@@ -109,12 +124,24 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         changed({ kind: 'member-removed', workspaceId: access.workspaceId, userId: params.userId })
         set.status = 204
       },
-      { params: MemberParams, detail: detail('Remove a member, or leave', 'Anyone may leave; owners and admins remove others (only owners remove owners).') },
+      {
+        params: MemberParams,
+        detail: detail('Remove a member, or leave', 'Anyone may leave; owners and admins remove others (only owners remove owners).', {
+          204: done('Removed; their live feeds of the workspace end.'),
+          ...problems(400, 401, 403, 503),
+          404: noMember,
+          409: lastOwner,
+        }),
+      },
     )
     .get(
       '/workspaces/:workspace/invitations',
       async ({ request, params }) => listInvitations(sql, (await check(request, params.workspace, 'manage')).access.workspaceId),
-      { params: Params, response: { 200: Type.Array(InvitationSchema) }, detail: detail('List invitations, newest first', undefined, 'Invitations') },
+      {
+        params: Params,
+        response: { 200: Type.Array(InvitationSchema) },
+        detail: detail('List invitations, newest first', 'Pending, accepted, revoked and expired ones. Owners and admins.', problems(400, 401, 403, 404, 503), 'Invitations'),
+      },
     )
     .post(
       '/workspaces/:workspace/invitations',
@@ -131,7 +158,7 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
           to: email,
           subject: `${session.email} invited you to ${access.workspace} on Herald`,
           text: `${session.email} invited you to join the workspace "${access.workspace}" on Herald as ${role === 'member' ? 'a member' : `an ${role}`}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
-        }).catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
+        }).catch((err) => requestLog(log, request).error({ err }, 'could not send the invitation e-mail'))
         set.status = 201
         return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
       },
@@ -140,9 +167,12 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         body: Type.Object({
           email: EmailAddress('The address the invitation is e-mailed to.'),
           role: Type.Optional(RoleSchema),
-        }, { additionalProperties: false }),
-        response: { 201: Type.Object({ id: Type.String(), email: Type.String(), role: RoleSchema, expiresAt: Type.String(), link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be.' }) }) },
-        detail: detail('Invite someone by e-mail', 'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. E-mails are throttled per recipient and per inviter (429 with Retry-After).', 'Invitations'),
+        }, { $id: 'CreateInvitationBody', additionalProperties: false }),
+        response: { 201: Type.Object({ id: Type.String(), email: Type.String(), role: RoleSchema, expiresAt: Type.String(), link: Type.String({ description: 'The link e-mailed to them, to pass on another way if need be.' }) }, { $id: 'CreatedInvitation' }) },
+        detail: detail('Invite someone by e-mail', 'E-mails a link (through SMTP_URL, or logged when unset) that makes its holder a member once they sign in or sign up with that address. E-mails are throttled per recipient and per inviter (429 with Retry-After).', {
+          ...problems(...BODY_PROBLEMS, 401, 403, 404, 503),
+          429: problem(429, 'Too many invitations from you, or e-mails to this address: retry after Retry-After seconds.'),
+        }, 'Invitations'),
       },
     )
     .delete(
@@ -152,23 +182,33 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         if (!(await revokeInvitation(sql, access.workspaceId, params.id))) throw new HeraldError('not-found', 'There is no pending invitation with this id.')
         set.status = 204
       },
-      { params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Invitation id, from the list.') }), detail: detail('Revoke an invitation', undefined, 'Invitations') },
+      {
+        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Invitation id, from the list.') }),
+        detail: detail('Revoke an invitation', 'Its link stops working at once. Owners and admins.', {
+          204: done('Revoked.'),
+          ...problems(400, 401, 403, 503),
+          404: problem(404, 'No such workspace (of mine), or no pending invitation of this id in it.'),
+        }, 'Invitations'),
+      },
     )
     .post(
       '/invitations/:token/accept',
       async ({ request, params }) => {
         const session = await users.authenticate(request)
-        const inv = await findInvitation(sql, params.token)
-        if (!inv) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
-        if (inv.email.toLowerCase() !== session.email.toLowerCase()) throw new HeraldError('forbidden', `This invitation is for ${inv.email}; you are signed in as ${session.email}.`)
-        if (!(await sql.begin((tx) => acceptInvitation(tx, inv, session.userId)))) throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+        const outcome = await acceptInvitationAs(sql, params.token, session)
+        if (outcome.kind === 'invalid') throw new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+        if (outcome.kind === 'for-another') throw new HeraldError('forbidden', `This invitation is for ${outcome.email}; you are signed in as ${session.email}.`)
         changed({ kind: 'audience' })
-        return { workspace: inv.workspace, role: inv.role }
+        return { workspace: outcome.workspace, role: outcome.role }
       },
       {
         params: InvitationParams,
-        response: { 200: Type.Object({ workspace: Type.String(), role: RoleSchema }) },
-        detail: detail('Accept an invitation', 'Signed in with the invited address.', 'Invitations'),
+        response: { 200: Type.Object({ workspace: Type.String(), role: RoleSchema }, { $id: 'AcceptedInvitation' }) },
+        detail: detail('Accept an invitation', 'Signed in with the invited address.', {
+          ...problems(400, 401, 503),
+          403: problem(403, 'The invitation is for another address, or a web session sent no X-CSRF-Token.'),
+          404: usedLink,
+        }, 'Invitations'),
       },
     )
 

@@ -2,12 +2,12 @@
 // operator API (owners and admins change, members read), plus a test send
 // and a template preview for the dashboard's router form.
 import { Type } from '@sinclair/typebox'
-import { uuidv7 } from 'uuidv7'
 import type { Sql } from '../../core/db'
 import type { Config } from '../../core/config'
 import type { SecretBox } from '../../core/secrets'
 import type { AccessCheck } from '../../accounts/access'
 import type { EventView } from '../../delivery/event_view'
+import type { SendConfig } from '../../delivery/job'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError, validationError } from '../../core/problems'
 import { routersPlugin, templateErrors } from './admin_routers'
@@ -19,11 +19,14 @@ import { TemplateLimitError } from '../../delivery/template'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, problem, problems, type Responses } from '../openapi'
 
 const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
 // Templates (16 KiB of body, 1 KiB of title), a destination and a sample event's data.
 export const ROUTER_BODY_LIMIT = 64 * 1024
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Routers'], security: userSecurity })
+const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Routers'], security: userSecurity, responses })
+// What every router route may answer; one that changes something, also a 403 (a role, or a web session's CSRF token).
+const ALL = { ...problems(401, 503), 404: problem(404, 'No such workspace (of mine), or no such router in it.') }
 
 // Stand-ins for the fields a half-filled form may lack: a preview renders
 // the payload and needs no real address.
@@ -40,7 +43,7 @@ const PREVIEW_DEFAULTS: Record<Destination['type'], Record<string, unknown>> = {
 /** The event a preview or a test send uses; `over` lets a form try its own values. */
 export function sampleEvent(workspace: string, channel: string, over: Partial<EventView> = {}): EventView {
   return {
-    eventId: uuidv7(),
+    eventId: Bun.randomUUIDv7(),
     workspace,
     channel,
     event: 'user.signup',
@@ -57,7 +60,8 @@ export function sampleEvent(workspace: string, channel: string, over: Partial<Ev
 /** For a test send: an event key the pattern matches (`user.*` → `user.test`). */
 const keyFor = (pattern: string) => (pattern === '*' ? 'herald.test' : pattern.replaceAll('*', 'test'))
 
-export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, config: Config, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
+/** `send`: the send configuration made at boot (src/delivery/send_config.ts), whose outbound rules and endpoints the test send uses. */
+export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, config: Config, send: Pick<SendConfig, 'outbound' | 'endpoints'>, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
   routeGroup({ name: 'route.routers', guard: users.authenticate, bodyLimit: ROUTER_BODY_LIMIT })
     .use(
       routersPlugin(sql, box, {
@@ -65,10 +69,11 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
         prefix: '/v1/workspaces/:workspace/routers',
         tag: 'Routers',
         security: userSecurity,
+        problems: { all: ALL, changing: problems(403) },
         resolve: async (request, workspace, need) => (await check(request, workspace, need)).access.workspaceId,
         routersChanged,
         maxRouters: config.HERALD_MAX_ROUTERS_PER_WORKSPACE,
-        outboundAllow: config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean),
+        outboundAllow: send.outbound.allow,
       }),
     )
     .post(
@@ -99,9 +104,9 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
             event: Type.Optional(Type.String()), title: Type.Optional(Type.String()), message: Type.Optional(Type.String()),
             link: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), data: Type.Optional(Type.Object({}, { additionalProperties: true })),
           }, { additionalProperties: false, description: 'Fields of the sample event to replace.' })),
-        }, { additionalProperties: false }),
-        response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }) },
-        detail: detail('Preview what a destination would receive', 'Renders the destination\'s payload, with the template, for a sample event; nothing is sent.'),
+        }, { $id: 'RouterPreviewBody', additionalProperties: false }),
+        response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }, { $id: 'RouterPreview' }) },
+        detail: detail('Preview what a destination would receive', 'Renders the destination\'s payload, with the template, for a sample event; nothing is sent.', { ...ALL, ...problems(...BODY_PROBLEMS, 403) }),
       },
     )
     .post(
@@ -112,12 +117,12 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
         if (!router) throw new HeraldError('not-found', `There is no router ${JSON.stringify(params.id)} in workspace ${JSON.stringify(params.workspace)}.`)
         const event = sampleEvent(access.workspace, access.defaultChannel, { event: keyFor(router.pattern), title: 'Test event from Herald', message: `A test of the router ${router.name}, sent from the dashboard.` })
         const result = await deliver({
-          deliveryId: uuidv7(),
+          deliveryId: Bun.randomUUIDv7(),
           attempt: 1,
           event,
           router: { id: router.id, name: router.name, destination: router.destination, signingSecret: router.signingSecret, ...(router.template ? { template: router.template } : {}) },
-          outbound: { allow: config.HERALD_OUTBOUND_ALLOW.split(',').map((s) => s.trim()).filter(Boolean), timeoutMs: config.DELIVERY_TIMEOUT_MS, maxResponseBytes: 64 * 1024 },
-          endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
+          outbound: send.outbound,
+          endpoints: send.endpoints,
         })
         return { ok: result.ok, status: result.status ?? null, durationMs: result.durationMs, response: result.response ?? null, error: result.error ?? null, event }
       },
@@ -127,8 +132,8 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
           200: Type.Object({
             ok: Type.Boolean(), status: Type.Union([Type.Integer(), Type.Null()]), durationMs: Type.Number(),
             response: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), event: Type.Any(),
-          }),
+          }, { $id: 'RouterTestResult' }),
         },
-        detail: detail('Send a test event through a router', 'Sends one sample event to the router\'s destination now (enabled or not), and answers what came back. It is not recorded as a delivery.'),
+        detail: detail('Send a test event through a router', 'Sends one sample event to the router\'s destination now (enabled or not), and answers what came back. It is not recorded as a delivery. Owners and admins.', { ...ALL, ...problems(400, 403) }),
       },
     )

@@ -13,9 +13,12 @@ import { createWorkspaceFor, getWorkspace, usageByDay } from '../../accounts/wor
 import { listMyWorkspaces } from '../../accounts/members'
 import { routeGroup } from './group'
 import { WorkspaceParams } from './input'
+import { BODY_PROBLEMS, problem, problems, type Responses } from '../openapi'
 
 const Params = WorkspaceParams
-const detail = (summary: string, description?: string) => ({ summary, description, tags: ['Workspaces'], security: userSecurity })
+const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Workspaces'], security: userSecurity, responses })
+// A workspace named in the path: not found unless I am a member of it.
+const ONE = problems(400, 401, 404, 503)
 
 export const WorkspaceDetail = Type.Object({
   workspace: Type.String(),
@@ -30,7 +33,7 @@ export const WorkspaceDetail = Type.Object({
     resetsAt: Type.String({ format: 'date-time', description: 'When the quota starts again: 00:00 UTC on the first of next month.' }),
   }),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}, { $id: 'WorkspaceDetail' })
 
 export const Usage = Type.Object({
   period: Type.String(),
@@ -39,7 +42,7 @@ export const Usage = Type.Object({
   remaining: Type.Integer(),
   resetsAt: Type.String({ format: 'date-time' }),
   days: Type.Array(Type.Object({ day: Type.String({ description: 'YYYY-MM-DD (UTC).' }), events: Type.Integer() }), { description: 'The last 30 days, oldest first, today included.' }),
-})
+}, { $id: 'Usage' })
 
 const resetsAt = () => {
   const now = new Date()
@@ -50,7 +53,7 @@ export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check
   routeGroup({ name: 'route.workspaces', prefix: '/v1/workspaces', guard: users.authenticate })
     .get('', async ({ request }) => listMyWorkspaces(sql, (await users.authenticate(request)).userId), {
       response: { 200: Type.Array(MyWorkspace) },
-      detail: detail('My workspaces, with my role in each'),
+      detail: detail('My workspaces, with my role in each', 'Every workspace I am a member of, with its default channel.', problems(401, 503)),
     })
     .post(
       '',
@@ -65,9 +68,12 @@ export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check
         return { workspace: body.name, role: 'owner' as const, defaultChannel: created.defaultChannel }
       },
       {
-        body: Type.Object({ name: Type.String({ maxLength: 64, pattern: SLUG.source, description: 'Lower-case slug, unique on this Herald.', examples: ['acme'] }) }, { additionalProperties: false }),
+        body: Type.Object({ name: Type.String({ maxLength: 64, pattern: SLUG.source, description: 'Lower-case slug, unique on this Herald.', examples: ['acme'] }) }, { $id: 'CreateWorkspaceBody', additionalProperties: false }),
         response: { 201: MyWorkspace },
-        detail: detail('Create a workspace', 'With the default channel "general"; you are its owner. 409 when the name is taken, or when you own HERALD_MAX_WORKSPACES_PER_USER workspaces.'),
+        detail: detail('Create a workspace', 'With the default channel "general"; you are its owner. 409 when the name is taken, or when you own HERALD_MAX_WORKSPACES_PER_USER workspaces.', {
+          ...problems(...BODY_PROBLEMS, 401, 403, 503),
+          409: problem(409, 'The name is taken, or you own HERALD_MAX_WORKSPACES_PER_USER workspaces.'),
+        }),
       },
     )
     .get(
@@ -77,7 +83,7 @@ export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check
         const ws = (await getWorkspace(sql, access.workspace))!
         return { workspace: ws.workspace, role: access.role, defaultChannel: ws.defaultChannel, monthlyQuota: ws.monthlyQuota, rateLimit: ws.rateLimit, usage: { ...ws.usage, resetsAt: resetsAt() }, createdAt: ws.createdAt }
       },
-      { params: Params, response: { 200: WorkspaceDetail }, detail: detail('A workspace: its limits and this month\'s usage') },
+      { params: Params, response: { 200: WorkspaceDetail }, detail: detail('A workspace: its limits and this month\'s usage', 'With my role in it; every member may read it.', ONE) },
     )
     .get(
       '/:workspace/usage',
@@ -87,5 +93,5 @@ export const workspacesRoute = (sql: Sql, config: Config, users: UserAuth, check
         const days = await usageByDay(sql, access.workspaceId)
         return { period: ws.usage.period, used: ws.usage.used, limit: ws.monthlyQuota, remaining: ws.usage.remaining, resetsAt: resetsAt(), days }
       },
-      { params: Params, response: { 200: Usage }, detail: detail('Usage: this month against the quota, and events per day over the last 30 days') },
+      { params: Params, response: { 200: Usage }, detail: detail('Usage: this month against the quota, and events per day over the last 30 days', 'What the dashboard charts; every member may read it.', ONE) },
     )

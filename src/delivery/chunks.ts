@@ -1,0 +1,49 @@
+// A batch of events cut into pool tasks of at most CHUNK deliveries: events
+// share a task while they fit, and an event whose channel has more devices is
+// cut into several tasks, so that a large channel is spread over the pool's
+// threads and recorded as it goes.
+import type { Incoming } from './bus'
+import type { RouterSpec } from './job'
+import type { PushTarget } from './push/job'
+
+// Deliveries per pool task at most: a task's results are written in one
+// statement, and a thread sends a task's deliveries together.
+export const CHUNK = 500
+
+/** A pool task's share of a batch: its events, and the routers and devices they may go to. */
+export interface Chunk {
+  events: Incoming[]
+  routers: Record<string, RouterSpec[]> // by workspace id
+  devices: Record<string, PushTarget[]> // by `${workspace id}/${channel}`
+  units: number // of work (backpressure.ts): one per event, plus one per device
+}
+
+/**
+ * The chunks of `batch`, given the routers of its workspaces and the devices
+ * of its channels. Routers count as one unit (they are few), devices as one
+ * each. An event with neither is in no chunk.
+ */
+export function chunkBatch(batch: Incoming[], byWs: Record<string, RouterSpec[]>, byChannel: Record<string, PushTarget[]>): Chunk[] {
+  const chunks: Chunk[] = []
+  let open: Chunk | null = null
+  for (const e of batch) {
+    const key = `${e.workspaceId}/${e.channel}`
+    const routerList = byWs[e.workspaceId]
+    const deviceList = byChannel[key] ?? []
+    if (!routerList && !deviceList.length) continue
+    const units = 1 + deviceList.length
+    if (units > CHUNK) {
+      for (let i = 0; i < deviceList.length; i += CHUNK) {
+        const devices = deviceList.slice(i, i + CHUNK)
+        chunks.push({ events: [e], routers: i === 0 && routerList ? { [e.workspaceId]: routerList } : {}, devices: { [key]: devices }, units: 1 + devices.length })
+      }
+      continue
+    }
+    if (!open || open.units + units > CHUNK) chunks.push((open = { events: [], routers: {}, devices: {}, units: 0 }))
+    open.events.push(e)
+    open.units += units
+    if (routerList) open.routers[e.workspaceId] = routerList
+    if (deviceList.length) open.devices[key] = deviceList
+  }
+  return chunks
+}

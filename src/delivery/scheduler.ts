@@ -1,0 +1,118 @@
+// The retry scheduler: every interval (or when woken after a replay) it
+// takes the due deliveries from PostgreSQL (retries, replays, and those of
+// workers that died), as many as the fan-out has room for, plans their
+// attempts, sends them through the pool and records the outcomes. A claim is
+// a lease: what a dead worker took is taken again once it runs out.
+import type { Sql } from '../core/db'
+import type { Logger } from '../core/log'
+import type { EventView } from './event_view'
+import type { Planned, SendTask, Sent } from './job'
+import type { PushTarget } from './push/job'
+import type { WorkRoom } from './backpressure'
+import type { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
+import { claimDueDeliveries, type ClaimedWithEvent } from './deliveries'
+import { findDevice } from './push/devices'
+import { routerSpec } from './routers'
+import { deliveryLog, type AttemptOutcome } from './outcome'
+import { CHUNK } from './chunks'
+
+/** Runs a task in the pool, with the push tokens its `providers` need (push/tokens.ts). */
+export type Dispatch = (task: Omit<SendTask, 'config'>, providers: ReadonlySet<string>) => Promise<Sent[]>
+
+export interface SchedulerDeps {
+  sql: Sql
+  log: Logger
+  room: WorkRoom
+  routers: ReturnType<typeof routerCache>
+  devices: ReturnType<typeof pushTargetCache>
+  recorder: ReturnType<typeof attemptRecorder>
+  /** Whether this process pushes to the device's provider (its credentials are configured). */
+  pushable: (d: PushTarget) => boolean
+  dispatch: Dispatch
+  outcome: AttemptOutcome
+  leaseMs: number
+  intervalMs: number
+}
+
+/** Runs until stop(): wake() looks now, underWay() lists the batches of retries in the pool. */
+export function startScheduler(deps: SchedulerDeps) {
+  const { log, intervalMs } = deps
+  const retrying = new Set<Promise<void>>()
+  let stopped = false
+  let wake: (() => void) | null = null
+  const loop = (async () => {
+    while (!stopped) {
+      await sweep(deps, retrying).catch((err) => log.warn({ err }, 'delivery scheduler: could not claim due deliveries'))
+      await new Promise<void>((res) => {
+        const t = setTimeout(res, intervalMs)
+        wake = () => (clearTimeout(t), res())
+      })
+      wake = null
+    }
+  })()
+  return {
+    wake: () => wake?.(),
+    underWay: (): Promise<void>[] => [...retrying],
+    /** Claims no more; resolves once the loop has ended (the retries under way go on). */
+    stop(): Promise<void> {
+      stopped = true
+      wake?.()
+      return loop
+    },
+  }
+}
+
+/** Takes due deliveries while there is room, and hands their attempts to the pool. */
+async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>) {
+  const { sql, room, log, recorder, devices } = deps
+  const free = room.free()
+  if (free <= 0) return
+  const due = await claimDueDeliveries(sql, Math.min(free, CHUNK), deps.leaseMs)
+  const views: EventView[] = []
+  const index = new Map<string, number>()
+  const planned: Planned[] = []
+  for (const d of due) {
+    const p = await planRetry(deps, d, views, index)
+    if (p) planned.push(p)
+  }
+  if (!planned.length) return
+  room.take(planned.length)
+  const providers = new Set(planned.flatMap((p) => (p.device ? [p.device.provider] : [])))
+  const task = deps.dispatch({ events: views, planned }, providers)
+    .then((sent) => {
+      for (const s of sent) recorder.add(deps.outcome(s, views[s.event]!.eventId))
+      if (sent.some((s) => s.result.unregistered)) devices.clear()
+    })
+    // Still leased: taken again once the lease runs out.
+    .catch((err) => log.error({ err, deliveryIds: planned.map((p) => p.id) }, 'retries failed in the pool'))
+    .finally(() => {
+      room.release(planned.length)
+      retrying.delete(task)
+    })
+  retrying.add(task)
+}
+
+/** Plans the attempt of a due delivery, or records (and logs) why it cannot be made. */
+async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventView[], index: Map<string, number>): Promise<Planned | null> {
+  const attempt = d.attempts + 1
+  const fail = (reason: string) => {
+    deliveryLog(deps.log, { id: d.id, attempt, kind: d.kind, target: d.target, eventId: d.eventId }).info({ error: reason, next: 'failed' }, 'delivery attempt failed')
+    deps.recorder.add({ deliveryId: d.id, attempt, startedAt: new Date(), durationMs: 0, ok: false, error: reason, next: 'failed', delayMs: 0 })
+    return null
+  }
+  if (!d.event) return fail('the event no longer exists')
+  let target: Pick<Planned, 'router' | 'device'>
+  if (d.kind === 'router') {
+    const router = (await deps.routers.get(d.workspaceId)).find((r) => r.id === d.target)
+    if (!router) return fail('the router was deleted or disabled')
+    target = { router: routerSpec(router) }
+  } else {
+    const device = await findDevice(deps.sql, d.target)
+    if (!device) return fail('the device was removed')
+    if (!deps.pushable(device)) return fail(`${device.provider} is not configured`)
+    target = { device }
+  }
+  let i = index.get(d.eventId)
+  if (i === undefined) index.set(d.eventId, (i = views.push(d.event) - 1))
+  return { id: d.id, event: i, kind: d.kind, target: d.target, attempt, ...target }
+}
