@@ -4,30 +4,26 @@
 import type { Command } from 'commander'
 import type { AdminClient } from './client'
 import type { RouterView } from '../delivery/routers'
+import { DESTINATIONS, destinationType, type DestinationName } from '../delivery/destinations'
 import { group, operatorCommand, UUID } from './command'
 import { CliError, json, record, table, usageError, utc } from './output'
 
-export interface RouterOptions {
+/** The options of create and update: name, pattern, templates, and one destination (--<type> URL or --destination JSON). */
+export type RouterOptions = {
   name?: string
   pattern?: string
-  webhook?: string
-  slack?: string
-  discord?: string
-  teams?: string
   destination?: string
   titleTemplate?: string
   bodyTemplate?: string
-}
+} & Partial<Record<DestinationName, string>>
 
-const DESTINATION_FLAGS = ['webhook', 'slack', 'discord', 'teams', 'destination'] as const
+// A type that is one URL has a flag of its own (--webhook URL, --slack URL…);
+// any type can be given as --destination JSON.
+const URL_TYPES = DESTINATIONS.flatMap((d) => (d.flag ? [{ type: d.type, help: d.flag }] : []))
+const DESTINATION_FLAGS = [...URL_TYPES.map((t) => t.type), 'destination' as const]
 const TEMPLATE_FLAGS = ['titleTemplate', 'bodyTemplate'] as const
-const UPDATE_FLAGS = ['name', 'pattern', ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS] as const
+const UPDATE_FLAGS = ['name' as const, 'pattern' as const, ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS]
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-
-// Of the destinations, only webhooks sign what they send (webhook-signature,
-// Standard Webhooks): every router has a signing secret, but the others'
-// receivers never see it, so it is printed for a webhook only.
-const SIGNED_TYPES = new Set(['webhook'])
 
 // --- arguments -------------------------------------------------------------
 
@@ -78,17 +74,7 @@ async function routerPath(client: AdminClient, workspace: string, idOrName: stri
 
 /** One line for a redacted destination: its type and where it goes, without any secret. */
 export function destinationText(d: Record<string, unknown>): string {
-  const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : String(v ?? '-'))
-  switch (d.type) {
-    case 'telegram':
-      return `telegram chat ${d.chatId}`
-    case 'email':
-      return `email to ${list(d.to)}${d.smtp ? ` via ${(d.smtp as { host: string }).host}` : ''}`
-    case 'sms':
-      return `sms from ${d.from} to ${d.to}`
-    default:
-      return `${d.type} ${d.url ?? ''}${Array.isArray(d.headers) && d.headers.length ? ` (headers: ${d.headers.join(', ')})` : ''}`.trimEnd()
-  }
+  return destinationType(d.type)?.summary(d) ?? `${d.type} ${d.url ?? ''}`.trimEnd() // a type this CLI does not know
 }
 
 function routerText(r: RouterView): string {
@@ -124,11 +110,8 @@ const WORKSPACE: [string, string] = ['<workspace>', "the workspace's name"]
 const ROUTER: [string, string] = ['<router>', "the router's id or its name (names are unique in a workspace)"]
 
 function destinationOptions(cmd: Command) {
+  for (const t of URL_TYPES) cmd.option(`--${t.type} <url>`, t.help)
   cmd
-    .option('--webhook <url>', 'send each event as JSON to this URL, signed (Standard Webhooks)')
-    .option('--slack <url>', 'post to a Slack incoming webhook')
-    .option('--discord <url>', 'post to a Discord webhook')
-    .option('--teams <url>', 'post to a Microsoft Teams workflow webhook')
     .option('--destination <json>', 'a destination of any type as JSON, e.g. \'{"type":"telegram","botToken":"…","chatId":42}\'; "-" reads it from stdin (keeps tokens out of ps and the shell history)')
     .option('--title-template <template>', 'Mustache template of the title ({{message}}, {{event}}, {{data.plan}}…)')
     .option('--body-template <template>', 'Mustache template of the body')
@@ -150,7 +133,7 @@ function setEnabled(g: Command, enabled: boolean) {
 }
 
 export const addRouterCommands = (program: Command) =>
-  group(program, 'router', 'Routers forward the events whose key matches a pattern to a destination: webhook, Slack, Discord, Teams, Telegram, e-mail, SMS.', (g) => {
+  group(program, 'router', `Routers forward the events whose key matches a pattern to a destination: ${DESTINATIONS.map((d) => d.label).join(', ')}.`, (g) => {
     operatorCommand<RouterOptions>(g, {
       name: 'create',
       args: [WORKSPACE],
@@ -170,13 +153,14 @@ export const addRouterCommands = (program: Command) =>
         if (opts.name === undefined) throw usageError('router create needs --name NAME')
         if (opts.pattern === undefined) throw usageError("router create needs --pattern PATTERN, such as 'user.*' or '*'")
         const destination = await destinationOf(opts, readStdin)
-        if (!destination) throw usageError('router create needs a destination: --webhook URL, --slack URL, --discord URL, --teams URL or --destination JSON')
+        if (!destination) throw usageError(`router create needs a destination: ${URL_TYPES.map((t) => `--${t.type} URL`).join(', ')} or --destination JSON`)
         const template = templateOf(opts)
         const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}) }
         const created = await client.request<{ id: string; secret: string }>('POST', routersPath(workspace!), body)
         if (opts.json) return json(created)
         const line = `Created router ${opts.name} (${created.id}) in workspace ${workspace}: events matching ${opts.pattern} go to ${destination.type}.`
-        return SIGNED_TYPES.has(String(destination.type)) ? `${line}\n${signingSecret(created.secret)}` : line
+        // Every router has a signing secret, but only the receivers of a signed type see it (webhook-signature).
+        return destinationType(destination.type)?.signed ? `${line}\n${signingSecret(created.secret)}` : line
       },
     })
     operatorCommand(g, {

@@ -1,22 +1,13 @@
 // The plain, serialisable job a worker thread receives for one delivery
 // attempt, and the result it returns. An expected failure (a 500, a refused
 // address, a timeout) is a result with ok: false, never a throw.
-import type { Destination, Endpoints, Template } from './destinations/schema'
+import type { Destination } from './destinations'
+import type { DestinationJob, Endpoints } from './destinations/destination'
+import type { DeliveryResult, OutboundOptions } from './outbound'
+import type { Template } from './template'
 import type { ApnsConfig, FcmConfig, PushResult, PushTarget, WebPushConfig } from './push/job'
 import type { CircuitOptions } from './circuit'
 import type { EventView } from './event_view'
-
-export interface OutboundOptions {
-  allow: string[] // CIDRs exempt from the SSRF rules (HERALD_OUTBOUND_ALLOW)
-  timeoutMs: number // whole request, connect to last byte (DELIVERY_TIMEOUT_MS)
-  maxResponseBytes: number // read at most this much of a response
-  /**
-   * The certificate authorities TLS trusts, in place of the runtime's own
-   * (the bundled roots and the NODE_EXTRA_CA_CERTS the process started with):
-   * set only when NODE_EXTRA_CA_CERTS names another file (send_config.ts).
-   */
-  ca?: string[]
-}
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
 export interface RouterSpec {
@@ -28,7 +19,7 @@ export interface RouterSpec {
   signingSecret: string // whsec_…, used by webhook destinations
 }
 
-export type { Endpoints }
+export type { DeliveryResult, Endpoints, OutboundOptions }
 
 /** What every delivery of a worker process shares: limits, endpoints and push credentials. */
 export interface SendConfig {
@@ -41,13 +32,9 @@ export interface SendConfig {
   webpush?: WebPushConfig
 }
 
-export interface DeliveryJob {
-  deliveryId: string // stable across attempts and duplicates: the webhook-id
-  attempt: number // 1-based
-  event: EventView
+/** One attempt of one router delivery: what a destination type sees (DestinationJob), and the router's destination. */
+export interface DeliveryJob extends DestinationJob {
   router: Omit<RouterSpec, 'pattern'>
-  outbound: OutboundOptions
-  endpoints: Endpoints
 }
 
 /**
@@ -59,18 +46,6 @@ export interface CircuitReport {
   seq: number // the thread's count of reports: tasks come back out of order, the latest report wins
   host: string // where the destination's sends go (destinationHost)
   openUntil: number // epoch ms; 0: closed
-}
-
-export interface DeliveryResult {
-  ok: boolean
-  retryable: boolean // meaningful when !ok: 408, 429, 5xx, network errors and timeouts
-  status?: number // HTTP status (or SMTP reply code) when one was received
-  retryAfterMs?: number // from Retry-After, when the receiver sent one
-  durationMs: number
-  response?: string // the response body, truncated to 1 KiB
-  error?: string // why it failed, readable by an operator
-  /** Not sent: the destination's circuit held it back (src/delivery/circuit.ts). Not an attempt: no attempt row, and none of the schedule's attempts used. */
-  held?: 'circuit_open' | 'busy'
 }
 
 export type DeliveryKind = 'router' | 'push'

@@ -13,13 +13,38 @@ import { isIP } from 'node:net'
 import { rootCertificates } from 'node:tls'
 import { readFileSync } from 'node:fs'
 import ipaddr from 'ipaddr.js'
-import type { DeliveryResult, OutboundOptions } from './job'
 import { redact } from './redaction'
 
 // Enough for a moved endpoint or an auth hop; more is a loop or a trap.
 export const MAX_REDIRECTS = 3
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 const USER_AGENT = 'Herald'
+
+/** How every send goes out: the SSRF exemptions, the time limit, how much of an answer is read. */
+export interface OutboundOptions {
+  allow: string[] // CIDRs exempt from the SSRF rules (HERALD_OUTBOUND_ALLOW)
+  timeoutMs: number // whole request, connect to last byte (DELIVERY_TIMEOUT_MS)
+  maxResponseBytes: number // read at most this much of a response
+  /**
+   * The certificate authorities TLS trusts, in place of the runtime's own
+   * (the bundled roots and the NODE_EXTRA_CA_CERTS the process started with):
+   * set only when NODE_EXTRA_CA_CERTS names another file (send_config.ts).
+   */
+  ca?: string[]
+}
+
+/** The outcome of one attempt (HTTP, SMTP or push), kept on the attempt: an expected failure is one with ok: false, never a throw. */
+export interface DeliveryResult {
+  ok: boolean
+  retryable: boolean // meaningful when !ok: 408, 429, 5xx, network errors and timeouts
+  status?: number // HTTP status (or SMTP reply code) when one was received
+  retryAfterMs?: number // from Retry-After, when the receiver sent one
+  durationMs: number
+  response?: string // the response body, truncated to 1 KiB
+  error?: string // why it failed, readable by an operator
+  /** Not sent: the destination's circuit held it back (src/delivery/circuit.ts). Not an attempt: no attempt row, and none of the schedule's attempts used. */
+  held?: 'circuit_open' | 'busy'
+}
 
 export interface OutboundRequest {
   method: 'GET' | 'POST'

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto'
 import type postgres from 'postgres'
 import type { Sql, Tx } from '../core/db'
 import type { SecretBox } from '../core/secrets'
-import { redactDestination, type Destination, type Template } from './destinations/schema'
+import { redactDestination, type Destination } from './destinations'
+import type { Template } from './template'
 import type { RouterSpec } from './job'
 
 /** What an operator sees of a router: no URL path, token, password or signing secret. */

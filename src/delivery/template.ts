@@ -7,8 +7,15 @@
 // has a budget of steps, time and output (a section inside a section over a
 // list grows as items^depth), so no template stalls the API or a pool thread.
 import Mustache from 'mustache'
-import type { Template } from './destinations/schema'
+import { Type, type Static } from '@sinclair/typebox'
 import type { EventView } from './event_view'
+
+/** A router's template: what the API takes and stores. */
+export const Template = Type.Object({
+  title: Type.Optional(Type.String({ maxLength: 1024, description: 'Mustache template of the title (`{{data.plan}}`, `{{event}}`…).' })),
+  body: Type.Optional(Type.String({ maxLength: 16384, description: 'Mustache template of the body. For a webhook it replaces the whole JSON body.' })),
+}, { additionalProperties: false })
+export type Template = Static<typeof Template>
 
 /**
  * How interpolated values are escaped: inside a JSON string, not at all, or

@@ -150,11 +150,3 @@ export const api = createApi()
 export const setCsrf = (token: string | undefined) => api.setCsrf(token)
 export const offlineSince = () => api.offlineSince()
 export const resetOffline = () => api.resetOffline()
-
-// The router form (page_router_form.ts) still builds its URLs by hand; these
-// go once it calls `api.post('/v1/workspaces/{workspace}/routers', …)` and the others.
-const ws = (workspace: string) => `/v1/workspaces/${encodeURIComponent(workspace)}`
-export const paths = {
-  routers: (w: string) => `${ws(w)}/routers`,
-  router: (w: string, id: string) => `${ws(w)}/routers/${encodeURIComponent(id)}`,
-}

@@ -3,17 +3,18 @@
 // what the destination would receive for a sample event (debounced, through
 // the preview endpoint; nothing is sent). After creating a webhook router its
 // signing secret is shown once.
-import { api, ApiError, paths } from './api'
+import { api, ApiError, type Schemas } from './api'
 import { html, path, render, type Html } from './html'
 import { navigate, type PageContext } from './router'
 import { act, announce, copyButtons, on, onSubmit, secretField } from './ui'
 import { DESTINATIONS, destinationFields, readDestination } from './router_fields'
-import { destinationSummary, testResult, type RouterView, type TestResult } from './page_routers'
+import { destinationSummary, testResult, type RouterView } from './page_routers'
+import { readRouter, testRouter } from './state/routers'
 
 const PREVIEW_DEBOUNCE_MS = 350
 
 function routerForm(ws: string, r: RouterView | null) {
-  const type = r?.destination.type ?? 'webhook'
+  const type = r?.destination.type ?? DESTINATIONS[0]!.type
   return html`<div class="router-layout">
   <form class="stack router-form" novalidate>
     <p class="form-error" role="alert"></p>
@@ -26,7 +27,7 @@ function routerForm(ws: string, r: RouterView | null) {
     <fieldset><legend>Destination</legend>
       ${r ? html`<p class="hint">Now: ${destinationSummary(r.destination)}. Its settings are secret and not shown again: leave these fields empty to keep them, or fill them in to replace them.</p>` : ''}
       <div class="field"><label for="r-type">Type</label>
-        <select id="r-type" name="type" data-pointer="/destination/type">${Object.entries(DESTINATIONS).map(([value, d]) => html`<option value="${value}" ${value === type ? html`selected` : ''}>${d.label}</option>`)}</select></div>
+        <select id="r-type" name="type" data-pointer="/destination/type">${DESTINATIONS.map((d) => html`<option value="${d.type}" ${d.type === type ? html`selected` : ''}>${d.label}</option>`)}</select></div>
       <div data-destination-fields>${destinationFields(type, !!r)}</div>
     </fieldset>
     <fieldset><legend>Template <span class="muted">(optional)</span></legend>
@@ -51,9 +52,10 @@ function routerForm(ws: string, r: RouterView | null) {
   </div>`
 }
 
+/** After creating: the signing secret, shown this once, for a type whose receiver checks it. */
 function created(ws: string, name: string, id: string, type: string, secret: string): Html {
   return html`<h1 tabindex="-1">Router “${name}” created</h1>
-  ${type === 'webhook'
+  ${DESTINATIONS.find((d) => d.type === type)?.signed
     ? html`<div class="callout"><p><strong>Copy the signing secret now: it is shown only this once.</strong> Your receiver checks each request's <code>webhook-signature</code> with it (Standard Webhooks).</p>
         ${secretField('router-secret', 'Signing secret', secret)}</div>`
     : ''}
@@ -93,7 +95,7 @@ async function livePreview(ctx: PageContext, form: HTMLFormElement) {
     try {
       const { destination } = readDestination(form, typeSelect.value)
       const template = readTemplate(form)
-      const answer = await api<{ contentType: string; body: string }>('POST', `${paths.routers(ctx.workspace.workspace)}/preview`, { destination, ...(template ? { template } : {}) })
+      const answer = await api.post('/v1/workspaces/{workspace}/routers/preview', { path: { workspace: ctx.workspace.workspace }, body: { destination, ...(template ? { template } : {}) } })
       if (mine !== seq || ctx.signal.aborted) return
       let body = answer.body
       try {
@@ -124,14 +126,16 @@ async function save(ctx: PageContext, form: HTMLFormElement, router: RouterView 
   const { destination, filled } = readDestination(form, type)
   const template = readTemplate(form)
   const common = { name: String(data.get('name')).trim(), pattern: String(data.get('pattern')).trim(), enabled: data.get('enabled') === 'on' }
+  // The fields are the registry's, so the destination has the API's shape; the API checks it.
+  const checked = destination as Schemas['CreateRouterBody']['destination']
   if (router) {
     const replace = filled || type !== router.destination.type
-    await api('PATCH', paths.router(ws, router.id), { ...common, template, ...(replace ? { destination } : {}) })
+    await api.patch('/v1/workspaces/{workspace}/routers/{id}', { path: { workspace: ws, id: router.id }, body: { ...common, template, ...(replace ? { destination: checked } : {}) } })
     announce(`Router ${common.name} saved.`)
     navigate(path('w', ws, 'routers'))
     return null
   }
-  const made = await api<{ id: string; secret: string }>('POST', paths.routers(ws), { ...common, destination, ...(template ? { template } : {}) })
+  const made = await api.post('/v1/workspaces/{workspace}/routers', { path: { workspace: ws }, body: { ...common, destination: checked, ...(template ? { template } : {}) } })
   announce(`Router ${common.name} created.`)
   render(ctx.root, created(ws, common.name, made.id, type, made.secret))
   ctx.root.querySelector('h1')!.focus()
@@ -140,7 +144,7 @@ async function save(ctx: PageContext, form: HTMLFormElement, router: RouterView 
 
 export async function routerFormPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
-  const router = ctx.params.id ? await api<RouterView>('GET', paths.router(ws, ctx.params.id)) : null
+  const router = ctx.params.id ? await readRouter(api, ws, ctx.params.id) : null
   ctx.title(router ? `Router ${router.name}` : 'New router')
   if (!ctx.canManage) return readOnly(ctx, router)
   render(ctx.root, html`<p class="crumbs"><a href="${path('w', ws, 'routers')}">← Routers</a></p><h1 tabindex="-1">${router ? `Edit router “${router.name}”` : 'New router'}</h1>${routerForm(ws, router)}`)
@@ -159,7 +163,7 @@ export async function routerFormPage(ctx: PageContext) {
     act(b as HTMLButtonElement, ctx.root.querySelector('[data-test-result]'), async () => {
       const result = ctx.root.querySelector('[data-test-result]')!
       render(result, html`<p class="muted">Sending a test event…</p>`)
-      render(result, testResult(name, await api<TestResult>('POST', `${paths.router(ws, b.dataset.test || router!.id)}/test`)))
+      render(result, testResult(name, await testRouter(api, ws, b.dataset.test || router!.id)))
     }),
   )
 }

@@ -7,8 +7,15 @@ import { html, path, render } from './html'
 import type { PageContext } from './router'
 import { act, announce, confirmDialog, on } from './ui'
 import { deleteRouter, destinationParts, listRouters, shownUrl, testRouter, type RouterView, type TestResult } from './state/routers'
+import { DESTINATIONS } from './router_fields'
 
 export type { RouterView, TestResult } from './state/routers'
+
+/** The destination types in words: "Webhook, Slack, … or SMS (Twilio)". */
+const typeList = () => {
+  const labels = DESTINATIONS.map((d) => d.label)
+  return labels.length > 1 ? `${labels.slice(0, -1).join(', ')} or ${labels.at(-1)}` : (labels[0] ?? '')
+}
 
 /** A URL of a destination, saying when its path is hidden. */
 function urlText(raw: string) {
@@ -52,7 +59,7 @@ export async function routersPage(ctx: PageContext) {
     render(
       ctx.root,
       html`<div class="page-head"><h1 tabindex="-1">Routers</h1>${ctx.canManage ? html`<a class="button" href="${path('w', ws, 'routers', 'new')}">New router</a>` : ''}</div>
-      <p class="lead">A router forwards every event whose key matches its pattern (<code>user.*</code>, <code>*</code>) to Slack, Discord, Teams, a webhook, Telegram, e-mail or SMS.</p>
+      <p class="lead">A router forwards every event whose key matches its pattern (<code>user.*</code>, <code>*</code>) to a destination: ${typeList()}.</p>
       <div role="status" data-status tabindex="-1">${message ?? ''}</div>
       ${routers.length
         ? html`<div class="table-wrap"><table class="responsive routers-table">

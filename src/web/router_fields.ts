@@ -1,58 +1,17 @@
-// The fields of each destination type, as data (the same as
-// src/delivery/destinations/schema.ts), rendered as a form and read back into the
-// destination object the routers API takes. Every input carries the JSON
-// pointer the API names in its errors, so a problem lands on its field.
+// The fields of each destination type, rendered as a form and read back into
+// the destination object the routers API takes. The types are the server's
+// registry (src/delivery/destinations), built into the bundle as data by
+// src/http/routes/web.ts: none of their code comes to the browser. Every input
+// carries the JSON pointer the API names in its errors, so a problem lands on
+// its field.
+import type { DestinationForm, Field } from '../delivery/destinations/destination'
 import { html, type Html } from './html'
 
-interface Field {
-  key: string // path in the destination, dotted: "smtp.host"
-  label: string
-  kind?: 'url' | 'secret' | 'number' | 'checkbox' | 'lines' | 'list'
-  hint?: string
-  placeholder?: string
-  required?: boolean
-}
+declare const HERALD_DESTINATIONS: DestinationForm[]
 
-export const DESTINATIONS: Record<string, { label: string; fields: Field[] }> = {
-  webhook: {
-    label: 'Webhook',
-    fields: [
-      { key: 'url', label: 'URL', kind: 'url', required: true, placeholder: 'https://example.com/hooks/herald', hint: 'Receives a POST of JSON, signed per Standard Webhooks.' },
-      { key: 'headers', label: 'Extra headers', kind: 'lines', placeholder: 'Authorization: Bearer …', hint: 'Optional, one per line: Name: value.' },
-    ],
-  },
-  slack: { label: 'Slack', fields: [{ key: 'url', label: 'Incoming-webhook URL', kind: 'url', required: true, placeholder: 'https://hooks.slack.com/services/…' }] },
-  discord: { label: 'Discord', fields: [{ key: 'url', label: 'Webhook URL', kind: 'url', required: true, placeholder: 'https://discord.com/api/webhooks/…' }] },
-  teams: { label: 'Microsoft Teams', fields: [{ key: 'url', label: 'Workflows or incoming-webhook URL', kind: 'url', required: true }] },
-  telegram: {
-    label: 'Telegram',
-    fields: [
-      { key: 'botToken', label: 'Bot token', kind: 'secret', required: true, hint: 'From @BotFather: 123456:ABC…' },
-      { key: 'chatId', label: 'Chat id', required: true, hint: 'A number, or @channelusername.' },
-    ],
-  },
-  email: {
-    label: 'E-mail',
-    fields: [
-      { key: 'to', label: 'Recipients', kind: 'list', required: true, placeholder: 'ops@example.com, jane@example.com', hint: 'Separated by commas or spaces.' },
-      { key: 'from', label: 'Sender', hint: 'Optional; default: the server’s SMTP_FROM.' },
-      { key: 'smtp.host', label: 'SMTP host', hint: 'Optional, with the fields below; default: the server’s SMTP_URL.' },
-      { key: 'smtp.port', label: 'SMTP port', kind: 'number', placeholder: '587' },
-      { key: 'smtp.secure', label: 'TLS from the first byte (port 465)', kind: 'checkbox' },
-      { key: 'smtp.user', label: 'SMTP user' },
-      { key: 'smtp.pass', label: 'SMTP password', kind: 'secret' },
-    ],
-  },
-  sms: {
-    label: 'SMS (Twilio)',
-    fields: [
-      { key: 'accountSid', label: 'Account SID', required: true, placeholder: 'AC…' },
-      { key: 'authToken', label: 'Auth token', kind: 'secret', required: true },
-      { key: 'from', label: 'From number', required: true, placeholder: '+15551234567', hint: 'E.164.' },
-      { key: 'to', label: 'To number', required: true, placeholder: '+15557654321', hint: 'E.164.' },
-    ],
-  },
-}
+/** The destination types, in the registry's order. */
+export const DESTINATIONS: readonly DestinationForm[] = HERALD_DESTINATIONS
+const formOf = (type: string) => DESTINATIONS.find((d) => d.type === type)
 
 const pointer = (key: string) => `/destination/${key.replaceAll('.', '/')}`
 const idOf = (key: string) => `dest-${key.replaceAll('.', '-')}`
@@ -71,7 +30,7 @@ function input(f: Field, optional: boolean): Html {
 }
 
 /** The inputs of one destination type. `keeping`: editing, where empty fields keep the stored destination. */
-export const destinationFields = (type: string, keeping: boolean) => html`${(DESTINATIONS[type]?.fields ?? []).map((f) => input(f, keeping))}`
+export const destinationFields = (type: string, keeping: boolean) => html`${(formOf(type)?.fields ?? []).map((f) => input(f, keeping))}`
 
 function set(target: Record<string, unknown>, key: string, value: unknown) {
   const [head, ...rest] = key.split('.')
@@ -80,10 +39,10 @@ function set(target: Record<string, unknown>, key: string, value: unknown) {
 }
 
 /** The destination the form describes; `filled` says whether any field of it was filled in. */
-export function readDestination(form: HTMLFormElement, type: string): { destination: Record<string, unknown>; filled: boolean } {
-  const destination: Record<string, unknown> = { type }
+export function readDestination(form: HTMLFormElement, type: string): { destination: Record<string, unknown> & { type: string }; filled: boolean } {
+  const destination: Record<string, unknown> & { type: string } = { type }
   let filled = false
-  for (const f of DESTINATIONS[type]?.fields ?? []) {
+  for (const f of formOf(type)?.fields ?? []) {
     const el = form.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="d.${f.key}"]`)
     if (!el) continue
     if (f.kind === 'checkbox') {
@@ -96,7 +55,7 @@ export function readDestination(form: HTMLFormElement, type: string): { destinat
     if (f.kind === 'number') set(destination, f.key, Number(raw))
     else if (f.kind === 'list') set(destination, f.key, raw.split(/[\s,;]+/).filter(Boolean))
     else if (f.kind === 'lines') set(destination, f.key, Object.fromEntries(raw.split('\n').filter((l) => l.includes(':')).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()])))
-    else if (f.key === 'chatId' && /^-?\d+$/.test(raw)) set(destination, f.key, Number(raw))
+    else if (f.kind === 'integerOrText' && /^-?\d+$/.test(raw)) set(destination, f.key, Number(raw))
     else set(destination, f.key, raw)
   }
   return { destination, filled }

@@ -1,12 +1,14 @@
 // Discord destination: a webhook POST with one embed. Discord refuses (400)
 // an embed over its limits, so every text is clipped to them here.
-import type { DeliveryJob, DeliveryResult } from '../job'
-import { classify, send } from '../outbound'
+import { Type } from '@sinclair/typebox'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
-import type { Destination } from './schema'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
-export type DiscordDestination = Extract<Destination, { type: 'discord' }>
+const schema = Type.Object({
+  type: Type.Literal('discord'),
+  url: HttpUrl('Discord webhook URL (https://discord.com/api/webhooks/…).'),
+}, { additionalProperties: false, examples: [{ type: 'discord', url: 'https://discord.com/api/webhooks/123/abc' }] })
 
 // https://discord.com/developers/docs/resources/message#embed-object-embed-limits
 const LIMITS = { title: 256, description: 4096, fieldValue: 1024, footer: 2048, total: 6000 }
@@ -18,7 +20,7 @@ const LIMITS = { title: 256, description: 4096, fieldValue: 1024, footer: 2048, 
 // A router's template keeps its own Markdown: only the values are escaped.
 export const escapeDiscord = (s: string) => escapeMarkdown(s).replace(/@(everyone|here)/g, '@\u200b$1')
 
-export function discordPayload(job: DeliveryJob): Record<string, unknown> {
+export function discordPayload(job: DestinationJob): Record<string, unknown> {
   const { event } = job
   const m = renderMessage(event, job.router.template, escapeDiscord)
   const fields: { name: string; value: string; inline: boolean }[] = []
@@ -45,7 +47,15 @@ export function discordPayload(job: DeliveryJob): Record<string, unknown> {
   return { embeds: [embed], allowed_mentions: { parse: [] } }
 }
 
-export async function sendDiscord(job: DeliveryJob, destination: DiscordDestination): Promise<DeliveryResult> {
-  const body = JSON.stringify(discordPayload(job))
-  return classify(await send({ method: 'POST', url: destination.url, headers: { 'content-type': 'application/json' }, body }, job.outbound))
+export const discord: DestinationType<typeof schema> = {
+  type: 'discord',
+  label: 'Discord',
+  description: 'One embed to a webhook `url`: title, description, link, timestamp, fields, footer; event text Markdown-escaped, mentions disabled.',
+  schema,
+  fields: [{ key: 'url', label: 'Webhook URL', kind: 'url', required: true, placeholder: 'https://discord.com/api/webhooks/…' }],
+  flag: 'post to a Discord webhook',
+  previewDefaults: { url: 'https://discord.com/api/webhooks/1/x' },
+  ...urlDestination,
+  preview: (job) => jsonPreview(discordPayload(job)),
+  send: (job, d) => postJson(job, d.url, discordPayload(job)),
 }

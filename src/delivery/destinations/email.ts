@@ -2,14 +2,29 @@
 // host passes the same SSRF rules as HTTP receivers (an SMTP client is just
 // as good at probing an internal network), and nodemailer connects to the
 // address we checked, with TLS still verifying the certificate against the
-// host name.
-import { createTransport, type Transporter } from 'nodemailer'
-import type { DeliveryJob, DeliveryResult } from '../job'
-import { checkHost, preview } from '../outbound'
+// host name. nodemailer is loaded with the first e-mail: the CLI reads this
+// file for its flags and help, and a thread that sends no e-mail needs none.
+import type { Transporter } from 'nodemailer'
+import { Type, type Static } from '@sinclair/typebox'
+import { checkHost, preview, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
-import type { Destination } from './schema'
+import { hostOf, type DestinationJob, type DestinationType } from './destination'
 
-export type EmailDestination = Extract<Destination, { type: 'email' }>
+const schema = Type.Object({
+  type: Type.Literal('email'),
+  // A pattern, not format: 'email': the OpenAPI plugin swaps in a stricter
+  // e-mail check app-wide that refuses valid addresses such as a@b.c.
+  to: Type.Array(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254 }), { minItems: 1, maxItems: 50, description: 'Recipients.' }),
+  from: Type.Optional(Type.String({ maxLength: 320, description: 'Sender; default SMTP_FROM.' })),
+  smtp: Type.Optional(Type.Object({
+    host: Type.String({ minLength: 1, maxLength: 253 }),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (port 465). Otherwise STARTTLS when offered.' })),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+    pass: Type.Optional(Type.String({ maxLength: 1024 })),
+  }, { additionalProperties: false, description: 'SMTP server; default SMTP_URL.' })),
+}, { additionalProperties: false, examples: [{ type: 'email', to: ['ops@example.com'], from: 'Herald <herald@example.com>' }] })
+export type EmailDestination = Static<typeof schema>
 
 interface SmtpServer {
   host: string
@@ -38,10 +53,15 @@ export function smtpServer(destination: EmailDestination, smtpUrl: string | unde
 const TRANSPORTS_MAX = 50
 const transports = new Map<string, Transporter>()
 
-function transportFor(server: SmtpServer, address: string, timeoutMs: number): Transporter {
+let nodemailer: Promise<typeof import('nodemailer')> | undefined
+
+async function transportFor(server: SmtpServer, address: string, timeoutMs: number): Promise<Transporter> {
   const key = JSON.stringify([server, address, timeoutMs])
   let transport = transports.get(key)
   if (!transport) {
+    const { createTransport } = await (nodemailer ??= import('nodemailer'))
+    transport = transports.get(key) // made by another send while nodemailer loaded
+    if (transport) return transport
     if (transports.size >= TRANSPORTS_MAX) {
       const [oldest, evicted] = transports.entries().next().value as [string, Transporter]
       transports.delete(oldest)
@@ -71,7 +91,7 @@ export function closeTransports(): void {
   transports.clear()
 }
 
-export function emailMessage(job: DeliveryJob, destination: EmailDestination, from: string) {
+export function emailMessage(job: DestinationJob, destination: EmailDestination, from: string) {
   const m = renderMessage(job.event, job.router.template)
   return {
     from,
@@ -85,7 +105,7 @@ export function emailMessage(job: DeliveryJob, destination: EmailDestination, fr
   }
 }
 
-export async function sendEmail(job: DeliveryJob, destination: EmailDestination): Promise<DeliveryResult> {
+async function sendEmail(job: DestinationJob, destination: EmailDestination): Promise<DeliveryResult> {
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   const server = smtpServer(destination, job.endpoints.smtpUrl)
@@ -95,7 +115,7 @@ export async function sendEmail(job: DeliveryJob, destination: EmailDestination)
   const signal = AbortSignal.timeout(job.outbound.timeoutMs)
   const target = await checkHost(server.host, job.outbound.allow, signal)
   if (!target.ok) return { ok: false, retryable: target.kind !== 'refused', durationMs: elapsed(), error: target.error }
-  const transport = transportFor(server, target.address, job.outbound.timeoutMs)
+  const transport = await transportFor(server, target.address, job.outbound.timeoutMs)
   try {
     const info = await withTimeout(transport.sendMail(emailMessage(job, destination, from)), job.outbound.timeoutMs)
     const response = String(info.response ?? '')
@@ -130,4 +150,31 @@ function smtpFailure(err: unknown): Omit<DeliveryResult, 'durationMs'> {
     ...(e.response ? { response: preview(e.response) } : {}),
     error: `SMTP ${status ?? e.code ?? 'error'}: ${e.message ?? String(err)}`,
   }
+}
+
+export const email: DestinationType<typeof schema> = {
+  type: 'email',
+  label: 'E-mail',
+  description: 'SMTP through nodemailer to the `to` addresses (default server `SMTP_URL`, sender `SMTP_FROM`): subject = title, text = body and link, header `X-Herald-Delivery`.',
+  schema,
+  fields: [
+    { key: 'to', label: 'Recipients', kind: 'list', required: true, placeholder: 'ops@example.com, jane@example.com', hint: 'Separated by commas or spaces.' },
+    { key: 'from', label: 'Sender', hint: 'Optional; default: the server’s SMTP_FROM.' },
+    { key: 'smtp.host', label: 'SMTP host', hint: 'Optional, with the fields below; default: the server’s SMTP_URL.' },
+    { key: 'smtp.port', label: 'SMTP port', kind: 'number', placeholder: '587' },
+    { key: 'smtp.secure', label: 'TLS from the first byte (port 465)', kind: 'checkbox' },
+    { key: 'smtp.user', label: 'SMTP user' },
+    { key: 'smtp.pass', label: 'SMTP password', kind: 'secret' },
+  ],
+  signed: false,
+  previewDefaults: { to: ['you@example.com'] },
+  redact: (d) => ({ type: d.type, to: d.to, from: d.from, smtp: d.smtp ? { host: d.smtp.host, port: d.smtp.port } : undefined }),
+  secrets: (d) => ({ urls: [], values: d.smtp?.pass ? [d.smtp.pass] : [] }),
+  host: (d, endpoints) => (d.smtp ? `${d.smtp.host}:${d.smtp.port}` : hostOf(endpoints.smtpUrl)),
+  summary: (v) => `email to ${Array.isArray(v.to) ? v.to.join(', ') : String(v.to ?? '-')}${v.smtp ? ` via ${(v.smtp as { host: string }).host}` : ''}`,
+  preview(job, d) {
+    const m = emailMessage(job, d, d.from ?? job.endpoints.smtpFrom ?? '')
+    return { contentType: 'message/rfc822', body: `From: ${m.from}\nTo: ${m.to.join(', ')}\nSubject: ${m.subject}\n\n${m.text}` }
+  },
+  send: sendEmail,
 }

@@ -1,12 +1,14 @@
 // Slack destination: an incoming-webhook POST with Block Kit blocks and a
 // plain `text` fallback (what notifications and old clients show). Slack
 // answers 200 with the text `ok`, or a 4xx with an error word.
-import type { DeliveryJob, DeliveryResult } from '../job'
-import { classify, send } from '../outbound'
+import { Type } from '@sinclair/typebox'
 import { clip, isWebLink, renderMessage } from '../template'
-import type { Destination } from './schema'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
-export type SlackDestination = Extract<Destination, { type: 'slack' }>
+const schema = Type.Object({
+  type: Type.Literal('slack'),
+  url: HttpUrl('Slack incoming-webhook URL (https://hooks.slack.com/services/…).'),
+}, { additionalProperties: false, examples: [{ type: 'slack', url: 'https://hooks.slack.com/services/T000/B000/XXXX' }] })
 
 // Block Kit limits: header text 150 characters, section text 3000.
 const HEADER_MAX = 150
@@ -20,7 +22,7 @@ const escapeMrkdwn = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '
 /** Escapes, then clips without leaving half an entity (`&am…`) behind. */
 const mrkdwn = (s: string, max: number) => clip(escapeMrkdwn(s), max).replace(/&[a-z]*…$/, '…')
 
-export function slackPayload(job: DeliveryJob): Record<string, unknown> {
+export function slackPayload(job: DestinationJob): Record<string, unknown> {
   const { event } = job
   const m = renderMessage(event, job.router.template)
   const context = [`*Channel:* #${event.channel}`]
@@ -38,7 +40,15 @@ export function slackPayload(job: DeliveryJob): Record<string, unknown> {
   return { text: mrkdwn(`${m.title}: ${m.body}`, SECTION_MAX), blocks }
 }
 
-export async function sendSlack(job: DeliveryJob, destination: SlackDestination): Promise<DeliveryResult> {
-  const body = JSON.stringify(slackPayload(job))
-  return classify(await send({ method: 'POST', url: destination.url, headers: { 'content-type': 'application/json' }, body }, job.outbound))
+export const slack: DestinationType<typeof schema> = {
+  type: 'slack',
+  label: 'Slack',
+  description: 'Block Kit to an incoming-webhook `url`: header (title), section (body, mrkdwn-escaped), context (channel, event, tags), a link button.',
+  schema,
+  fields: [{ key: 'url', label: 'Incoming-webhook URL', kind: 'url', required: true, placeholder: 'https://hooks.slack.com/services/…' }],
+  flag: 'post to a Slack incoming webhook',
+  previewDefaults: { url: 'https://hooks.slack.com/services/T/B/X' },
+  ...urlDestination,
+  preview: (job) => jsonPreview(slackPayload(job)),
+  send: (job, d) => postJson(job, d.url, slackPayload(job)),
 }

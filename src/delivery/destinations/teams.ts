@@ -1,13 +1,15 @@
 // Microsoft Teams destination: a message carrying one Adaptive Card, the
 // format both Workflows (Power Automate) webhooks and the older incoming
 // webhooks accept. Workflows answers 202 Accepted.
-import type { DeliveryJob, DeliveryResult } from '../job'
-import { classify, send } from '../outbound'
+import { Type } from '@sinclair/typebox'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
-import type { Destination } from './schema'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
-export type TeamsDestination = Extract<Destination, { type: 'teams' }>
+const schema = Type.Object({
+  type: Type.Literal('teams'),
+  url: HttpUrl('Microsoft Teams Workflows (or incoming-webhook) URL; receives an Adaptive Card.'),
+}, { additionalProperties: false, examples: [{ type: 'teams', url: 'https://example.webhook.office.com/workflows/abc' }] })
 
 // Teams refuses messages over about 28 KB; these keep a card well under it
 // even in three-byte characters.
@@ -18,7 +20,7 @@ const BODY_MAX = 8000
 // lists and `[text](url)` links. Event text is escaped so that it cannot
 // make a link that hides where it goes, or restyle the card; a router's
 // template keeps its own Markdown, only the values it shows are escaped.
-export function teamsPayload(job: DeliveryJob): Record<string, unknown> {
+export function teamsPayload(job: DestinationJob): Record<string, unknown> {
   const { event } = job
   const m = renderMessage(event, job.router.template, escapeMarkdown)
   const facts = [{ title: 'Channel', value: `#${escapeMarkdown(event.channel)}` }]
@@ -42,7 +44,15 @@ export function teamsPayload(job: DeliveryJob): Record<string, unknown> {
   }
 }
 
-export async function sendTeams(job: DeliveryJob, destination: TeamsDestination): Promise<DeliveryResult> {
-  const body = JSON.stringify(teamsPayload(job))
-  return classify(await send({ method: 'POST', url: destination.url, headers: { 'content-type': 'application/json' }, body }, job.outbound))
+export const teams: DestinationType<typeof schema> = {
+  type: 'teams',
+  label: 'Microsoft Teams',
+  description: 'A message with an Adaptive Card 1.4 to a Workflows (or incoming-webhook) `url`: title, body, facts, an Open link action; event text Markdown-escaped.',
+  schema,
+  fields: [{ key: 'url', label: 'Workflows or incoming-webhook URL', kind: 'url', required: true }],
+  flag: 'post to a Microsoft Teams workflow webhook',
+  previewDefaults: { url: 'https://example.webhook.office.com/x' },
+  ...urlDestination,
+  preview: (job) => jsonPreview(teamsPayload(job)),
+  send: (job, d) => postJson(job, d.url, teamsPayload(job)),
 }

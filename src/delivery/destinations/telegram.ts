@@ -1,16 +1,21 @@
 // Telegram destination: Bot API sendMessage, plain text (no parse_mode, so
 // event text needs no escaping and cannot inject formatting).
-import type { DeliveryJob, DeliveryResult } from '../job'
-import { classify, send } from '../outbound'
+import { Type, type Static } from '@sinclair/typebox'
+import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
-import type { Destination } from './schema'
+import { hostOf, type DestinationJob, type DestinationType } from './destination'
 
-export type TelegramDestination = Extract<Destination, { type: 'telegram' }>
+const schema = Type.Object({
+  type: Type.Literal('telegram'),
+  botToken: Type.String({ pattern: '^[0-9]+:[A-Za-z0-9_-]+$', maxLength: 256, description: 'Bot API token from @BotFather.' }),
+  chatId: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer()], { description: 'Chat id or @channelusername.' }),
+}, { additionalProperties: false, examples: [{ type: 'telegram', botToken: '123456:ABC-DEF', chatId: -1001234567890 }] })
+type TelegramDestination = Static<typeof schema>
 
 // sendMessage refuses text over 4096 characters.
 const TEXT_MAX = 4096
 
-export function telegramText(job: DeliveryJob): string {
+export function telegramText(job: DestinationJob): string {
   const m = renderMessage(job.event, job.router.template)
   const link = m.link ? `\n\n${m.link}` : ''
   // Clip the title and body, not the link: the link is what the reader acts on.
@@ -22,7 +27,7 @@ export function telegramUrl(base: string, botToken: string): string {
   return `${base.replace(/\/+$/, '')}/bot${botToken}/sendMessage`
 }
 
-export async function sendTelegram(job: DeliveryJob, destination: TelegramDestination): Promise<DeliveryResult> {
+async function sendTelegram(job: DestinationJob, destination: TelegramDestination): Promise<DeliveryResult> {
   const body = JSON.stringify({ chat_id: destination.chatId, text: telegramText(job) })
   const url = telegramUrl(job.endpoints.telegram, destination.botToken)
   const outcome = await send({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body }, job.outbound)
@@ -43,4 +48,23 @@ function retryAfterSeconds(body: string): number | undefined {
   } catch {
     return undefined
   }
+}
+
+export const telegram: DestinationType<typeof schema> = {
+  type: 'telegram',
+  label: 'Telegram',
+  description: 'Bot API `sendMessage` to `TELEGRAM_API_URL`: title, body and link as text.',
+  schema,
+  fields: [
+    { key: 'botToken', label: 'Bot token', kind: 'secret', required: true, hint: 'From @BotFather: 123456:ABC…' },
+    { key: 'chatId', label: 'Chat id', kind: 'integerOrText', required: true, hint: 'A number, or @channelusername.' },
+  ],
+  signed: false,
+  previewDefaults: { botToken: '1:x', chatId: 1 },
+  redact: (d) => ({ type: d.type, chatId: d.chatId }),
+  secrets: (d) => ({ urls: [], values: [d.botToken] }),
+  host: (_d, endpoints) => hostOf(endpoints.telegram),
+  summary: (v) => `telegram chat ${v.chatId}`,
+  preview: (job) => ({ contentType: 'text/plain', body: telegramText(job) }),
+  send: sendTelegram,
 }

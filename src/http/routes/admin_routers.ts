@@ -4,7 +4,7 @@
 // "Expected union value", which names no field. Secrets (URLs, tokens,
 // passwords, the signing secret) go in once and never come back out.
 import { Elysia } from 'elysia'
-import { Type, type TSchema, type TAnySchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { Value, type ValueError } from '@sinclair/typebox/value'
 import { inWords } from '../words'
 import type { Sql } from '../../core/db'
@@ -12,22 +12,12 @@ import type { SecretBox } from '../../core/secrets'
 import { HeraldError, validationError, type FieldError } from '../../core/problems'
 import { validatePattern, PATTERN_MAX_LENGTH } from '../../delivery/pattern'
 import { urlRefusal } from '../../delivery/outbound'
-import { validateTemplate } from '../../delivery/template'
-import { Destination, DESTINATION_TYPES, Template, EmailDestination, WebhookDestination, SlackDestination, DiscordDestination, TeamsDestination, TelegramDestination, SmsDestination } from '../../delivery/destinations/schema'
+import { Template, validateTemplate } from '../../delivery/template'
+import { Destination, DESTINATION_TYPES, destinationType } from '../../delivery/destinations'
 import { deleteRouter, getRouter, insertRouter, listRouters, updateRouter, type RouterPatch } from '../../delivery/routers'
 import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
 import { OPERATOR_PROBLEMS, workspaceIdOf } from './admin_auth'
 import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
-
-const SCHEMAS: Record<Destination['type'], TAnySchema> = {
-  webhook: WebhookDestination,
-  slack: SlackDestination,
-  discord: DiscordDestination,
-  teams: TeamsDestination,
-  telegram: TelegramDestination,
-  email: EmailDestination,
-  sms: SmsDestination,
-}
 
 /**
  * Shows the union `schema` in the OpenAPI document but lets any value through
@@ -123,8 +113,9 @@ export function destinationErrors(value: unknown): FieldError[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [fieldError('/destination', `Expected an object whose type is one of ${types}`)]
   const type = (value as { type?: unknown }).type
   if (type === undefined) return [fieldError('/destination/type', `Expected required property: one of ${types}`)]
-  if (typeof type !== 'string' || !(DESTINATION_TYPES as string[]).includes(type)) return [fieldError('/destination/type', `Expected one of ${types}, got ${JSON.stringify(type)}`)]
-  return schemaErrors(SCHEMAS[type as Destination['type']], value, '/destination')
+  const schema = destinationType(type)?.schema
+  if (!schema) return [fieldError('/destination/type', `Expected one of ${types}, got ${JSON.stringify(type)}`)]
+  return schemaErrors(schema, value, '/destination')
 }
 
 /** Errors of a template: its shape, then each part's Mustache syntax. */

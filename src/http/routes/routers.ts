@@ -12,10 +12,8 @@ import { userSecurity } from '../../accounts/session'
 import { HeraldError, validationError } from '../../core/problems'
 import { routersPlugin, templateErrors } from './admin_routers'
 import { loadRouter } from '../../delivery/routers'
-import { deliver } from '../../delivery/destinations'
-import { previewPayload } from '../../delivery/destinations/preview'
-import { DESTINATION_TYPES, type Destination, type Template } from '../../delivery/destinations/schema'
-import { TemplateLimitError } from '../../delivery/template'
+import { deliver, destinationType, DESTINATION_TYPES, previewPayload, type Destination } from '../../delivery/destinations'
+import { TemplateLimitError, type Template } from '../../delivery/template'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
@@ -27,18 +25,6 @@ export const ROUTER_BODY_LIMIT = 64 * 1024
 const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Routers'], security: userSecurity, responses })
 // What every router route may answer; one that changes something, also a 403 (a role, or a web session's CSRF token).
 const ALL = { ...problems(401, 503), 404: problem(404, 'No such workspace (of mine), or no such router in it.') }
-
-// Stand-ins for the fields a half-filled form may lack: a preview renders
-// the payload and needs no real address.
-const PREVIEW_DEFAULTS: Record<Destination['type'], Record<string, unknown>> = {
-  webhook: { url: 'https://example.com/hook' },
-  slack: { url: 'https://hooks.slack.com/services/T/B/X' },
-  discord: { url: 'https://discord.com/api/webhooks/1/x' },
-  teams: { url: 'https://example.webhook.office.com/x' },
-  telegram: { botToken: '1:x', chatId: 1 },
-  email: { to: ['you@example.com'] },
-  sms: { accountSid: 'AC0', authToken: 'x', from: '+10000000000', to: '+10000000001' },
-}
 
 /** The event a preview or a test send uses; `over` lets a form try its own values. */
 export function sampleEvent(workspace: string, channel: string, over: Partial<EventView> = {}): EventView {
@@ -80,13 +66,14 @@ export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, conf
       '/v1/workspaces/:workspace/routers/preview',
       async ({ request, params, body }) => {
         const { access } = await check(request, params.workspace)
-        const type = body.destination.type as Destination['type']
-        if (!DESTINATION_TYPES.includes(type)) throw validationError([{ pointer: '/destination/type', detail: `destination.type: Expected one of ${DESTINATION_TYPES.join(', ')}` }])
+        // A half-filled form lacks fields: the type's stand-ins fill them in.
+        const type = destinationType(body.destination.type)
+        if (!type) throw validationError([{ pointer: '/destination/type', detail: `destination.type: Expected one of ${DESTINATION_TYPES.join(', ')}` }])
         if (body.template) {
           const errors = templateErrors(body.template)
           if (errors.length) throw validationError(errors)
         }
-        const destination = { ...PREVIEW_DEFAULTS[type], ...body.destination } as Destination
+        const destination = { ...type.previewDefaults, ...body.destination } as Destination
         const event = sampleEvent(access.workspace, access.defaultChannel, (body.sample ?? {}) as Partial<EventView>)
         try {
           return { event, ...previewPayload(destination, (body.template ?? undefined) as Template | undefined, event, config.SMTP_FROM) }

@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import type { Logger } from '../../core/log'
 import { HeraldError } from '../../core/problems'
 import { SESSION_COOKIE, clearedSessionCookie, cookieValue, isHttps, type UserAuth } from '../../accounts/session'
+import { destinationForms } from '../../delivery/destinations'
 
 const WEB_DIR = join(import.meta.dir, '..', '..', 'web')
 const hide = { detail: { hide: true } }
@@ -96,7 +97,9 @@ function manifestOf(icons: Bundle['icons']) {
 }
 
 async function buildBundle(): Promise<Bundle> {
-  const script = asset('app.js', JS, await build('main.ts', 'esm'))
+  // The router form's destination types are the registry's, as data: the
+  // bundle must not import their send code (SMTP, DNS, sockets).
+  const script = asset('app.js', JS, await build('main.ts', 'esm', { HERALD_DESTINATIONS: JSON.stringify(destinationForms()) }))
   const style = asset('app.css', 'text/css; charset=utf-8', new Uint8Array(await Bun.file(join(WEB_DIR, 'style.css')).arrayBuffer()))
   const icons = {} as Bundle['icons']
   for (const [key, [file, type]] of Object.entries(ICONS)) icons[key as IconName] = asset(file, type, new Uint8Array(await Bun.file(join(WEB_DIR, 'icons', file)).arrayBuffer()))

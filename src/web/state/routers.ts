@@ -1,6 +1,7 @@
 // A workspace's routers as the routers page lists them: read, sent a test
 // event, deleted; and what the API shows of a destination (its secrets never
-// are). The form that creates and edits one is page_router_form.ts.
+// are). The form that creates and edits one is page_router_form.ts; it reads
+// the router it edits with readRouter.
 import type { Api, Schemas } from '../api'
 
 /** A router as the API shows it; its destination always names its type. */
@@ -9,6 +10,9 @@ export type TestResult = Schemas['RouterTestResult']
 
 export const listRouters = async (api: Api, workspace: string): Promise<RouterView[]> =>
   (await api.get('/v1/workspaces/{workspace}/routers', { path: { workspace } })) as RouterView[]
+
+export const readRouter = async (api: Api, workspace: string, id: string): Promise<RouterView> =>
+  (await api.get('/v1/workspaces/{workspace}/routers/{id}', { path: { workspace, id } })) as RouterView
 
 /** Sends a test event through the router; the outcome says whether its destination took it. */
 export const testRouter = (api: Api, workspace: string, id: string) => api.post('/v1/workspaces/{workspace}/routers/{id}/test', { path: { workspace, id } })
