@@ -11,12 +11,24 @@ interface ListOptions {
   limit?: number
 }
 
+// A table row stays on one line: longer errors are cut, and said whole below it when they name a setting.
+const ERROR_WIDTH = 60
+// The example a refusal names (outbound.ts allowHint): what to set for it.
+const ALLOW_HINT = /HERALD_OUTBOUND_ALLOW=[^\s)]+/g
+
 function deliveriesTable(workspace: string, what: string, list: DeliverySummary[]): string {
   if (list.length === 0) return `Workspace ${workspace} has no ${what}.`
-  return table(
+  const cut = (e: string) => (e.length > ERROR_WIDTH ? `${e.slice(0, ERROR_WIDTH - 1)}…` : e)
+  const lines = [table(
     ['DELIVERY', 'EVENT', 'KIND', 'STATUS', 'ATTEMPTS', 'UPDATED (UTC)', 'LAST ERROR'],
-    list.map((d) => [d.id, d.eventId, d.kind, d.status, d.attemptCount, utc(d.updatedAt), (d.lastError ?? '-').slice(0, 60)]),
-  )
+    list.map((d) => [d.id, d.eventId, d.kind, d.status, d.attemptCount, utc(d.updatedAt), cut(d.lastError ?? '-')]),
+  )]
+  const allows = [...new Set(list.flatMap((d) => d.lastError?.match(ALLOW_HINT) ?? []))]
+  if (allows.length) {
+    lines.push('', `Some deliveries were refused by Herald's outbound rules (no loopback, private or link-local address). To let them through, set ${allows.join(' or ')} (a comma-separated list of CIDRs) in Herald's environment and restart it; see docs/security.md.`)
+  }
+  if (list.some((d) => (d.lastError?.length ?? 0) > ERROR_WIDTH)) lines.push('', 'Errors are cut to fit: --json shows them whole.')
+  return lines.join('\n')
 }
 
 const WORKSPACE: [string, string] = ['<workspace>', "the workspace's name"]

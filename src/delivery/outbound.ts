@@ -150,11 +150,19 @@ export function urlRefusal(raw: string, allow: readonly string[]): string | null
   } catch {
     return null // the schema says what is wrong with it
   }
-  const ip = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : host
-  if (!isIP(ip)) return null
-  const why = checkAddress(ip, allow)
-  return why && `${why}: deliveries may not reach it; ${allowHint(ip)} in Herald's environment`
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    // localhost resolves to 127.0.0.1 and, on most systems, ::1 too; a send
+    // refuses a name when any of its addresses is refused, so both must be allowed.
+    const refused = LOCALHOST.filter((ip) => checkAddress(ip, allow))
+    if (!refused.length) return null
+    return `${host} is a loopback address: deliveries may not reach it; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=${LOCALHOST_ALLOW}) in Herald's environment`
+  }
+  if (!isIP(host)) return null
+  const why = checkAddress(host, allow)
+  return why && `${why}: deliveries may not reach it; ${allowHint(host)} in Herald's environment`
 }
+const LOCALHOST = ['127.0.0.1', '::1']
+const LOCALHOST_ALLOW = '127.0.0.1/32,::1/128'
 
 export type HostCheck =
   | { ok: true; address: string; family: 4 | 6 }

@@ -66,7 +66,30 @@ describe('herald delivery', () => {
     const again = await rx.waitFor(4)
     expect(again[3]!.headers['webhook-id']).toBe(again[0]!.headers['webhook-id']!)
     await eventually(async () => (await list('--failed')).length === 0, 10_000, 'the replayed delivery to succeed')
-    expect((await list()).find((d) => d.id === failed!.id)!.status).toBe('succeeded')
+    const replayed = (await list()).find((d) => d.id === failed!.id)!
+    expect([replayed.status, replayed.attemptCount]).toEqual(['succeeded', 2])
+    // The ATTEMPTS column counts across the replay too.
+    const row = (await op('delivery', 'list', ws)).stdout.split('\n').find((l) => l.startsWith(failed!.id))!
+    expect(row.split(/\s+/).slice(3, 5)).toEqual(['succeeded', '2'])
+  })
+
+  test('a delivery the outbound rules refused: the table names the setting whole, though the error is cut', async () => {
+    const w = await h.workspace()
+    expect((await h.admin('POST', `/admin/workspaces/${w.name}/routers`, { name: 'moved', pattern: '*', destination: { type: 'webhook', url: `${rx.url}/moved` } })).status).toBe(201)
+    // Accepted at creation (a loopback address this Herald allows), then redirected to a private one it does not.
+    rx.script = [{ status: 307, headers: { location: 'http://10.20.30.40/in' } }]
+    expect((await h.post(w.apiKey, { message: 'redirected' })).status).toBe(200)
+    const failed = async () => JSON.parse((await op('delivery', 'list', w.name, '--json', '--failed')).stdout) as DeliverySummary[]
+    await eventually(async () => (await failed()).length === 1, 15_000, 'the refused delivery to fail')
+    expect((await failed())[0]!.lastError).toContain('10.20.30.40 is a private address; HERALD_OUTBOUND_ALLOW lets deliveries reach it')
+    const r = await op('delivery', 'list', w.name)
+    expect(r.code).toBe(0)
+    const [table, ...notes] = r.stdout.trimEnd().split('\n\n')
+    expect(table!.split('\n')[1]).toMatch(/\sfailed\s+1\s.*…$/)
+    expect(notes).toEqual([
+      "Some deliveries were refused by Herald's outbound rules (no loopback, private or link-local address). To let them through, set HERALD_OUTBOUND_ALLOW=10.20.30.40/32 (a comma-separated list of CIDRs) in Herald's environment and restart it; see docs/security.md.",
+      'Errors are cut to fit: --json shows them whole.',
+    ])
   })
 
   test('errors: an unknown or pending delivery exits 1; a bad id exits 1 with the API detail; --failed with another --state exits 2', async () => {

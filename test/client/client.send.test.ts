@@ -96,14 +96,26 @@ describe('send: retries, through a stand-in', () => {
     proxy.reset()
     proxy.script.push(problem(429, { 'retry-after': '1' }))
     const before = await countEvents(h, ws.name)
-    const herald = client()
+    const told: [number, string, number][] = []
+    const warnings: string[] = []
+    const warn = console.warn
+    console.warn = (m: string) => void warnings.push(m)
+    const herald = client({ onRetry: (err, r) => told.push([err.status, err.kind, r.events]) })
     const started = Date.now()
-    await herald.send({ message: 'after a pause' })
+    try {
+      await herald.send({ message: 'after a pause' })
+    } finally {
+      console.warn = warn
+    }
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
     expect(proxy.seen).toHaveLength(2)
     expect(proxy.seen[0]!.idempotencyKey).toMatch(UUIDV4)
     expect(proxy.seen[1]!.idempotencyKey).toBe(proxy.seen[0]!.idempotencyKey)
-    expect(herald.stats).toEqual({ sent: 1, failed: 0, retried: 1, dropped: 0, rateLimited: 0 })
+    // The rate limit is said, as for batches: to onRetry, in stats, and once as a warning naming the setting.
+    expect(told).toEqual([[429, 'rate-limited', 1]])
+    expect(herald.stats).toEqual({ sent: 1, failed: 0, retried: 1, dropped: 0, rateLimited: 1 })
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('herald workspace set <workspace> --rate')
     expect(await countEvents(h, ws.name)).toBe(before + 1)
   })
 

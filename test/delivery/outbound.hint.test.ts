@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
 import { signUp } from '../users'
-import { send } from '../../src/delivery/outbound'
+import { send, urlRefusal } from '../../src/delivery/outbound'
 
 const hook = (url: string) => ({ name: `r-${Math.random().toString(36).slice(2, 8)}`, pattern: '*', destination: { type: 'webhook', url } })
 
@@ -26,7 +26,7 @@ for (const backend of backends) {
       const ws = await h.workspace()
       for (const [url, why, allow] of [
         ['http://127.0.0.1:9/hook', '127.0.0.1 is a loopback address', '127.0.0.1/32'],
-        ['http://localhost:9/hook', '127.0.0.1 is a loopback address', '127.0.0.1/32'],
+        ['http://localhost:9/hook', 'localhost is a loopback address', '127.0.0.1/32,::1/128'],
         ['http://10.1.2.3/hook', '10.1.2.3 is a private address', '10.1.2.3/32'],
         ['http://[::1]:9/hook', '::1 is a loopback address', '::1/128'],
       ] as const) {
@@ -58,4 +58,14 @@ test('a delivery refused at send time names the setting', async () => {
   const r = await send({ method: 'POST', url: 'http://127.0.0.1:9/hook', headers: {}, body: '{}' }, { allow: [], timeoutMs: 2000, maxResponseBytes: 1024 })
   expect(r.ok).toBe(false)
   if (!r.ok) expect(r.error).toBe('refused: 127.0.0.1 is a loopback address; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=127.0.0.1/32)')
+})
+
+test('localhost needs both of its addresses allowed: a send refuses a name when any address it resolves to is refused', () => {
+  // Where localhost resolves to ::1 as well (Debian, Ubuntu, macOS), allowing 127.0.0.0/8 alone would take the router and fail every delivery.
+  for (const allow of [[], ['127.0.0.0/8'], ['::1/128']]) {
+    expect(urlRefusal('http://localhost:9000/hook', allow)).toContain('HERALD_OUTBOUND_ALLOW=127.0.0.1/32,::1/128')
+    expect(urlRefusal('http://api.localhost:9000/hook', allow)).toContain('api.localhost is a loopback address')
+  }
+  expect(urlRefusal('http://localhost:9000/hook', ['127.0.0.1/32', '::1/128'])).toBeNull()
+  expect(urlRefusal('http://localhost:9000/hook', ['127.0.0.0/8', '::1/128'])).toBeNull()
 })

@@ -97,7 +97,7 @@ for (const backend of backends) {
       const ws = await herald.workspace()
       const res = await herald.admin('POST', `/admin/workspaces/${ws.name}/members`, { email: `web-${Date.now()}@example.com` })
       ;({ userToken: token, userId } = (await res.json()) as { userToken: string; userId: string })
-    })
+    }, 30_000)
     afterAll(() => herald?.close())
 
     const call = (method: string, path: string, body?: unknown, as = token) =>
@@ -176,6 +176,13 @@ for (const backend of backends) {
         expect(problem.errors?.map((e) => e.pointer)).toContain(pointer)
       })
     }
+
+    test('a refused endpoint says how to allow a push service of your own', async () => {
+      const byAddress = await expectProblem(await register({ provider: 'webpush', subscription: subscription({ endpoint: 'https://127.0.0.1:8443/push/x' }) }), 400)
+      expect(byAddress.detail).toContain('HERALD_OUTBOUND_ALLOW=127.0.0.1/32')
+      const byName = await expectProblem(await register({ provider: 'webpush', subscription: subscription({ endpoint: 'https://autopush:8443/push/x' }) }), 400)
+      expect(byName.detail).toContain('by its IP address (allowed by HERALD_OUTBOUND_ALLOW) or a full domain name')
+    })
 
     test('an endpoint in HERALD_OUTBOUND_ALLOW is taken (an on-premise push service)', async () => {
       const res = await register({ provider: 'webpush', subscription: subscription({ endpoint: 'https://10.9.1.2/push/x' }) })

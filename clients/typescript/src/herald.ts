@@ -2,7 +2,7 @@
 // batches (src/queue.ts). Only `fetch`, `AbortSignal.timeout` and
 // `crypto.randomUUID`: it runs on Node >= 18, Bun, Deno, Workers and browsers.
 import { answerError, HeraldClosedError, HeraldError, transportError } from './errors.js'
-import { BatchQueue, MAX_BATCH_EVENTS } from './queue.js'
+import { BatchQueue, MAX_BATCH_EVENTS, rateLimitWarning } from './queue.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep, type RetryPolicy } from './retry.js'
 import type { Accepted, HeraldEvent, Queued, Stats } from './types.js'
 
@@ -68,6 +68,7 @@ export class Herald {
   private readonly onRetry: HeraldOptions['onRetry']
   private readonly counters: Stats = { sent: 0, failed: 0, retried: 0, dropped: 0, rateLimited: 0 }
   private readonly queue: BatchQueue
+  private warnedOfRateLimit = false
 
   constructor(options: HeraldOptions) {
     if (!options?.apiKey) throw new TypeError('Herald needs an apiKey')
@@ -96,11 +97,19 @@ export class Herald {
       stats: this.counters,
       onError: options.onError,
       onRetry: options.onRetry,
+      rateLimited: (limit) => this.rateLimited(limit),
       newKey,
     })
   }
 
-  /** sent, failed, retried and dropped events so far (a copy); the README defines each. */
+  /** The first time the rate limit holds events back, a warning (console.warn) says so. */
+  private rateLimited(limit?: number) {
+    if (this.warnedOfRateLimit) return
+    this.warnedOfRateLimit = true
+    console.warn(rateLimitWarning(limit))
+  }
+
+  /** sent, failed, retried, dropped and rate-limited events so far (a copy); the README defines each. */
   get stats(): Stats {
     return { ...this.counters }
   }
@@ -140,8 +149,11 @@ export class Herald {
         throw err
       }
       this.counters.retried++
+      const limited = err.status === 429 && err.kind === 'rate-limited'
+      if (limited) this.counters.rateLimited++
       try {
         this.onRetry?.(err, { attempt, delayMs, events: 1 })
+        if (limited) this.rateLimited()
       } catch {} // a hook that throws does not stop the retries
       await sleep(delayMs)
     }

@@ -28,7 +28,18 @@ export interface QueueContext {
   stats: Stats
   onError?: (err: HeraldError, event?: HeraldEvent) => void
   onRetry?: (err: HeraldError, retry: { attempt: number; delayMs: number; events: number }) => void
+  /** Says once per client that the rate limit, not the network, paces the events. */
+  rateLimited(limit?: number): void
   newKey(): string
+}
+
+/**
+ * The warning a client gives the first time the workspace's rate limit holds
+ * its events back (from `send` or the batches): the events are not lost,
+ * they are paced, and the setting that paces them is the operator's.
+ */
+export function rateLimitWarning(limit?: number): string {
+  return `herald-client: the workspace's rate limit${limit ? ` (${limit} events)` : ''} holds events back; they wait their turn and are sent later (stats.rateLimited counts them). An operator raises it with \`herald workspace set <workspace> --rate <events/s> --burst <n>\` (\`npx herald …\` in a clone of Herald).`
 }
 
 interface Item {
@@ -225,15 +236,11 @@ export class BatchQueue {
     this.ctx.stats.retried += items.length
     this.ctx.stats.rateLimited += items.length
     this.hook(() => this.ctx.onRetry?.(err, { attempt: 0, delayMs: pauseMs, events: items.length }))
-    if (!this.warned) {
-      this.warned = true
-      this.hook(() => console.warn(`herald-client: the workspace's rate limit${limit ? ` (${limit} events)` : ''} holds events back; they wait their turn and are sent later (stats.rateLimited counts them). An operator raises it with \`herald workspace set <workspace> --rate <events/s> --burst <n>\`.`))
-    }
+    this.hook(() => this.ctx.rateLimited(limit))
     this.queue.unshift(...items)
     this.resumeAt = Date.now() + pauseMs
     this.due = true
   }
-  private warned = false
 
   private fail(item: Item, err: HeraldError) {
     this.ctx.stats.failed++

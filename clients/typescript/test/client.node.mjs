@@ -1,6 +1,7 @@
 // The built package (dist/) under Node, against a real Herald: send, enqueue
 // and flush, and a HeraldError with its fields.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:net'
 import { after, before, test } from 'node:test'
 import { Herald, HeraldError } from '../dist/index.js'
 import { startHerald } from './herald.mjs'
@@ -59,8 +60,15 @@ test('an enqueued event Herald refuses goes to onError, the others are stored', 
 })
 
 test('no answer under Node says why: a refused connection and a host that does not resolve', async () => {
-  const refused = new Herald({ apiKey: 'hrld_x', url: 'http://127.0.0.1:1', retry: { maxAttempts: 1 } })
-  await assert.rejects(refused.send({ message: 'x' }), (err) => err instanceof HeraldError && err.status === 0 && ['connection-refused', 'network-error'].includes(err.kind))
+  // A port nothing listens on (port 1 would not do: Node's fetch refuses it as a "bad port" before connecting).
+  const closed = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+  const refused = new Herald({ apiKey: 'hrld_x', url: `http://127.0.0.1:${closed}`, retry: { maxAttempts: 1 } })
+  await assert.rejects(refused.send({ message: 'x' }), (err) => err instanceof HeraldError && err.status === 0 && err.kind === 'connection-refused' && /ECONNREFUSED/.test(err.detail))
   const dns = new Herald({ apiKey: 'hrld_x', url: 'http://herald-no-such-host.invalid', retry: { maxAttempts: 1 } })
   await assert.rejects(dns.send({ message: 'x' }), (err) => err instanceof HeraldError && err.kind === 'dns-failed' && /ENOTFOUND/.test(err.detail))
 })

@@ -8,7 +8,7 @@ import { isIP } from 'node:net'
 import type { Sql } from '../../core/db'
 import { userSecurity, type UserAuth } from '../../accounts/session'
 import { HeraldError, validationError, type FieldError } from '../../core/problems'
-import { checkAddress } from '../../delivery/outbound'
+import { allowHint, checkAddress } from '../../delivery/outbound'
 import { MAX_DEVICES_PER_USER, deleteDevice, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
 import { routeGroup } from './group'
 import { Uuid } from './input'
@@ -85,8 +85,10 @@ function endpointProblem(endpoint: string, allow: readonly string[]): string | n
   const host = url.hostname.replace(/^\[|\]$/g, '')
   if (isIP(host)) {
     const refusal = checkAddress(host, allow)
-    if (refusal) return `is refused: ${refusal}`
-  } else if (!host.includes('.') || /(^|\.)localhost$/i.test(host)) return `is refused: ${host} is not a public host name`
+    if (refusal) return `is refused: ${refusal}; ${allowHint(host)} in Herald's environment`
+  } else if (!host.includes('.') || /(^|\.)localhost$/i.test(host)) {
+    return `is refused: ${host} is not a public host name; a push service of your own is given by its IP address (allowed by HERALD_OUTBOUND_ALLOW) or a full domain name`
+  }
   return null
 }
 
