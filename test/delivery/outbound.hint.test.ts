@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, type TestHerald } from '../harness'
 import { signUp } from '../users'
+import { startReceiver } from '../receiver'
 import { send, urlRefusal } from '../../src/delivery/outbound'
 
 const hook = (url: string) => ({ name: `r-${Math.random().toString(36).slice(2, 8)}`, pattern: '*', destination: { type: 'webhook', url } })
@@ -50,6 +51,23 @@ for (const backend of backends) {
       const patch = await owner.call('PATCH', `${base}/${made.id}`, { destination: { type: 'webhook', url: 'http://127.0.0.1:9/hook' } })
       expect(patch.status).toBe(400)
       expect(((await patch.json()) as { detail: string }).detail).toContain('HERALD_OUTBOUND_ALLOW')
+    })
+
+    test("the dashboard's \"Send test event\" names the setting when the destination is refused on the way (a redirect)", async () => {
+      const rx = startReceiver()
+      try {
+        const owner = await signUp(allowing)
+        const base = `/v1/workspaces/${owner.workspace}/routers`
+        const made = (await (await owner.call('POST', base, hook(`${rx.url}/in`))).json()) as { id: string }
+        rx.script = [{ status: 302, headers: { location: 'http://192.168.7.7/in' } }]
+        const res = await owner.call('POST', `${base}/${made.id}/test`)
+        expect(res.status).toBe(200)
+        const result = (await res.json()) as { ok: boolean; error: string }
+        expect(result.ok).toBe(false)
+        expect(result.error).toBe('refused: redirect to 192.168.7.7: 192.168.7.7 is a private address; HERALD_OUTBOUND_ALLOW lets deliveries reach it (e.g. HERALD_OUTBOUND_ALLOW=192.168.7.7/32)')
+      } finally {
+        rx.stop()
+      }
     })
   })
 }

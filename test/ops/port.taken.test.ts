@@ -60,4 +60,19 @@ describe('a taken port', () => {
       await db.drop()
     }
   }, 60_000)
+
+  test.skipIf(!PG_URL)('`herald worker` on a taken METRICS_PORT stops, naming METRICS_PORT; the holder keeps every request', async () => {
+    // The holder allows sharing (as Bun's default does): only the worker's own reusePort: false keeps it out.
+    const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', reusePort: true, fetch: () => new Response('the first') })
+    const db = await createTestDatabase()
+    try {
+      const worker = await runToEnd('worker', { METRICS_PORT: String(holder.port), DATABASE_URL: db.url, NATS_URL: 'nats://127.0.0.1:1' })
+      expect(worker.code).not.toBe(0)
+      expect(worker.output).toContain(`port ${holder.port} is already in use on 127.0.0.1 (METRICS_PORT)`)
+      for (let i = 0; i < 5; i++) expect(await (await fetch(`http://127.0.0.1:${holder.port}/metrics`)).text()).toBe('the first')
+    } finally {
+      holder.stop(true)
+      await db.drop()
+    }
+  }, 60_000)
 })
