@@ -5,7 +5,7 @@
 // 1. it is never a 5xx (the database is up, so a 503 is wrong too), and an
 //    answer that is not a 2xx is a well-formed application/problem+json;
 // 2. Herald stays responsive: a probe GETs /healthz over the socket all
-//    through the run, and every probe is answered within 200 ms;
+//    through the run, and every probe is answered within 500 ms;
 // 3. it echoes none of the secrets (admin token, user token, session, API
 //    key) the request carried.
 //
@@ -30,7 +30,11 @@ const SOCKET_REQUESTS = Number(process.env.FUZZ_ROUTE_SOCKET_REQUESTS ?? 300)
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31)
 const BATCH = 12 // in flight at once in-process: enough for routes to race, few enough that a probe measures Herald, not a queue
 const SOCKET_BATCH = 12
-const PROBE_BUDGET_MS = 200
+// A route that blocks the event loop (a synchronous hash, a long loop) holds
+// every probe for a second or more; a busy CI machine delays a healthy probe
+// by up to a couple of hundred milliseconds (203 ms seen with tests running
+// beside it): the budget tells the two apart.
+const PROBE_BUDGET_MS = 500
 const PROBE_INTERVAL_MS = 20
 const ANSWER_TIMEOUT_MS = 20_000
 const MAX_FAILURES = Number(process.env.FUZZ_MAX_FAILURES ?? 8) // distinct ones, by route and fault, before the run stops
