@@ -6,10 +6,9 @@
 // the same one: it comes from WEB_PUSH_VAPID_PUBLIC_KEY and
 // WEB_PUSH_VAPID_PRIVATE_KEY, or else from HERALD_DATA_DIR/vapid.json,
 // generated on first start as the secret key is (src/core/secrets.ts).
-import { createECDH } from 'node:crypto'
+import { createECDH, createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import webpush from 'web-push'
 import { ConfigError, type Config } from '../../core/config'
 import type { Logger } from '../../core/log'
 import type { WebPushConfig } from './job'
@@ -17,6 +16,17 @@ import type { WebPushConfig } from './job'
 type VapidSettings = Pick<Config, 'WEB_PUSH_VAPID_PUBLIC_KEY' | 'WEB_PUSH_VAPID_PRIVATE_KEY' | 'WEB_PUSH_SUBJECT' | 'WEB_PUSH_TTL_S' | 'HERALD_DATA_DIR' | 'HERALD_PUBLIC_URL' | 'DATABASE_URL'>
 
 const b64url = (s: string) => Buffer.from(s, 'base64url')
+
+/** A new VAPID key pair, base64url: the 65-byte uncompressed public point and the 32-byte private scalar. */
+export function generateVapidPair(): { publicKey: string; privateKey: string } {
+  const ecdh = createECDH('prime256v1')
+  const publicKey = ecdh.generateKeys()
+  // The scalar as a 32-byte big-endian number: getPrivateKey drops leading zero bytes.
+  const privateKey = Buffer.alloc(32)
+  const d = ecdh.getPrivateKey()
+  d.copy(privateKey, 32 - d.length)
+  return { publicKey: publicKey.toString('base64url'), privateKey: privateKey.toString('base64url') }
+}
 
 /** Why a key pair is unusable, or null: the public key must be the private key's own. */
 export function vapidPairProblem(publicKey: string, privateKey: string): string | null {
@@ -39,7 +49,7 @@ function pairInFile(file: string, dir: string): { publicKey: string; privateKey:
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true })
     try {
-      writeFileSync(file, JSON.stringify(webpush.generateVAPIDKeys(), null, 2) + '\n', { mode: 0o600, flag: 'wx' })
+      writeFileSync(file, JSON.stringify(generateVapidPair(), null, 2) + '\n', { mode: 0o600, flag: 'wx' })
     } catch (err) {
       if ((err as { code?: string }).code !== 'EEXIST') throw err // another process made it first
     }
@@ -78,7 +88,7 @@ export function loadWebPushConfig(config: VapidSettings, log?: Logger): WebPushC
     return { publicKey: pub, privateKey: priv, ...base }
   }
   // An in-memory database (tests) gets an in-memory pair: its subscriptions die with it.
-  if (config.HERALD_DATA_DIR.startsWith('memory://')) return { ...webpush.generateVAPIDKeys(), ...base }
+  if (config.HERALD_DATA_DIR.startsWith('memory://')) return { ...generateVapidPair(), ...base }
   const file = join(config.HERALD_DATA_DIR, 'vapid.json')
   const pair = pairInFile(file, config.HERALD_DATA_DIR)
   if (config.DATABASE_URL) log?.warn({ file }, 'WEB_PUSH_VAPID_PUBLIC_KEY is unset: Web Push uses the key pair in this file; give every instance the same pair (browsers subscribed with its public key)')
@@ -92,6 +102,30 @@ export function loadWebPushConfig(config: VapidSettings, log?: Logger): WebPushC
 const JWT_LIFETIME_S = 12 * 3600
 const JWT_REUSE_MS = 3600_000
 const signed = new Map<string, { header: string; until: number }>()
+const signingKeys = new Map<string, KeyObject>()
+
+/** The private key of a pair as a KeyObject, made once per thread. */
+function signingKey(config: WebPushConfig): KeyObject {
+  let key = signingKeys.get(config.privateKey)
+  if (!key) {
+    const point = b64url(config.publicKey)
+    const jwk = { kty: 'EC', crv: 'P-256', d: config.privateKey, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') }
+    key = createPrivateKey({ key: jwk, format: 'jwk' })
+    if (signingKeys.size > 10) signingKeys.clear()
+    signingKeys.set(config.privateKey, key)
+  }
+  return key
+}
+
+const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
+
+/** An ES256 JWT (RFC 8292 §2) for a push service's origin, expiring at `exp` (seconds). */
+export function vapidToken(config: WebPushConfig, audience: string, exp: number): string {
+  const unsigned = `${part({ typ: 'JWT', alg: 'ES256' })}.${part({ aud: audience, exp, sub: config.subject })}`
+  // JWS wants the raw r||s signature (IEEE P1363), not node's default DER.
+  const signature = sign('sha256', Buffer.from(unsigned), { key: signingKey(config), dsaEncoding: 'ieee-p1363' })
+  return `${unsigned}.${signature.toString('base64url')}`
+}
 
 /**
  * The `Authorization: vapid t=…, k=…` header for a push service's origin
@@ -101,8 +135,8 @@ export function vapidAuthorization(config: WebPushConfig, audience: string, now 
   const key = `${audience}\n${config.publicKey}\n${config.subject}`
   const hit = signed.get(key)
   if (hit && hit.until > now) return hit.header
-  const headers = webpush.getVapidHeaders(audience, config.subject, config.publicKey, config.privateKey, 'aes128gcm', Math.floor(now / 1000) + JWT_LIFETIME_S)
+  const header = `vapid t=${vapidToken(config, audience, Math.floor(now / 1000) + JWT_LIFETIME_S)}, k=${config.publicKey}`
   if (signed.size > 1000) signed.clear() // push services are a handful of origins; bound it anyway
-  signed.set(key, { header: headers.Authorization, until: now + JWT_REUSE_MS })
-  return headers.Authorization
+  signed.set(key, { header, until: now + JWT_REUSE_MS })
+  return header
 }

@@ -1,15 +1,14 @@
 // Web Push (RFC 8030): one POST to the subscription's endpoint per push, its
-// payload encrypted for that browser alone (aes128gcm, RFC 8291) and signed
-// for with VAPID (RFC 8292). The `web-push` package builds the request (the
-// encryption costs an ECDH key pair, an ECDH and an AES-GCM per push); it is
-// sent through the SSRF-hardened client of webhooks, since the endpoint is a
+// payload encrypted for that browser alone (aes128gcm, RFC 8291: ece.ts, an
+// ECDH key pair, an ECDH and an AES-GCM per push) and signed for with VAPID
+// (RFC 8292: vapid.ts, one JWT per push service and hour). It is sent through the SSRF-hardened client of webhooks, since the endpoint is a
 // URL a browser chose: https only, no private or loopback address unless
 // HERALD_OUTBOUND_ALLOW lets it.
-import webpush from 'web-push'
 import type { EventView } from '../event_view'
 import type { OutboundOptions } from '../job'
 import { classify, send } from '../outbound'
 import { ELLIPSIS, fitText, jsonBytes } from './payload'
+import { encryptPush, OVERHEAD_BYTES, type Receiver } from './ece'
 import type { PushJob, PushResult } from './job'
 import { vapidAuthorization } from './vapid'
 
@@ -18,7 +17,7 @@ import { vapidAuthorization } from './vapid'
  * aes128gcm header (86 bytes), the padding delimiter and the tag (17) leave
  * this much for the JSON.
  */
-export const MAX_PAYLOAD_BYTES = 4096 - 86 - 17
+export const MAX_PAYLOAD_BYTES = 4096 - OVERHEAD_BYTES
 
 /** What the service worker receives (src/web/sw.ts reads it). */
 export interface WebPushPayload {
@@ -63,6 +62,26 @@ export function webPushPayload(event: EventView): string {
   return buildPayload(event, title, fitText(event.message, room))
 }
 
+// The keys of the subscriptions this thread pushed to lately, decoded once:
+// a channel's browsers are pushed event after event.
+const RECEIVERS_MAX = 50_000
+const receivers = new Map<string, Receiver>()
+
+/** A subscription's keys as the encryption takes them, or why they are unusable. */
+function receiverOf(device: PushJob['device']): Receiver | string {
+  const cacheKey = `${device.p256dh}.${device.auth}`
+  let to = receivers.get(cacheKey)
+  if (to) return to
+  const publicKey = Buffer.from(device.p256dh ?? '', 'base64url')
+  const auth = Buffer.from(device.auth ?? '', 'base64url')
+  if (publicKey.length !== 65 || publicKey[0] !== 4) return 'its p256dh is not an uncompressed P-256 point'
+  if (auth.length !== 16) return 'its auth secret is not 16 bytes'
+  to = { publicKey, auth }
+  if (receivers.size >= RECEIVERS_MAX) receivers.delete(receivers.keys().next().value!) // the oldest
+  receivers.set(cacheKey, to)
+  return to
+}
+
 /**
  * Pushes one event to one browser. 404 and 410 mean the subscription is gone
  * (the device is deleted); 408, 429 and 5xx are retried, never sooner than
@@ -78,27 +97,25 @@ export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Prom
     return { ok: false, retryable: false, durationMs: 0, error: 'the subscription endpoint is not a URL' }
   }
   if (url.protocol !== 'https:') return { ok: false, retryable: false, durationMs: 0, error: 'refused: a Web Push endpoint must be https' }
-  let request: webpush.RequestDetails
+  const to = receiverOf(device)
+  if (typeof to === 'string') return { ok: false, retryable: false, durationMs: 0, error: `cannot encrypt for this subscription: ${to}` }
+  let body: Buffer
   try {
-    request = webpush.generateRequestDetails(
-      { endpoint: device.token, keys: { p256dh: device.p256dh ?? '', auth: device.auth ?? '' } },
-      webPushPayload(event),
-      {
-        vapidDetails: null as unknown as undefined, // the header below: signed once per origin, not per push
-        headers: { Authorization: vapidAuthorization(job.webpush, url.origin) },
-        TTL: job.webpush.ttlSeconds,
-        urgency: 'high',
-        // A later push with the same topic replaces this one while it waits
-        // at the push service: a retry never makes two notifications.
-        topic: event.eventId.replaceAll('-', ''),
-      },
-    )
+    body = encryptPush(Buffer.from(webPushPayload(event)), to)
   } catch (err) {
     return { ok: false, retryable: false, durationMs: 0, error: `cannot encrypt for this subscription: ${(err as Error).message}` }
   }
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) if (name.toLowerCase() !== 'content-length') headers[name] = String(value)
-  const outcome = await send({ method: 'POST', url: device.token, headers, body: request.body as Uint8Array }, { ...outbound, timeoutMs: job.timeoutMs ?? outbound.timeoutMs })
+  const headers = {
+    authorization: vapidAuthorization(job.webpush, url.origin),
+    'content-encoding': 'aes128gcm',
+    'content-type': 'application/octet-stream',
+    ttl: String(job.webpush.ttlSeconds),
+    urgency: 'high',
+    // A later push with the same topic replaces this one while it waits
+    // at the push service: a retry never makes two notifications.
+    topic: event.eventId.replaceAll('-', ''),
+  }
+  const outcome = await send({ method: 'POST', url: device.token, headers, body }, { ...outbound, timeoutMs: job.timeoutMs ?? outbound.timeoutMs })
   const result = classify(outcome)
   const gone = outcome.ok && (outcome.status === 404 || outcome.status === 410)
   return {
