@@ -362,7 +362,7 @@ async function main() {
   const started = new Date()
   const load1m = loadavg()[0]!
   const vapid = vapidPair()
-  const encryption = params.providers.includes('webpush') ? measureEncryption(vapid.pair, CHANNEL) : null
+  const encryption = params.providers.includes('webpush') ? await measureEncryption(vapid.pair, CHANNEL) : null
   if (encryption) progress(`Web Push encryption alone: ${encryption.us_per_push} µs CPU per push (${JSON.stringify(encryption.parts_us)})`)
   const run = await setUp(params, started, vapid)
   const { N, si, db, pop, warnings, ingestErrors } = run

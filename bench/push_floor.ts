@@ -1,9 +1,10 @@
 #!/usr/bin/env bun
 // The floor of Web Push on this machine: the smallest sender there can be,
 // measured beside Herald's figures in bench/push.ts. It does only what every
-// Web Push needs (the web-push package encrypts each payload for its
-// subscription, the VAPID header is signed once, and Bun's fetch posts it
-// over kept-alive connections) against the same push service stand-in
+// Web Push needs (Herald's own encryption, src/delivery/push/ece.ts, the
+// fastest of the candidates bench/push_webpush.ts measures, encrypts each
+// payload for its subscription; the VAPID header is signed once; Bun's fetch
+// posts it over kept-alive connections) against the same push service stand-in
 // (test/web_push_service.ts, verify: 'sample'), which runs in a child process
 // so that its CPU is counted apart. No database, no queue, no SSRF checks, no
 // delivery rows: what it reaches, no Herald on this machine can exceed.
@@ -11,9 +12,10 @@
 //
 //   npx bun bench/push_floor.ts [--pushes 30000] [--concurrency 64] [--subscriptions 1000]
 import { parseArgs } from 'node:util'
-import webpush from 'web-push'
 import type { WebPushSubscription } from '../test/web_push_service'
 import { webPushPayload } from '../src/delivery/push/webpush'
+import { encryptPush } from '../src/delivery/push/ece'
+import { generateVapidPair, vapidAuthorization } from '../src/delivery/push/vapid'
 import { cpuSeconds, machine, round } from './proc'
 import { loadavg } from 'node:os'
 
@@ -32,7 +34,8 @@ if (flags['stand-in']) {
   const service = startPushService({ keep: false, verify: 'sample', vapidPublicKey: flags['stand-in'] })
   const subs: WebPushSubscription[] = []
   for (let i = 0; i < Number(flags.subscriptions); i++) subs.push(await service.newSubscription({ applicationServerKey: flags['stand-in'] }))
-  process.stdout.write(JSON.stringify({ subs }) + '\n')
+  const { CA_FILE } = await import('../test/stand_ins') // the certificate the stand-in serves, for a sender that verifies it
+  process.stdout.write(JSON.stringify({ subs, ca: CA_FILE }) + '\n')
   for await (const _ of Bun.stdin.stream()) {}
   process.stdout.write(JSON.stringify({ count: service.count, problems: service.problems.length }) + '\n')
   process.exit(0)
@@ -40,7 +43,7 @@ if (flags['stand-in']) {
 
 const PUSHES = Number(flags.pushes)
 const CONCURRENCY = Number(flags.concurrency)
-const vapid = webpush.generateVAPIDKeys()
+const vapid = generateVapidPair()
 const child = Bun.spawn(['bun', import.meta.path, '--stand-in', vapid.publicKey, '--subscriptions', flags.subscriptions!], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
 const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader()
 let buffered = ''
@@ -59,21 +62,21 @@ async function line(): Promise<string> {
 }
 const { subs } = JSON.parse(await line()) as { subs: WebPushSubscription[] }
 const audience = new URL(subs[0]!.endpoint).origin
-const authorization = webpush.getVapidHeaders(audience, 'mailto:bench@example.com', vapid.publicKey, vapid.privateKey, 'aes128gcm').Authorization
-const payload = webPushPayload({
+const authorization = vapidAuthorization({ ...vapid, subject: 'mailto:bench@example.com', ttlSeconds: 86_400 }, audience)
+const payload = Buffer.from(webPushPayload({
   eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'bench', channel: 'alerts', event: 'deploy.done', title: 'Deploy finished',
   message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(),
-})
+}))
+const receivers = subs.map((s) => ({ publicKey: Buffer.from(s.keys.p256dh, 'base64url'), auth: Buffer.from(s.keys.auth, 'base64url') }))
 
 let next = 0
 let failed = 0
 async function sender() {
   while (next < PUSHES) {
-    const sub = subs[next++ % subs.length]!
-    const r = webpush.generateRequestDetails(sub, payload, { vapidDetails: null as unknown as undefined, headers: { Authorization: authorization }, TTL: 86400, urgency: 'high', topic: 'abc' })
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(r.headers)) if (k !== 'Content-Length') headers[k] = String(v)
-    const res = await fetch(sub.endpoint, { method: 'POST', headers, body: r.body, tls: { rejectUnauthorized: false } } as RequestInit) // the floor: the stand-in's own certificate, on loopback
+    const i = next++ % subs.length
+    const body = encryptPush(payload, receivers[i]!)
+    const headers = { authorization, 'content-encoding': 'aes128gcm', 'content-type': 'application/octet-stream', ttl: '86400', urgency: 'high', topic: 'abc' }
+    const res = await fetch(subs[i]!.endpoint, { method: 'POST', headers, body, tls: { rejectUnauthorized: false } } as RequestInit) // the floor: the stand-in's own certificate, on loopback
     await res.arrayBuffer()
     if (res.status !== 201) failed++
   }
@@ -96,7 +99,7 @@ process.stdout.write(JSON.stringify({
   benchmark: 'push_floor',
   started_at: new Date().toISOString(),
   machine: machine(loadavg()[0]!),
-  params: { pushes: measured, concurrency: CONCURRENCY, subscriptions: subs.length, payload_bytes: Buffer.byteLength(payload) },
+  params: { pushes: measured, concurrency: CONCURRENCY, subscriptions: subs.length, payload_bytes: payload.length },
   results: {
     pushes_per_s: round(measured / seconds, 0),
     failed,

@@ -8,7 +8,7 @@
 //   PORT=0 bun bench/stub_server.ts   → prints {"port":<n>} once listening
 import { randomBytes } from 'node:crypto'
 import { createApp } from '../src/http/app'
-import { createApiKeyAuth, type Principal } from '../src/ingest/auth'
+import { apiKeyCacheOptions, createApiKeyAuth, type Principal } from '../src/ingest/auth'
 import { loadConfig } from '../src/core/config'
 import { sendConfigFrom } from '../src/delivery/send_config'
 import type { Sql } from '../src/core/db'
@@ -31,7 +31,7 @@ const batcher: Batcher = {
 }
 const app = createApp({
   sql, config, log, batcher,
-  auth: createApiKeyAuth(sql, config.API_KEY_CACHE_TTL_MS),
+  auth: createApiKeyAuth(sql, apiKeyCacheOptions(config, () => true)),
   state: { draining: false },
   secrets: createSecretBox(randomBytes(32)),
   changed: () => {},

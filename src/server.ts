@@ -8,7 +8,7 @@ import type { Logger } from './core/log'
 import { instanceId, isConnectionError, openDatabase, type Database } from './core/db'
 import { migrate } from './core/migrate'
 import { deleteExpiredUsage, dropExpiredPartitions, ensurePartitions } from './core/partitions'
-import { createApiKeyAuth } from './ingest/auth'
+import { apiKeyCacheOptions, createApiKeyAuth } from './ingest/auth'
 import { createBatcher } from './ingest/batcher'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
 import { createApp } from './http/app'
@@ -67,7 +67,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
         url: config.NATS_URL, stream: config.NATS_STREAM, replicas: config.NATS_STREAM_REPLICAS,
         maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance, onFatal,
       })
-    : createInProcessBus()
+    : createInProcessBus({ alone: db.embedded })
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
   if (deliver) {
@@ -238,7 +238,11 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, send, opts.onFatal)
 
   const state = { draining: false }
-  const auth = createApiKeyAuth(db.sql, config.API_KEY_CACHE_TTL_MS)
+  const auth = createApiKeyAuth(db.sql, apiKeyCacheOptions(config, () => pipeline.bus.announcesEverywhere()))
+  pipeline.bus.onChange((c) => {
+    if (c.kind === 'keys') auth.forget(c.workspaceId)
+    else if (c.kind === 'everything') auth.forget(null)
+  })
   const batcher = createBatcher(db.sql, db.connection, log, {
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,

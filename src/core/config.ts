@@ -55,8 +55,16 @@ export const ConfigSchema = Type.Object({
   HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
   HERALD_MAX_WORKSPACES_PER_USER: Int(10, 1, 100_000, 'Most workspaces a person may own (each has its own monthly quota); creating one more is a 409. The operator API is not bound by it.'),
   // A revoked key must stop working everywhere within 5 s, so the cache may
-  // not hold an entry longer than that.
-  API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up.'),
+  // not hold an entry longer than that unless the revocation is announced to
+  // every process (NATS connected, or the embedded database's one process).
+  API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up while a revocation may not be announced to this process (no NATS, or NATS away).'),
+  // Announcements make the caches exact; the age only bounds what a bug in
+  // them could cost. 10 min keeps look-ups rare at any number of workspaces.
+  CACHE_MAX_AGE_MS: Int(600000, 0, 86400000, 'How long an API key, a workspace\'s routers or a channel\'s devices are trusted from memory while every change is announced to this process over NATS (or the embedded database\'s one process): a revocation or an edit takes effect at once, and this bounds the age of an entry anyway.'),
+  // About 200 bytes a key: 100,000 keys are about 20 MB per API process.
+  API_KEY_CACHE_MAX: Int(100000, 100, 10000000, 'API keys an API process keeps in memory; beyond it the least recently used is looked up again when it comes back.'),
+  // Routers of 10,000 workspaces and devices of 10,000 channels are a few tens of MB.
+  WORKER_CACHE_MAX: Int(10000, 10, 1000000, 'Workspaces whose routers, and channels whose devices, a delivery worker keeps in memory (each); beyond it the least recently used are read again when needed.'),
   // 0 by default: dropping data is the operator's choice. What grows without
   // it is bounded anyway: usage_daily keeps 13 months (partitions.ts), idempotency keys 24 h.
   HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept, the current one included; older months are dropped whole: their events, the deliveries and delivery attempts of those events, and the outbox rows that list them. usage_daily keeps this many months, and at least 13. 0 keeps every event and delivery.'),

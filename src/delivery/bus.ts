@@ -48,16 +48,21 @@ export const incoming = (e: BusEvent): Incoming => ({
 })
 
 /**
- * What the delivery workers cache and the API changes: a workspace's routers,
- * or who is pushed (members, their devices, their muted channels; any such
- * change drops every cached audience, as a device counts in every workspace
- * of its owner). And what ends a person's live feed streams, on whichever
- * instance holds them: a session signed out (`tokenId`), or every session of
- * theirs (a password reset); or their membership of a workspace removed.
+ * What the processes cache and the API changes: a workspace's routers, its
+ * API keys (revoked, or what a key stands for: its default channel), or who
+ * is pushed (members, their devices, their muted channels; any such change
+ * drops every cached audience, as a device counts in every workspace of its
+ * owner). `everything`: announcements may have been missed (the bus was
+ * away), so every cache starts over; it is said only within a process. And
+ * what ends a person's live feed streams, on whichever instance holds them: a
+ * session signed out (`tokenId`), or every session of theirs (a password
+ * reset); or their membership of a workspace removed.
  */
 export type Change =
   | { kind: 'routers'; workspaceId: number }
+  | { kind: 'keys'; workspaceId: number }
   | { kind: 'audience' }
+  | { kind: 'everything' }
   | { kind: 'session-ended'; userId: string; tokenId?: number }
   | { kind: 'member-removed'; workspaceId: number; userId: string }
 
@@ -69,6 +74,7 @@ export function isChange(c: unknown): c is Change {
     case 'audience':
       return true
     case 'routers':
+    case 'keys':
       return Number.isInteger(x.workspaceId)
     case 'session-ended':
       return typeof x.userId === 'string' && (x.tokenId === undefined || Number.isInteger(x.tokenId))
@@ -96,6 +102,14 @@ export interface EventBus {
   /** Tells every process (this one at once) that what its caches hold changed. */
   announce(change: Change): void
   onChange(f: (change: Change) => void): void
+  /**
+   * Whether an announcement reaches every process that may cache what it
+   * changes: JetStream while connected (on a reconnect `everything` is said,
+   * for what was missed), or the in-process bus of the embedded database,
+   * which no other process can open. While false, caches trust an entry only
+   * briefly (API_KEY_CACHE_TTL_MS).
+   */
+  announcesEverywhere(): boolean
   /** The stream and the workers' consumer, for metrics and `herald status`; null on the in-process bus. */
   state(): Promise<BusState | null>
   /** Whether the bus can do its part now: reached, with its stream and, in a process that consumes, its consumer. */
@@ -119,8 +133,10 @@ export interface BusState {
 /**
  * The embedded default: publish calls the handler directly. With no handler
  * (no worker in this process) publish fails, so the outbox keeps the events.
+ * `alone`: no other process can share this one's database (the embedded
+ * one), so an announcement made here reaches every cache there is.
  */
-export function createInProcessBus(): EventBus {
+export function createInProcessBus(opts: { alone: boolean } = { alone: true }): EventBus {
   let handler: EventHandler | null = null
   const listeners: ((c: Change) => void)[] = []
   const watchers = createWatchers()
@@ -141,6 +157,7 @@ export function createInProcessBus(): EventBus {
     onChange(f) {
       listeners.push(f)
     },
+    announcesEverywhere: () => opts.alone,
     state: async () => null,
     ready: () => true,
     async close() {

@@ -193,8 +193,26 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
     }
   }
 
+  // Whether announcements reach this process now: false from a disconnect
+  // until the reconnect, after which every cache starts over (what was
+  // announced meanwhile is lost: core NATS keeps nothing for the absent).
+  let hearing = false
+  async function followStatus(l: Link) {
+    for await (const s of l.nc.status()) {
+      if (s.type === 'disconnect') hearing = false
+      else if (s.type === 'reconnect') {
+        hearing = true
+        for (const f of listeners) f({ kind: 'everything' })
+      }
+    }
+  }
+
   function linked(l: Link) {
     link = l
+    hearing = true
+    void followStatus(l).catch(() => {})
+    // The first link may come after start-up: what was announced before it was not heard either.
+    for (const f of listeners) f({ kind: 'everything' })
     l.nc.subscribe(CONTROL, {
       callback: (_err, msg) => {
         let change: unknown
@@ -308,6 +326,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
     onChange(f) {
       listeners.push(f)
     },
+    announcesEverywhere: () => hearing && !!link && !link.nc.isClosed(),
     // Every process reads the workers' consumer, those that do not consume
     // too: with every worker down, the API's scrape is the one that still
     // shows the events waiting (take max() across processes).

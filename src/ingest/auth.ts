@@ -1,9 +1,16 @@
 // API-key authentication. Keys are looked up by their SHA-256, and a verified
-// key is trusted for API_KEY_CACHE_TTL_MS (at most 5 s, so a revocation
-// reaches every instance within 5 s). Unknown keys are cached briefly too, so a
-// flood of bad keys does not become a flood of queries.
+// key is cached in a bounded LRU (API_KEY_CACHE_MAX entries: memory does not
+// grow with the number of workspaces). While announcements reach every
+// process (bus.ts announcesEverywhere: JetStream connected, or the embedded
+// database), a cached key is trusted until a revocation or a change of its
+// workspace is announced, and at most API_KEY_CACHE_MAX_AGE_MS; otherwise
+// for API_KEY_CACHE_TTL_MS (at most 5 s), so a revocation reaches every
+// instance within that. Unknown keys are cached briefly too, so a flood of
+// bad keys does not become a flood of queries.
+import type { Config } from '../core/config'
 import type { Sql } from '../core/db'
 import { bearer, hashSecret, isWellFormedKey } from '../core/keys'
+import { createLru } from '../core/lru'
 
 export interface Principal {
   keyId: number
@@ -14,11 +21,22 @@ export interface Principal {
 
 interface Entry {
   principal: Principal | null
-  expires: number
+  at: number // when it was looked up
 }
 
-const MAX_ENTRIES = 50_000
+export interface ApiKeyCacheOptions {
+  ttlMs: number // API_KEY_CACHE_TTL_MS: trusted this long while announcements may not reach this process
+  maxAgeMs: number // API_KEY_CACHE_MAX_AGE_MS: at most this long while they do
+  max: number // API_KEY_CACHE_MAX: entries
+  /** Whether a revocation announced anywhere reaches this process now (bus.announcesEverywhere). */
+  announced: () => boolean
+}
+
 const NEGATIVE_TTL_MS = 1000
+
+/** The cache's options from the configuration; `announced`: the bus's announcesEverywhere. */
+export const apiKeyCacheOptions = (config: Pick<Config, 'API_KEY_CACHE_TTL_MS' | 'CACHE_MAX_AGE_MS' | 'API_KEY_CACHE_MAX'>, announced: () => boolean): ApiKeyCacheOptions =>
+  ({ ttlMs: config.API_KEY_CACHE_TTL_MS, maxAgeMs: config.CACHE_MAX_AGE_MS, max: config.API_KEY_CACHE_MAX, announced })
 
 export async function findApiKey(sql: Sql, hash: Buffer): Promise<Principal | null> {
   const rows = await sql<Principal[]>`
@@ -42,9 +60,12 @@ export async function updateKeysLastUsed(sql: Sql, used: Map<number, number>) {
 // request (or per cache miss) would cost the ingest path a transaction.
 const LAST_USED_FLUSH_MS = 15_000
 
-export function createApiKeyAuth(sql: Sql, ttlMs: number) {
-  const cache = new Map<string, Entry>()
+export function createApiKeyAuth(sql: Sql, opts: ApiKeyCacheOptions) {
+  const cache = createLru<string, Entry>(opts.max)
   const inflight = new Map<string, Promise<Principal | null>>()
+  // Announcements (revocations) that arrive while a look-up is under way
+  // make its answer stale: it is used for its request, not cached.
+  let generation = 0
   let used = new Map<number, number>()
   const flushUsage = async () => {
     const batch = used
@@ -57,11 +78,15 @@ export function createApiKeyAuth(sql: Sql, ttlMs: number) {
   timer.unref()
 
   async function lookup(id: string, hash: Buffer): Promise<Principal | null> {
+    const seen = generation
+    const at = Date.now()
     const principal = await findApiKey(sql, hash)
-    if (cache.size >= MAX_ENTRIES) cache.clear()
-    cache.set(id, { principal, expires: Date.now() + (principal ? ttlMs : Math.min(ttlMs, NEGATIVE_TTL_MS)) })
+    if (seen === generation) cache.set(id, { principal, at })
     return principal
   }
+
+  /** How long an entry is good for now. */
+  const maxAge = (e: Entry) => (!e.principal ? Math.min(opts.ttlMs, NEGATIVE_TTL_MS) : opts.announced() ? opts.maxAgeMs : opts.ttlMs)
 
   return {
     /** The workspace a bearer header authenticates, or null; at once (no promise) when the key is cached. */
@@ -73,7 +98,7 @@ export function createApiKeyAuth(sql: Sql, ttlMs: number) {
       const id = Bun.SHA256.hash(key, 'base64')
       const now = Date.now()
       const hit = cache.get(id)
-      if (hit && hit.expires > now) {
+      if (hit && now - hit.at < maxAge(hit)) {
         if (hit.principal) used.set(hit.principal.keyId, now)
         return hit.principal
       }
@@ -93,8 +118,22 @@ export function createApiKeyAuth(sql: Sql, ttlMs: number) {
       clearInterval(timer)
       return flushUsage()
     },
-    /** Forgets every cached key (used after this process revokes one). */
-    clear: () => cache.clear(),
+    /**
+     * Forgets the cached keys of a workspace (a key revoked, its default
+     * channel changed), or every key (`null`: announcements were missed).
+     */
+    forget(workspaceId: number | null) {
+      generation++
+      if (workspaceId === null) cache.clear()
+      else cache.prune((e) => e.principal?.workspaceId === workspaceId)
+    },
+    /** Forgets every cached key: this process revoked one (every other hears it announced). */
+    clear: () => {
+      generation++
+      cache.clear()
+    },
+    /** Entries cached now, for metrics and tests. */
+    size: () => cache.size,
   }
 }
 export type ApiKeyAuth = ReturnType<typeof createApiKeyAuth>

@@ -360,7 +360,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
       const calls: number[] = []
       const config = loadConfig({ HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' })
       const log = createLogger('silent')
-      const auth = createApiKeyAuth(h.db.sql, 0)
+      const auth = createApiKeyAuth(h.db.sql, { ttlMs: 0, maxAgeMs: 0, max: 1000, announced: () => false })
       const batcher = createBatcher(h.db.sql, () => h.db.sql, log, { maxEvents: 10, windowMs: 0 })
       const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changed: (c) => c.kind === 'routers' && calls.push(c.workspaceId), bus: createInProcessBus(), mailer: createMailer(config, log), send: sendConfigFrom(config) })
       const call = (method: string, path: string, body?: unknown) =>

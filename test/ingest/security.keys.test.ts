@@ -90,7 +90,7 @@ describe.each(backends)('API keys on %s', (backend) => {
         return Reflect.apply(target, self, args)
       },
     })
-    const auth = createApiKeyAuth(counted, 2000)
+    const auth = createApiKeyAuth(counted, { ttlMs: 2000, maxAgeMs: 2000, max: 1000, announced: () => false })
     try {
       const { apiKey } = await h.workspace()
       const typo = apiKey.slice(0, 10) + (apiKey[10] === 'A' ? 'B' : 'A') + apiKey.slice(11)
