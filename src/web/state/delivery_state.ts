@@ -2,10 +2,8 @@
 // pending, some failed (how many), nothing to deliver, or not fanned out
 // yet. The feed shows it on every event and keeps it current: events whose
 // deliveries are still under way are counted again every few seconds, all of
-// them when the tab comes back into view.
-import { api, type Schemas } from './api'
-import { html } from './html'
-import type { PageContext } from './router'
+// them when the tab comes back into view. The badges are drawn in page_feed.ts.
+import type { Api, Schemas } from '../api'
 
 export type DeliveryCounts = Schemas['DeliveryCounts']
 
@@ -14,11 +12,14 @@ export type DeliveryState = 'failed' | 'pending' | 'delivered' | 'none' | 'waiti
 // A new event has no deliveries until the worker fans it out: until then it
 // is "waiting", not "nothing to deliver" (the event page waits as long).
 export const FANOUT_GRACE_MS = 30_000
+// Events under way are counted again this often; a live one (which comes
+// without counts) this soon after it is shown.
 const POLL_MS = 3000
+const SOON_MS = 1000
 // What GET …/deliveries/counts takes at once.
 const COUNTS_MAX = 100
 
-const ZERO: DeliveryCounts = { pending: 0, succeeded: 0, failed: 0 }
+export const NO_DELIVERIES: DeliveryCounts = { pending: 0, succeeded: 0, failed: 0 }
 
 export function stateOf(c: DeliveryCounts, createdAt: string, now = Date.now()): DeliveryState {
   if (c.failed > 0) return 'failed'
@@ -26,6 +27,9 @@ export function stateOf(c: DeliveryCounts, createdAt: string, now = Date.now()):
   if (c.succeeded > 0) return 'delivered'
   return now - Date.parse(createdAt) < FANOUT_GRACE_MS ? 'waiting' : 'none'
 }
+
+/** Whether a state is still due to change: deliveries pending, or a fan-out still to come. */
+const underWay = (state: DeliveryState) => state === 'pending' || state === 'waiting'
 
 /** The state in words: the counts that matter, the total beside them. */
 export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
@@ -44,46 +48,46 @@ export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
   }
 }
 
-/** The badge of an event in the feed; `watchDeliveryStates` updates it in place. */
-export function stateBadge(c: DeliveryCounts | undefined, createdAt: string) {
-  const counts = c ?? ZERO
-  const state = stateOf(counts, createdAt)
-  return html`<span class="delivery-state" data-delivery-state="${state}" data-created-at="${createdAt}"><span class="visually-hidden">Deliveries: </span><span data-state-text>${stateLabel(counts, state)}</span></span>`
+export interface WatchOptions {
+  /** Draws the state of an event shown (`label`: the state in words). */
+  paint(id: string, state: DeliveryState, label: string): void
+  /** Whether the page is in view: while it is not, nothing is counted until `inView`. */
+  visible(): boolean
+  /** Aborted when the page is left: no round runs after it. */
+  signal: AbortSignal
+  pollMs?: number
+  soonMs?: number
 }
 
 /**
- * Keeps the badges of the events in `list` current. `track` an event when it
- * is shown (with the counts it came with, if any); those still under way are
- * counted again until they settle.
+ * Keeps the delivery states of the events of `workspace` shown current.
+ * `track` an event when it is shown (with the counts it came with, if any);
+ * those still under way are counted again until they settle, and `paint`
+ * draws each state that may have changed.
  */
-export function watchDeliveryStates(ctx: PageContext, list: Element) {
-  const ws = ctx.workspace.workspace
+export function watchDeliveryStates(api: Api, workspace: string, { paint, visible, signal, pollMs = POLL_MS, soonMs = SOON_MS }: WatchOptions) {
   const shown = new Map<string, { counts: DeliveryCounts; createdAt: string }>()
   let timer: ReturnType<typeof setTimeout> | undefined
   let busy = false
 
-  const paint = (id: string) => {
+  const draw = (id: string) => {
     const e = shown.get(id)!
-    const badge = list.querySelector<HTMLElement>(`li[data-event-id="${CSS.escape(id)}"] .delivery-state`)
-    if (!badge) return
     const state = stateOf(e.counts, e.createdAt)
-    badge.dataset.deliveryState = state
-    badge.querySelector('[data-state-text]')!.textContent = stateLabel(e.counts, state)
+    paint(id, state, stateLabel(e.counts, state))
   }
-  const unsettled = () =>
-    [...shown].filter(([, e]) => ['pending', 'waiting'].includes(stateOf(e.counts, e.createdAt))).map(([id]) => id)
+  const unsettled = () => [...shown].filter(([, e]) => underWay(stateOf(e.counts, e.createdAt))).map(([id]) => id)
 
   async function refresh(ids: string[]) {
-    if (busy || !ids.length || ctx.signal.aborted) return
+    if (busy || !ids.length || signal.aborted) return
     busy = true
     try {
-      const counts = await api.get('/v1/workspaces/{workspace}/deliveries/counts', { path: { workspace: ws }, query: { events: ids.slice(0, COUNTS_MAX).join(',') } })
+      const counts = await api.get('/v1/workspaces/{workspace}/deliveries/counts', { path: { workspace }, query: { events: ids.slice(0, COUNTS_MAX).join(',') } })
       for (const [id, c] of Object.entries(counts)) {
         const e = shown.get(id)
-        if (e) (e.counts = c), paint(id)
+        if (e) (e.counts = c), draw(id)
       }
     } catch {
-      // Offline or signed out: the badges keep their last state, and the next round tries again.
+      // Offline or signed out: the states stay as they were, and the next round tries again.
     } finally {
       busy = false
     }
@@ -92,9 +96,9 @@ export function watchDeliveryStates(ctx: PageContext, list: Element) {
   const newest = (ids: string[]) => ids.sort().reverse()
   let dueAt = Infinity
   /** Counts the unsettled events in `ms`, unless a round is due sooner. */
-  const schedule = (ms = POLL_MS) => {
+  const schedule = (ms = pollMs) => {
     const at = Date.now() + ms
-    if (ctx.signal.aborted || (timer !== undefined && dueAt <= at)) return
+    if (signal.aborted || (timer !== undefined && dueAt <= at)) return
     clearTimeout(timer)
     dueAt = at
     timer = setTimeout(async () => {
@@ -103,27 +107,23 @@ export function watchDeliveryStates(ctx: PageContext, list: Element) {
       const ids = newest(unsettled())
       await refresh(ids)
       // Those past the grace period with no deliveries become "nothing to deliver".
-      for (const id of ids) if (shown.has(id)) paint(id)
-      if (unsettled().length && document.visibilityState === 'visible') schedule()
+      for (const id of ids) if (shown.has(id)) draw(id)
+      if (unsettled().length && visible()) schedule()
     }, ms)
   }
-  const visible = () => {
-    if (document.visibilityState !== 'visible') return
-    // Back in view: replays and retries may have changed any of them.
-    void refresh(newest([...shown.keys()])).then(() => unsettled().length && schedule())
-  }
-  document.addEventListener('visibilitychange', visible)
-  ctx.signal.addEventListener('abort', () => {
-    clearTimeout(timer)
-    document.removeEventListener('visibilitychange', visible)
-  })
+  signal.addEventListener('abort', () => clearTimeout(timer))
 
   return {
-    /** Follows an event shown in the list; a live one (no counts yet) is counted soon. */
+    /** Follows an event shown; a live one (no counts yet) is counted soon. */
     track(id: string, createdAt: string, counts?: DeliveryCounts) {
-      shown.set(id, { counts: counts ?? ZERO, createdAt })
-      if (!counts) schedule(1000)
-      else if (['pending', 'waiting'].includes(stateOf(counts, createdAt))) schedule()
+      shown.set(id, { counts: counts ?? NO_DELIVERIES, createdAt })
+      if (!counts) schedule(soonMs)
+      else if (underWay(stateOf(counts, createdAt))) schedule()
+    },
+    /** The page is back in view: replays and retries may have changed any of them, so all are counted again. */
+    async inView() {
+      await refresh(newest([...shown.keys()]))
+      if (unsettled().length) schedule()
     },
   }
 }
