@@ -1,7 +1,8 @@
 // The feed's delivery states (src/web/state/delivery_state.ts): each state
 // of the counts and its words, and, against a real Herald delivering to real
 // receivers, keeping the states of the events shown current: a live event
-// counted soon and again until it settles, no round once all have settled,
+// counted soon and again until it settles, one with nothing to deliver
+// drawn so once the fan-out's grace is over, no round once all have settled,
 // while the page is out of view or once it is left, and every event counted
 // again when it comes back into view.
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -90,6 +91,21 @@ for (const backend of backends) {
       expect(w.last.get(unroutedId!)).toBe('waiting: Delivering…')
       w.leave()
     }, 30_000)
+
+    test('an event with nothing to deliver is "Delivering…" until its grace is over, then "Nothing to deliver"', async () => {
+      const { api, workspace } = await signUpWeb(h, 'grace')
+      const [id] = await postEvents(h, api, workspace, [{ message: 'nothing routed' }])
+      // Rounds 50 ms apart, a grace that ends 300 ms from now: it ends between two rounds.
+      const w = watcher(api, workspace)
+      w.states.track(id!, new Date(Date.now() - FANOUT_GRACE_MS + 300).toISOString())
+      await eventually(async () => w.last.get(id!) === 'none: Nothing to deliver', 3_000, 'the grace over')
+      expect(w.painted[0]).toEqual([id!, 'waiting', 'Delivering…'])
+      // Settled: no more rounds.
+      const painted = w.painted.length
+      await Bun.sleep(300)
+      expect(w.painted.length).toBe(painted)
+      w.leave()
+    })
 
     test('once all have settled, no more rounds', async () => {
       const { api, workspace } = await routed('settled')

@@ -66,16 +66,20 @@ export interface WatchOptions {
  * draws each state that may have changed.
  */
 export function watchDeliveryStates(api: Api, workspace: string, { paint, visible, signal, pollMs = POLL_MS, soonMs = SOON_MS }: WatchOptions) {
-  const shown = new Map<string, { counts: DeliveryCounts; createdAt: string }>()
+  // Each event shown, with the state last drawn.
+  const shown = new Map<string, { counts: DeliveryCounts; createdAt: string; drawn: DeliveryState }>()
   let timer: ReturnType<typeof setTimeout> | undefined
   let busy = false
 
   const draw = (id: string) => {
     const e = shown.get(id)!
-    const state = stateOf(e.counts, e.createdAt)
-    paint(id, state, stateLabel(e.counts, state))
+    e.drawn = stateOf(e.counts, e.createdAt)
+    paint(id, e.drawn, stateLabel(e.counts, e.drawn))
   }
-  const unsettled = () => [...shown].filter(([, e]) => underWay(stateOf(e.counts, e.createdAt))).map(([id]) => id)
+  // Under way as last drawn, not as of now: an event whose grace ended since
+  // the last round is in the next one, to be drawn as "nothing to deliver"
+  // rather than left "Delivering…".
+  const unsettled = () => [...shown].filter(([, e]) => underWay(e.drawn)).map(([id]) => id)
 
   async function refresh(ids: string[]) {
     if (busy || !ids.length || signal.aborted) return
@@ -116,9 +120,10 @@ export function watchDeliveryStates(api: Api, workspace: string, { paint, visibl
   return {
     /** Follows an event shown; a live one (no counts yet) is counted soon. */
     track(id: string, createdAt: string, counts?: DeliveryCounts) {
-      shown.set(id, { counts: counts ?? NO_DELIVERIES, createdAt })
+      const e = { counts: counts ?? NO_DELIVERIES, createdAt, drawn: stateOf(counts ?? NO_DELIVERIES, createdAt) }
+      shown.set(id, e)
       if (!counts) schedule(soonMs)
-      else if (underWay(stateOf(counts, createdAt))) schedule()
+      else if (underWay(e.drawn)) schedule()
     },
     /** The page is back in view: replays and retries may have changed any of them, so all are counted again. */
     async inView() {
