@@ -88,9 +88,13 @@ async function livePreview(ctx: PageContext, form: HTMLFormElement) {
   const errorBox = ctx.root.querySelector('[data-preview-error]')!
   const previews = routerPreviews(api, ctx.workspace.workspace)
   let timer: ReturnType<typeof setTimeout> | undefined
+  // Once a router is created the page shows its secret in place of the form:
+  // a preview asked for meanwhile (leaving a field schedules one) has nowhere to go.
+  const gone = () => ctx.signal.aborted || !form.isConnected
   const preview = async () => {
+    if (gone()) return
     const outcome = await previews(readDestination(form, typeSelect.value).destination, readTemplate(form))
-    if (!outcome || ctx.signal.aborted) return
+    if (!outcome || gone()) return
     if ('problem' in outcome) {
       errorBox.textContent = outcome.problem
       return
