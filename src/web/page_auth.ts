@@ -1,12 +1,15 @@
 // Signed-out pages: sign in, sign up, password reset (ask for a link, and
-// the page the link opens), and accepting an invitation.
-import { api, ApiError, type Schemas } from './api'
+// the page the link opens), and accepting an invitation. What each form
+// asks of the API, and what the answers mean, is in state/auth.ts.
+import { api } from './api'
 import { html, insert, path, render, type Html } from './html'
 import { home, navigate, safeNext, type PageContext } from './router'
 import { session } from './session'
 import { announce, onSubmit } from './ui'
-
-const PASSWORD_MIN = 10
+import {
+  acceptInvitation, confirmSignUp, invitationChoice, PASSWORD_MIN, readInvitation, requestReset, resetPassword, resetSent, signIn, signOut, signUp, signUpInvited,
+  waitingWorkspace,
+} from './state/auth'
 
 /** A text field of a submitted form. */
 const field = (data: FormData, name: string) => String(data.get(name) ?? '')
@@ -49,7 +52,7 @@ export function signinPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    await api.post('/v1/auth/signin', { body: { email: field(data, 'email'), password: field(data, 'password'), client: 'web' } })
+    await signIn(api, field(data, 'email'), field(data, 'password'))
     await signedIn(ctx.query.get('next'))
   })
 }
@@ -75,19 +78,16 @@ export function signupPage(ctx: PageContext) {
     ),
   )
   // On a fresh install, say whose the demo workspace will be before anyone signs up.
-  void api.get('/v1/auth/signup').then(({ waitingWorkspace }) => {
+  void waitingWorkspace(api).then((waiting) => {
     const form = ctx.root.querySelector('form')
-    if (!waitingWorkspace || !form?.isConnected) return
-    insert(form, 'beforebegin', html`<p class="notice" role="status" data-testid="first-owner">You are the first to sign up on this Herald: your account will own the workspace <strong>${waitingWorkspace}</strong>, where the events sent with the key printed at first start already are.</p>`)
+    if (!waiting || !form?.isConnected) return
+    insert(form, 'beforebegin', html`<p class="notice" role="status" data-testid="first-owner">You are the first to sign up on this Herald: your account will own the workspace <strong>${waiting}</strong>, where the events sent with the key printed at first start already are.</p>`)
     const hint = form.querySelector('#signup-workspace-hint')
-    if (hint) hint.textContent = `Optional: a second workspace of yours, besides ${waitingWorkspace}.`
+    if (hint) hint.textContent = `Optional: a second workspace of yours, besides ${waiting}.`
   }).catch(() => {})
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    const workspace = String(data.get('workspace') ?? '').trim()
-    const created = await api.post('/v1/auth/signup', {
-      body: { email: field(data, 'email'), password: field(data, 'password'), ...(workspace ? { workspace } : {}), client: 'web' },
-    })
-    if ('status' in created) {
+    const created = await signUp(api, field(data, 'email'), field(data, 'password'), field(data, 'workspace'))
+    if (created.kind === 'confirmation-sent') {
       render(
         ctx.root,
         card(
@@ -120,9 +120,9 @@ export function signupConfirmPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async () => {
-    const created = await api.post('/v1/auth/signup/confirm', { body: { token: ctx.params.token!, client: 'web' } })
-    announce(`Welcome to Herald. Your workspace is ${created.workspace}.`)
-    await signedIn(path('w', created.workspace, 'feed'))
+    const workspace = await confirmSignUp(api, ctx.params.token!)
+    announce(`Welcome to Herald. Your workspace is ${workspace}.`)
+    await signedIn(path('w', workspace, 'feed'))
   })
 }
 
@@ -143,8 +143,8 @@ export function resetRequestPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    await api.post('/v1/auth/password-reset', { body: { email: field(data, 'email') } })
-    ctx.root.querySelector('#reset-sent')!.textContent = `If ${data.get('email')} has an account, a reset link is on its way. It works once, for an hour.`
+    await requestReset(api, field(data, 'email'))
+    ctx.root.querySelector('#reset-sent')!.textContent = resetSent(field(data, 'email'))
   })
 }
 
@@ -163,42 +163,40 @@ export function resetConfirmPage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form')!, async (data) => {
-    await api.post('/v1/auth/password-reset/confirm', { body: { token: ctx.params.token!, password: field(data, 'password') } })
+    await resetPassword(api, ctx.params.token!, field(data, 'password'))
     session.clear() // a reset signs the account out everywhere
     navigate('/signin?reset=1', true)
   })
 }
 
-type Invitation = Schemas['InvitationPreview']
-
 export async function invitePage(ctx: PageContext) {
   ctx.title('Invitation')
   const token = ctx.params.token!
-  let inv: Invitation
-  try {
-    inv = await api.get('/v1/invitations/{token}', { path: { token } })
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 404) throw err
-    render(ctx.root, card('This invitation cannot be used', html`<p class="error" role="alert">${err.detail}</p><p>Ask whoever invited you for a new link, or <a href="/">go to the dashboard</a>.</p>`))
+  const read = await readInvitation(api, token)
+  if ('unusable' in read) {
+    render(ctx.root, card('This invitation cannot be used', html`<p class="error" role="alert">${read.unusable}</p><p>Ask whoever invited you for a new link, or <a href="/">go to the dashboard</a>.</p>`))
     return
   }
+  const inv = read.invitation
   const me = session.me
+  const choice = invitationChoice(me, inv)
   const intro = html`<p>You are invited to the workspace <strong>${inv.workspace}</strong> as <strong>${inv.role}</strong>, with the address <strong>${inv.email}</strong>.</p>`
-  const accept = async () => {
-    const joined = await api.post('/v1/invitations/{token}/accept', { path: { token } })
+  /** Joined: who I am now (my workspaces), then the workspace's feed. */
+  const joined = async (workspace: string) => {
     await session.refresh()
-    announce(`You joined ${joined.workspace}.`)
-    navigate(path('w', joined.workspace, 'feed'), true)
+    announce(`You joined ${workspace}.`)
+    navigate(path('w', workspace, 'feed'), true)
   }
-  if (me && me.email.toLowerCase() === inv.email.toLowerCase()) {
+  const accept = async () => joined(await acceptInvitation(api, token))
+  if (choice === 'accept') {
     render(ctx.root, card('Join a workspace', html`${intro}<form class="stack" novalidate><p class="form-error" role="alert"></p><button type="submit">Accept the invitation</button></form>`))
     onSubmit(ctx.root.querySelector('form')!, accept)
     return
   }
-  if (me) {
-    render(ctx.root, card('Join a workspace', html`${intro}<p class="notice">You are signed in as ${me.email}. Sign out, then open this link again to accept it with ${inv.email}.</p><button type="button" data-signout>Sign out</button>`))
+  if (choice === 'other-account') {
+    render(ctx.root, card('Join a workspace', html`${intro}<p class="notice">You are signed in as ${me!.email}. Sign out, then open this link again to accept it with ${inv.email}.</p><button type="button" data-signout>Sign out</button>`))
     ctx.root.querySelector('[data-signout]')!.addEventListener('click', async () => {
-      await api.post('/v1/auth/signout').catch(() => {})
+      await signOut(api)
       session.clear()
       navigate(location.pathname, true)
     })
@@ -222,14 +220,10 @@ export async function invitePage(ctx: PageContext) {
     ),
   )
   onSubmit(ctx.root.querySelector('form[data-form=signup]')!, async (data) => {
-    // With an invitation the account is made at once (201), never left to an e-mailed link (202).
-    const joined = (await api.post('/v1/auth/signup', { body: { email: inv.email, password: field(data, 'password'), invitation: token, client: 'web' } })) as Schemas['SignedUp']
-    await session.refresh()
-    announce(`You joined ${joined.workspace}.`)
-    navigate(path('w', joined.workspace, 'feed'), true)
+    await joined(await signUpInvited(api, token, inv.email, field(data, 'password')))
   })
   onSubmit(ctx.root.querySelector('form[data-form=signin]')!, async (data) => {
-    await api.post('/v1/auth/signin', { body: { email: inv.email, password: field(data, 'password'), client: 'web' } })
+    await signIn(api, inv.email, field(data, 'password'))
     await session.refresh()
     await accept()
   })

@@ -3,12 +3,13 @@
 // events live over Server-Sent Events, announced politely. Each event links
 // to its page, shows its link, and says what became of its deliveries; a
 // channel first seen live joins the channel filter. Its state (filters,
-// pages, live events shown once) is in state/feed.ts.
+// pages, live events shown once) is in state/feed.ts, and that of the
+// delivery badges (what each says, when to count again) in state/delivery_state.ts.
 import { api } from './api'
 import { html, httpHref, insert, path, render } from './html'
 import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
-import { stateBadge, watchDeliveryStates } from './delivery_state'
+import { NO_DELIVERIES, stateLabel, stateOf, watchDeliveryStates, type DeliveryCounts, type DeliveryState } from './state/delivery_state'
 import { choiceIndex, createFeed, feedFilters, feedHref, isFiltered, newEventsAnnouncer, type Feed, type FeedEvent, type FeedFilters } from './state/feed'
 
 export type { FeedEvent } from './state/feed'
@@ -29,6 +30,29 @@ const eventMeta = (e: FeedEvent) => html`<span class="chip channel" title="Chann
   ${e.event ? html`<code class="chip key" title="Event key">${e.event}</code>` : ''}
   ${e.tags.map((t) => html`<span class="chip tag" title="Tag">${t}</span>`)}
   ${eventLink(e)}`
+
+/** The badge of an event's deliveries; `watchBadges` updates it in place. */
+function stateBadge(c: DeliveryCounts | undefined, createdAt: string) {
+  const counts = c ?? NO_DELIVERIES
+  const state = stateOf(counts, createdAt)
+  return html`<span class="delivery-state" data-delivery-state="${state}" data-created-at="${createdAt}"><span class="visually-hidden">Deliveries: </span><span data-state-text>${stateLabel(counts, state)}</span></span>`
+}
+
+/** Keeps the delivery badges of the events in `list` current, and counts them all again when the tab comes back into view. */
+function watchBadges(ctx: PageContext, list: Element) {
+  const paint = (id: string, state: DeliveryState, label: string) => {
+    const badge = list.querySelector<HTMLElement>(`li[data-event-id="${CSS.escape(id)}"] .delivery-state`)
+    if (!badge) return
+    badge.dataset.deliveryState = state
+    badge.querySelector('[data-state-text]')!.textContent = label
+  }
+  const visible = () => document.visibilityState === 'visible'
+  const states = watchDeliveryStates(api, ctx.workspace.workspace, { paint, visible, signal: ctx.signal })
+  const back = () => void (visible() && states.inView())
+  document.addEventListener('visibilitychange', back)
+  ctx.signal.addEventListener('abort', () => document.removeEventListener('visibilitychange', back))
+  return states
+}
 
 function eventItem(e: FeedEvent, fresh = false) {
   const id = `ev-${e.eventId}`
@@ -115,7 +139,7 @@ export async function feedPage(ctx: PageContext) {
   const filters = feedFilters(ctx.query)
   const feed = createFeed(api, ws, filters)
   let list: Element | null = null
-  let states: ReturnType<typeof watchDeliveryStates> | null = null
+  let states: ReturnType<typeof watchBadges> | null = null
   const shown = (e: FeedEvent) => states!.track(e.eventId, e.createdAt, e.deliveryCounts)
   const announceNew = newEventsAnnouncer(announce)
   const show = (e: FeedEvent) => {
@@ -139,7 +163,7 @@ export async function feedPage(ctx: PageContext) {
   )
   stream.show()
   list = ctx.root.querySelector('ol.events')!
-  states = watchDeliveryStates(ctx, list)
+  states = watchBadges(ctx, list)
   insert(list, 'beforeend', html`${first.events.map((e) => eventItem(e))}`)
   first.events.forEach(shown)
   feed.drawn().forEach(show)

@@ -2,14 +2,16 @@
 // destination type, optional title and body templates, and a live preview of
 // what the destination would receive for a sample event (debounced, through
 // the preview endpoint; nothing is sent). After creating a webhook router its
-// signing secret is shown once.
-import { api, ApiError, type Schemas } from './api'
+// signing secret is shown once. The bodies, the preview and the saving are in
+// state/router_form.ts.
+import { api } from './api'
 import { html, path, render, type Html } from './html'
 import { navigate, type PageContext } from './router'
 import { act, announce, copyButtons, on, onSubmit, secretField } from './ui'
 import { DESTINATIONS, destinationFields, readDestination } from './router_fields'
 import { destinationSummary, testResult, type RouterView } from './page_routers'
 import { readRouter, testRouter } from './state/routers'
+import { createRouter, routerPreviews, routerSettings, templateOf, updateRouter, type RouterDraft } from './state/router_form'
 
 const PREVIEW_DEBOUNCE_MS = 350
 
@@ -75,11 +77,7 @@ function readOnly(ctx: PageContext, router: RouterView | null) {
 }
 
 /** The template of the form, or null when both parts are empty. */
-function readTemplate(form: HTMLFormElement) {
-  const title = form.querySelector<HTMLInputElement>('#r-title')!.value
-  const body = form.querySelector<HTMLTextAreaElement>('#r-body')!.value
-  return title || body ? { ...(title ? { title } : {}), ...(body ? { body } : {}) } : null
-}
+const readTemplate = (form: HTMLFormElement) => templateOf(form.querySelector<HTMLInputElement>('#r-title')!.value, form.querySelector<HTMLTextAreaElement>('#r-body')!.value)
 
 /**
  * Renders the preview now, and again a moment after each change. Requests may
@@ -88,26 +86,22 @@ function readTemplate(form: HTMLFormElement) {
 async function livePreview(ctx: PageContext, form: HTMLFormElement) {
   const typeSelect = form.querySelector<HTMLSelectElement>('#r-type')!
   const errorBox = ctx.root.querySelector('[data-preview-error]')!
-  let seq = 0
+  const previews = routerPreviews(api, ctx.workspace.workspace)
   let timer: ReturnType<typeof setTimeout> | undefined
+  // Once a router is created the page shows its secret in place of the form:
+  // a preview asked for meanwhile (leaving a field schedules one) has nowhere to go.
+  const gone = () => ctx.signal.aborted || !form.isConnected
   const preview = async () => {
-    const mine = ++seq
-    try {
-      const { destination } = readDestination(form, typeSelect.value)
-      const template = readTemplate(form)
-      const answer = await api.post('/v1/workspaces/{workspace}/routers/preview', { path: { workspace: ctx.workspace.workspace }, body: { destination, ...(template ? { template } : {}) } })
-      if (mine !== seq || ctx.signal.aborted) return
-      let body = answer.body
-      try {
-        if (answer.contentType.includes('json')) body = JSON.stringify(JSON.parse(body), null, 2)
-      } catch {}
-      errorBox.textContent = ''
-      ctx.root.querySelector('[data-preview-type]')!.textContent = `Content-Type: ${answer.contentType}`
-      ctx.root.querySelector('[data-preview-body]')!.textContent = body
-    } catch (err) {
-      if (mine !== seq || ctx.signal.aborted) return
-      errorBox.textContent = err instanceof ApiError ? `The preview cannot be rendered: ${err.detail}` : 'The preview cannot be rendered.'
+    if (gone()) return
+    const outcome = await previews(readDestination(form, typeSelect.value).destination, readTemplate(form))
+    if (!outcome || gone()) return
+    if ('problem' in outcome) {
+      errorBox.textContent = outcome.problem
+      return
     }
+    errorBox.textContent = ''
+    ctx.root.querySelector('[data-preview-type]')!.textContent = `Content-Type: ${outcome.contentType}`
+    ctx.root.querySelector('[data-preview-body]')!.textContent = outcome.body
   }
   const schedule = () => {
     clearTimeout(timer)
@@ -119,27 +113,27 @@ async function livePreview(ctx: PageContext, form: HTMLFormElement) {
   await preview()
 }
 
-/** Saves the form: PATCH an existing router, or POST a new one and show what is shown once. Resolves to the created router's name. */
+/** What the form holds, as state/router_form.ts takes it. */
+function readDraft(form: HTMLFormElement, data: FormData): RouterDraft {
+  const { destination, filled } = readDestination(form, form.querySelector<HTMLSelectElement>('#r-type')!.value)
+  return { ...routerSettings(data), destination, filled, template: readTemplate(form) }
+}
+
+/** Saves the form: changes to an existing router, or a new one and what is shown once. Resolves to the created router's name. */
 async function save(ctx: PageContext, form: HTMLFormElement, router: RouterView | null, data: FormData): Promise<string | null> {
   const ws = ctx.workspace.workspace
-  const type = form.querySelector<HTMLSelectElement>('#r-type')!.value
-  const { destination, filled } = readDestination(form, type)
-  const template = readTemplate(form)
-  const common = { name: String(data.get('name')).trim(), pattern: String(data.get('pattern')).trim(), enabled: data.get('enabled') === 'on' }
-  // The fields are the registry's, so the destination has the API's shape; the API checks it.
-  const checked = destination as Schemas['CreateRouterBody']['destination']
+  const draft = readDraft(form, data)
   if (router) {
-    const replace = filled || type !== router.destination.type
-    await api.patch('/v1/workspaces/{workspace}/routers/{id}', { path: { workspace: ws, id: router.id }, body: { ...common, template, ...(replace ? { destination: checked } : {}) } })
-    announce(`Router ${common.name} saved.`)
+    await updateRouter(api, ws, router, draft)
+    announce(`Router ${draft.name} saved.`)
     navigate(path('w', ws, 'routers'))
     return null
   }
-  const made = await api.post('/v1/workspaces/{workspace}/routers', { path: { workspace: ws }, body: { ...common, destination: checked, ...(template ? { template } : {}) } })
-  announce(`Router ${common.name} created.`)
-  render(ctx.root, created(ws, common.name, made.id, type, made.secret))
+  const made = await createRouter(api, ws, draft)
+  announce(`Router ${draft.name} created.`)
+  render(ctx.root, created(ws, draft.name, made.id, draft.destination.type, made.secret))
   ctx.root.querySelector('h1')!.focus()
-  return common.name
+  return draft.name
 }
 
 export async function routerFormPage(ctx: PageContext) {

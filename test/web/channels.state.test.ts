@@ -1,52 +1,11 @@
-// The channels state (src/web/state/channels.ts, and the cursor pager of
-// src/web/state/pager.ts it reads with), as the channels and notifications
-// pages use it, against a real Herald with a real web session.
+// The channels state (src/web/state/channels.ts), as the channels and
+// notifications pages use it, against a real Herald with a real web session.
+// The cursor pager it reads with has its own test: pager.state.test.ts.
 import { describe, expect, test } from 'bun:test'
 import { ApiError } from '../../src/web/api'
 import { channelChanges, channelPages, searchHref } from '../../src/web/state/channels'
-import { pager } from '../../src/web/state/pager'
 import { backends, useTestHerald } from '../harness'
 import { signUpWeb } from './signed_in'
-
-describe('pager', () => {
-  /** Pages of `size` over `items`, noting each cursor asked for. */
-  const pagesOf = (items: number[], size: number, asked: (string | undefined)[]) =>
-    pager<number>(async (cursor) => {
-      asked.push(cursor)
-      const from = cursor ? Number(cursor) : 0
-      const end = from + size
-      return { items: items.slice(from, end), nextCursor: end < items.length ? String(end) : null }
-    })
-
-  test('reads page after page from the cursor, and nothing past the last', async () => {
-    const asked: (string | undefined)[] = []
-    const p = pagesOf([1, 2, 3, 4, 5], 2, asked)
-    expect(p.more).toBe(false) // nothing read yet
-    expect(await p.first()).toEqual([1, 2])
-    expect(p.more).toBe(true)
-    expect(await p.next()).toEqual([3, 4])
-    expect(await p.next()).toEqual([5])
-    expect(p.more).toBe(false)
-    expect(await p.next()).toEqual([])
-    expect(asked).toEqual([undefined, '2', '4']) // no read past the end
-  })
-
-  test('first() starts over; a failed read leaves the cursor where it was', async () => {
-    let fail = false
-    const p = pager<string>(async (cursor) => {
-      if (fail) throw new Error('offline')
-      return cursor ? { items: ['b'], nextCursor: null } : { items: ['a'], nextCursor: 'b' }
-    })
-    await p.first()
-    fail = true
-    await expect(p.next()).rejects.toThrow('offline')
-    fail = false
-    expect(p.more).toBe(true)
-    expect(await p.next()).toEqual(['b'])
-    expect(await p.first()).toEqual(['a'])
-    expect(p.more).toBe(true)
-  })
-})
 
 test('searchHref: the search trimmed and lower-case in the address, none when empty', () => {
   expect(searchHref('my ws', '  Sign Ups ')).toBe('/w/my%20ws/channels?q=sign%20ups')

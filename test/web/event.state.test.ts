@@ -3,7 +3,7 @@
 // event with its deliveries and router names, and replaying a failed one.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { ApiError } from '../../src/web/api'
-import { FANOUT_GRACE_MS } from '../../src/web/delivery_state'
+import { FANOUT_GRACE_MS } from '../../src/web/state/delivery_state'
 import { awaited, loadEvent, readEvent, replayDelivery } from '../../src/web/state/event'
 import { backends, useTestHerald } from '../harness'
 import { eventually, startReceiver } from '../receiver'

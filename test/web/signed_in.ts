@@ -21,6 +21,22 @@ export function sessionApi(h: TestHerald, cookie: () => string): Api {
   return createApi((url, init) => fetch(h.url + url, { ...init, headers: { ...(init.headers as Record<string, string>), cookie: cookie() } }))
 }
 
+/**
+ * A client of `h` as a browser that has not signed in yet: it keeps the
+ * session cookie that answers set (and drops it when one clears it), as the
+ * browser does, for the tests of signing in and up (state/auth.ts).
+ */
+export function visitorApi(h: TestHerald): { api: Api; cookie: () => string } {
+  let cookie = ''
+  const api = createApi(async (url, init) => {
+    const res = await fetch(h.url + url, { ...init, headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } })
+    const set = res.headers.get('set-cookie')?.split(';')[0]
+    if (set) cookie = set.endsWith('=') ? '' : set
+    return res
+  })
+  return { api, cookie: () => cookie }
+}
+
 /** Signs a new person up as the dashboard does and returns their client, with the CSRF token set. */
 export async function signUpWeb(h: TestHerald, tag = 'web'): Promise<SignedIn> {
   const person = browser(h)

@@ -2,7 +2,7 @@
 // of the routers they went to, whether the log is still due to change (and
 // so read again), and replaying a failed delivery.
 import type { Api, Schemas } from '../api'
-import { FANOUT_GRACE_MS } from '../delivery_state'
+import { FANOUT_GRACE_MS } from './delivery_state'
 import { routerNames } from './deliveries'
 
 export type EventWithDeliveries = Schemas['EventWithDeliveries']

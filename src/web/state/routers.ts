@@ -1,7 +1,8 @@
 // A workspace's routers as the routers page lists them: read, sent a test
 // event, deleted; and what the API shows of a destination (its secrets never
 // are). The form that creates and edits one is page_router_form.ts; it reads
-// the router it edits with readRouter.
+// the router it edits with readRouter, and its previews and saving are in
+// state/router_form.ts.
 import type { Api, Schemas } from '../api'
 
 /** A router as the API shows it; its destination always names its type. */
