@@ -74,7 +74,8 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     const room = workRoom(config.WORKER_CONCURRENCY)
     pool = createPool(config.WORKER_THREADS, room)
     fanout = createFanout(db.sql, bus, pool, secrets, send, log, {
-      schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000, routerCacheMs: 5000,
+      schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000,
+      cacheMaxAgeMs: config.CACHE_MAX_AGE_MS, cacheMax: config.WORKER_CACHE_MAX,
     })
     await bus.consume(fanout.accept)
   }

@@ -39,13 +39,21 @@ export interface Incoming {
   eventId: string
   channel: string
   view: EventView | string
+  /** The event's key, which routers match, when known without reading `view` (a message of an older Herald has none). */
+  eventKey?: string | null
   redelivered?: boolean
   outbox?: OutboxRef
 }
 
 export const incoming = (e: BusEvent): Incoming => ({
-  workspaceId: e.workspaceId, eventId: e.view.eventId, channel: e.view.channel, view: e.view, redelivered: e.redelivered, outbox: e.outbox,
+  workspaceId: e.workspaceId, eventId: e.view.eventId, channel: e.view.channel, view: e.view, eventKey: e.view.event, redelivered: e.redelivered, outbox: e.outbox,
 })
+
+/** The key routers match an incoming event on: from the message when it says, else from its view. */
+export function eventKeyOf(e: Incoming): string | null {
+  if (e.eventKey !== undefined) return e.eventKey
+  return (typeof e.view === 'string' ? (JSON.parse(e.view) as EventView) : e.view).event
+}
 
 /**
  * What the processes cache and the API changes: a workspace's routers, its

@@ -93,11 +93,12 @@ function createPublisher(nc: NatsConnection, timeoutMs: number) {
     }
   }, 250)
   return {
-    publish(subject: string, data: string, msgId: string, outbox?: OutboxRef): Promise<void> {
+    publish(subject: string, data: string, msgId: string, eventKey: string | null, outbox?: OutboxRef): Promise<void> {
       return new Promise((resolve, reject) => {
         const id = String(++seq)
         const h = headers()
         h.set('Nats-Msg-Id', msgId)
+        h.set(EVENT_KEY_HEADER, eventKeyHeader(eventKey))
         if (outbox) h.set(OUTBOX_HEADER, `${outbox.id}.${outbox.index}.${outbox.size}`)
         try {
           nc.publish(subject, data, { reply: `${inbox}.${id}`, headers: h })
@@ -305,7 +306,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       // All in flight at once; each PubAck means the stream stored the message.
       try {
         await Promise.all(
-          events.map((e) => l.publisher.publish(`${SUBJECT}.${e.workspaceId}.${subjectToken(e.view.channel)}`, JSON.stringify(e.view), e.replay ? `${e.view.eventId}~${replayMark}` : e.view.eventId, e.outbox)),
+          events.map((e) => l.publisher.publish(`${SUBJECT}.${e.workspaceId}.${subjectToken(e.view.channel)}`, JSON.stringify(e.view), e.replay ? `${e.view.eventId}~${replayMark}` : e.view.eventId, e.view.event, e.outbox)),
         )
       } catch (err) {
         if (/no responders|503|stream not found/i.test(String((err as Error).message))) remakeStream(l)
@@ -378,6 +379,24 @@ function received(m: JsMsg, staleAfterMs: number): Incoming {
     // A replay from PostgreSQL is checked likewise.
     redelivered: m.info.redelivered || msgId.includes('~') || Date.now() - m.info.timestampNanos / 1e6 > staleAfterMs,
     outbox: outboxRef(m.headers?.get(OUTBOX_HEADER)),
+    eventKey: eventKeyFrom(m.headers?.get(EVENT_KEY_HEADER)),
+  }
+}
+
+/**
+ * The event's key, so that a worker matches routers without parsing the
+ * view: `k` and the key URI-encoded (a key is free text, a header value may
+ * not hold a line break), or `n` for an event without one.
+ */
+const EVENT_KEY_HEADER = 'Herald-Event-Key'
+const eventKeyHeader = (key: string | null) => (key === null ? 'n' : `k${encodeURIComponent(key)}`)
+function eventKeyFrom(h: string | undefined): string | null | undefined {
+  if (h === 'n') return null
+  if (!h?.startsWith('k')) return undefined // a message of an older Herald: the worker reads the view
+  try {
+    return decodeURIComponent(h.slice(1))
+  } catch {
+    return undefined
   }
 }
 

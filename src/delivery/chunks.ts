@@ -19,30 +19,39 @@ export interface Chunk {
 }
 
 /**
- * The chunks of `batch`, given the routers of its workspaces and the devices
- * of its channels. Routers count as one unit (they are few), devices as one
- * each. An event with neither is in no chunk.
+ * The chunks of `batch`, given the routers that match each event (`routersOf`)
+ * and the devices of its channels. A chunk carries, per workspace, only the
+ * routers some event of it matched, each once; the pool thread matches every
+ * event against those. Routers count as one unit (they are few), devices as
+ * one each. An event with neither is in no chunk.
  */
-export function chunkBatch(batch: Incoming[], byWs: Record<string, RouterSpec[]>, byChannel: Record<string, PushTarget[]>): Chunk[] {
+export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => RouterSpec[], byChannel: Record<string, PushTarget[]>): Chunk[] {
   const chunks: Chunk[] = []
   let open: Chunk | null = null
+  const taken = new Map<RouterSpec[], Set<RouterSpec>>() // per chunk and workspace: the routers in it
+  const add = (chunk: Chunk, ws: number, routers: RouterSpec[]) => {
+    const list = (chunk.routers[ws] ??= [])
+    let set = taken.get(list)
+    if (!set) taken.set(list, (set = new Set()))
+    for (const r of routers) if (!set.has(r)) (set.add(r), list.push(r))
+  }
   for (const e of batch) {
     const key = `${e.workspaceId}/${e.channel}`
-    const routerList = byWs[e.workspaceId]
+    const routerList = routersOf(e)
     const deviceList = byChannel[key] ?? []
-    if (!routerList && !deviceList.length) continue
+    if (!routerList.length && !deviceList.length) continue
     const units = 1 + deviceList.length
     if (units > CHUNK) {
       for (let i = 0; i < deviceList.length; i += CHUNK) {
         const devices = deviceList.slice(i, i + CHUNK)
-        chunks.push({ events: [e], routers: i === 0 && routerList ? { [e.workspaceId]: routerList } : {}, devices: { [key]: devices }, units: 1 + devices.length })
+        chunks.push({ events: [e], routers: i === 0 && routerList.length ? { [e.workspaceId]: routerList } : {}, devices: { [key]: devices }, units: 1 + devices.length })
       }
       continue
     }
     if (!open || open.units + units > CHUNK) chunks.push((open = { events: [], routers: {}, devices: {}, units: 0 }))
     open.events.push(e)
     open.units += units
-    if (routerList) open.routers[e.workspaceId] = routerList
+    if (routerList.length) add(open, e.workspaceId, routerList)
     if (deviceList.length) open.devices[key] = deviceList
   }
   return chunks

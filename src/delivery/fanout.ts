@@ -13,13 +13,12 @@
 import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
 import type { SecretBox } from '../core/secrets'
-import type { EventBus, Incoming } from './bus'
+import { eventKeyOf, type EventBus, type Incoming } from './bus'
 import type { Pool } from './pool'
 import type { RouterSpec, SendConfig, Sent } from './job'
 import type { PushTarget } from './push/job'
 import { clearOwed, existingDeliveryIds, insertDeliveries } from './deliveries'
 import { ledgerMasks } from './relay'
-import { routerSpec } from './routers'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { circuitBoard } from './metrics'
 import { withPushTokens } from './push/tokens'
@@ -30,16 +29,19 @@ import { attemptOutcomes, type AttemptOutcome } from './outcome'
 import { persist } from './persist'
 import { startScheduler, type Dispatch } from './scheduler'
 
-// Who is pushed for a channel is cached this long; the API announces every
-// change of members, devices and mutes, so this only bounds a lost announcement.
-const AUDIENCE_TTL_MS = 60_000
+// While announcements may not reach this process (no NATS, or NATS away), a
+// workspace's routers are trusted this long, and who is pushed for a channel
+// this long: a change made through another process takes effect within it.
+const ROUTERS_FALLBACK_MS = 5_000
+const AUDIENCE_FALLBACK_MS = 60_000
 
 export interface FanoutOptions {
   schedule: number[] // HERALD_RETRY_SCHEDULE, parsed (retry.ts)
   room: number // units of work under way at most (backpressure.ts workRoom)
   leaseMs: number // a retry taken by a worker that then died is taken again after this
   schedulerIntervalMs: number
-  routerCacheMs: number
+  cacheMaxAgeMs: number // CACHE_MAX_AGE_MS: routers and audiences, while every change is announced here
+  cacheMax: number // WORKER_CACHE_MAX: workspaces' routers and channels' audiences kept
 }
 
 /** What a chunk's first attempts need besides the chunk. */
@@ -54,11 +56,16 @@ interface FirstAttemptDeps {
 
 /** `send`: the send configuration (send_config.ts), made once at boot. */
 export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: SecretBox, send: SendConfig, log: Logger, opts: FanoutOptions) {
-  const routers = routerCache(sql, secrets, opts.routerCacheMs)
-  const devices = pushTargetCache(sql, AUDIENCE_TTL_MS)
+  const age = { maxAgeMs: opts.cacheMaxAgeMs, max: opts.cacheMax, announced: () => bus.announcesEverywhere() }
+  const routers = routerCache(sql, secrets, { ...age, fallbackMs: ROUTERS_FALLBACK_MS })
+  const devices = pushTargetCache(sql, { ...age, fallbackMs: AUDIENCE_FALLBACK_MS })
   bus.onChange((c) => {
     if (c.kind === 'routers') routers.forget(c.workspaceId)
     else if (c.kind === 'audience') devices.clear()
+    else if (c.kind === 'everything') {
+      routers.clear()
+      devices.clear()
+    }
   })
   const recorder = attemptRecorder(sql, log)
   const circuits = circuitBoard()
@@ -70,10 +77,10 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
 
   /** The first attempts of a batch, then their rows. Throws (the bus redelivers) when the rows cannot be written. */
   async function fanOut(batch: Incoming[]) {
-    const { byWs, byChannel } = await targetsOf(batch, routers, devices, pushable)
+    const { routersOf, byChannel } = await targetsOf(batch, routers, devices, pushable)
     const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
-    await recordChunks(first, batch, chunkBatch(batch, byWs, byChannel), skip)
+    await recordChunks(first, batch, chunkBatch(batch, routersOf, byChannel), skip)
   }
 
   const inFlight = createInFlight(fanOut)
@@ -105,22 +112,29 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
 }
 export type Fanout = ReturnType<typeof createFanout>
 
-/** The enabled routers of a batch's workspaces, and the devices of its channels this process can push to. */
+/**
+ * The routers each event of a batch matches (looked up in its workspace's
+ * index, not tested one by one), and the devices of its channels this
+ * process can push to.
+ */
 async function targetsOf(batch: Incoming[], routers: ReturnType<typeof routerCache>, devices: ReturnType<typeof pushTargetCache>, pushable: (d: PushTarget) => boolean) {
   const wsIds = [...new Set(batch.map((e) => e.workspaceId))]
   const channelKeys = [...new Set(batch.map((e) => `${e.workspaceId}/${e.channel}`))]
-  const [routerLists, deviceLists] = await Promise.all([
+  const [routerSets, deviceLists] = await Promise.all([
     Promise.all(wsIds.map((ws) => routers.get(ws))),
     Promise.all(channelKeys.map((k) => devices.get(Number(k.slice(0, k.indexOf('/'))), k.slice(k.indexOf('/') + 1)))),
   ])
-  const byWs: Record<string, RouterSpec[]> = {}
-  wsIds.forEach((ws, i) => routerLists[i]!.length && (byWs[ws] = routerLists[i]!.map(routerSpec)))
+  const setOf = new Map(wsIds.map((ws, i) => [ws, routerSets[i]!]))
+  const routersOf = (e: Incoming): RouterSpec[] => {
+    const set = setOf.get(e.workspaceId)!
+    return set.records.length ? set.match(eventKeyOf(e)) : []
+  }
   const byChannel: Record<string, PushTarget[]> = {}
   channelKeys.forEach((k, i) => {
     const list = deviceLists[i]!.filter(pushable)
     if (list.length) byChannel[k] = list
   })
-  return { byWs, byChannel }
+  return { routersOf, byChannel }
 }
 
 /** The ledger bits of events whose fan-out is recorded (the relay deletes the rows it completes). */

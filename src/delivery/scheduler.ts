@@ -103,7 +103,7 @@ async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventV
   if (!d.event) return fail('the event no longer exists')
   let target: Pick<Planned, 'router' | 'device'>
   if (d.kind === 'router') {
-    const router = (await deps.routers.get(d.workspaceId)).find((r) => r.id === d.target)
+    const router = (await deps.routers.get(d.workspaceId)).byId.get(d.target)
     if (!router) return fail('the router was deleted or disabled')
     target = { router: routerSpec(router) }
   } else {

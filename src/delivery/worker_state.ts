@@ -5,22 +5,49 @@ import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
 import type { SecretBox } from '../core/secrets'
 import { recordAttempts, type AttemptRecord } from './deliveries'
-import { loadRouters, type RouterRecord } from './routers'
+import { loadRouters, routerSpec, type RouterRecord } from './routers'
+import type { RouterSpec } from './job'
+import { patternIndex } from './pattern'
+import { createLru } from '../core/lru'
 import { findPushTargets, type PushTarget } from './push/devices'
 
-/** Enabled routers per workspace, decrypted, for `ttlMs` or until a change is announced. */
-export function routerCache(sql: Sql, secrets: SecretBox, ttlMs: number) {
-  const cache = new Map<number, { at: number; routers: Promise<RouterRecord[]> }>()
+/** How long a cached entry is trusted: long while every change is announced to this process, else `fallbackMs`. */
+export interface CacheAge {
+  maxAgeMs: number // CACHE_MAX_AGE_MS
+  fallbackMs: number // while announcements may not reach this process
+  announced: () => boolean // bus.announcesEverywhere
+  max: number // WORKER_CACHE_MAX: entries
+}
+const fresh = (age: CacheAge, at: number) => Date.now() - at < (age.announced() ? age.maxAgeMs : age.fallbackMs)
+
+/** A workspace's enabled routers, as the fan-out uses them: by id, and matched to an event key through an index. */
+export interface RouterSet {
+  records: RouterRecord[]
+  byId: Map<string, RouterRecord>
+  /** The routers (as jobs carry them) whose pattern matches an event key. */
+  match: (eventKey: string | null) => RouterSpec[]
+}
+
+function routerSet(records: RouterRecord[]): RouterSet {
+  const specs = records.map(routerSpec)
+  return { records, byId: new Map(records.map((r) => [r.id, r])), match: patternIndex(specs) }
+}
+
+/** Enabled routers per workspace, decrypted and indexed, until a change is announced (see CacheAge). */
+export function routerCache(sql: Sql, secrets: SecretBox, age: CacheAge) {
+  const cache = createLru<number, { at: number; routers: Promise<RouterSet> }>(age.max)
   return {
-    get(ws: number): Promise<RouterRecord[]> {
+    get(ws: number): Promise<RouterSet> {
       const hit = cache.get(ws)
-      if (hit && Date.now() - hit.at < ttlMs) return hit.routers
-      const routers = loadRouters(sql, secrets, ws)
-      cache.set(ws, { at: Date.now(), routers })
-      routers.catch(() => cache.delete(ws))
+      if (hit && fresh(age, hit.at)) return hit.routers
+      const routers = loadRouters(sql, secrets, ws).then(routerSet)
+      const entry = { at: Date.now(), routers }
+      cache.set(ws, entry)
+      routers.catch(() => cache.get(ws) === entry && cache.delete(ws))
       return routers
     },
     forget: (ws: number) => cache.delete(ws),
+    clear: () => cache.clear(),
   }
 }
 
@@ -67,20 +94,20 @@ export function attemptRecorder(sql: Sql, log: Logger) {
 }
 
 /**
- * The devices to push for (workspace, channel), for `ttlMs`: a membership,
- * mute or registration takes effect within that time.
+ * The devices to push for (workspace, channel), until a change of members,
+ * devices or mutes is announced (see CacheAge).
  */
-export function pushTargetCache(sql: Sql, ttlMs: number) {
-  const cache = new Map<string, { at: number; targets: Promise<PushTarget[]> }>()
+export function pushTargetCache(sql: Sql, age: CacheAge) {
+  const cache = createLru<string, { at: number; targets: Promise<PushTarget[]> }>(age.max)
   return {
     get(ws: number, channel: string): Promise<PushTarget[]> {
       const key = `${ws}/${channel}`
       const hit = cache.get(key)
-      if (hit && Date.now() - hit.at < ttlMs) return hit.targets
-      if (cache.size > 10_000) cache.clear()
+      if (hit && fresh(age, hit.at)) return hit.targets
       const targets = findPushTargets(sql, ws, channel)
-      cache.set(key, { at: Date.now(), targets })
-      targets.catch(() => cache.delete(key))
+      const entry = { at: Date.now(), targets }
+      cache.set(key, entry)
+      targets.catch(() => cache.get(key) === entry && cache.delete(key))
       return targets
     },
     clear: () => cache.clear(),

@@ -3,7 +3,7 @@
 // a key; every other pattern needs a key. Everything else is literal.
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { compilePattern, validatePattern } from '../../src/delivery/pattern'
+import { compilePattern, patternIndex, validatePattern } from '../../src/delivery/pattern'
 
 describe('compilePattern', () => {
   const cases: [string, (string | null)[], (string | null)[]][] = [
@@ -82,5 +82,32 @@ describe('matching is linear in the key, whatever the pattern', () => {
       }),
       { numRuns: 20_000 },
     )
+  })
+})
+
+describe('patternIndex', () => {
+  const patterns = ['*', 'user.*', 'user.signup', '*.failed', 'billing:*.paid', 'a*b*c', '**', 'user.', 'u*', 'user.signup*', 'payment.failed']
+  const keys = [null, '', 'user.signup', 'user.', 'user', 'users.x', 'payment.failed', 'a.b.failed', 'billing:invoice.paid', 'abc', 'aXbYc', 'user.signupx', 'u', 'x']
+
+  test('finds exactly what testing each pattern finds, in the routers\' order', () => {
+    const items = patterns.map((pattern, id) => ({ id, pattern }))
+    const match = patternIndex(items)
+    for (const key of keys) expect({ key, found: match(key).map((r) => r.id) }).toEqual({ key, found: items.filter((r) => compilePattern(r.pattern)(key)).map((r) => r.id) })
+  })
+
+  test('agrees with testing each pattern on any patterns and keys', () => {
+    const piece = fc.constantFrom('a', 'b', '.', 'x', 'user', 'signup', ':')
+    const pattern = fc.array(fc.oneof(piece, fc.constant('*')), { minLength: 1, maxLength: 6 }).map((p) => p.join(''))
+    const key = fc.option(fc.array(piece, { maxLength: 6 }).map((p) => p.join('')), { nil: null })
+    fc.assert(fc.property(fc.array(pattern, { minLength: 1, maxLength: 30 }), fc.array(key, { minLength: 1, maxLength: 10 }), (ps, ks) => {
+      const items = ps.map((pattern, id) => ({ id, pattern }))
+      const match = patternIndex(items)
+      for (const k of ks) expect(match(k).map((r) => r.id)).toEqual(items.filter((r) => compilePattern(r.pattern)(k)).map((r) => r.id))
+    }), { numRuns: 300 })
+  })
+
+  test('several routers on one pattern are all found', () => {
+    const items = [{ id: 1, pattern: 'deploy.*' }, { id: 2, pattern: 'deploy.*' }, { id: 3, pattern: 'deploy.done' }, { id: 4, pattern: 'deploy.done' }]
+    expect(patternIndex(items)('deploy.done').map((r) => r.id)).toEqual([1, 2, 3, 4])
   })
 })
