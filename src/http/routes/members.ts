@@ -16,8 +16,7 @@ import type { Change } from '../../delivery/bus'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
 import { changeRole, listMembers, removeMemberChecked, type MembershipProblem, type Role } from '../../accounts/members'
-import { countAttempt, invitationCounters } from '../../accounts/throttle'
-import { acceptInvitationAs, createInvitation, findInvitation, listInvitations, revokeInvitation } from '../../accounts/invitations'
+import { acceptInvitationAs, findInvitation, inviteByEmail, listInvitations, revokeInvitation } from '../../accounts/invitations'
 import { ChangeRoleBody, MemberSchema } from './admin_members'
 import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
@@ -60,7 +59,6 @@ export interface MembersRouteDeps {
 }
 
 export const membersRoute = ({ sql, config, log, mailer, users, check, changed }: MembersRouteDeps) => {
-  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   const ownerOnly = (role: Role, mine: Role, what: string) => {
     if (role === 'owner' && mine !== 'owner') throw new HeraldError('forbidden', `Only owners can ${what} an owner.`)
   }
@@ -150,17 +148,10 @@ export const membersRoute = ({ sql, config, log, mailer, users, check, changed }
         const role = body.role ?? 'member'
         ownerOnly(role, access.role, 'invite')
         const email = body.email.trim()
-        const wait = await countAttempt(sql, invitationCounters(email, session.userId))
-        if (wait > 0) throw new HeraldError('mail-throttled', `Too many invitations from you, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
-        const inv = await createInvitation(sql, access.workspaceId, email, role, session.userId)
-        const link = `${publicUrl}/invite/${inv.token}`
-        await mailer.send({
-          to: email,
-          subject: `${session.email} invited you to ${access.workspace} on Herald`,
-          text: `${session.email} invited you to join the workspace "${access.workspace}" on Herald as ${role === 'member' ? 'a member' : `an ${role}`}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
-        }).catch((err) => requestLog(log, request).error({ err }, 'could not send the invitation e-mail'))
+        const sent = await inviteByEmail({ sql, config, log: requestLog(log, request), mailer }, { id: access.workspaceId, name: access.workspace }, email, role, session)
+        if (sent.kind === 'throttled') throw new HeraldError('mail-throttled', `Too many invitations from you, or e-mails to ${email}; try again in ${sent.wait} seconds.`, undefined, { 'retry-after': String(sent.wait) })
         set.status = 201
-        return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
+        return { id: sent.id, email, role, expiresAt: sent.expiresAt, link: sent.link }
       },
       {
         params: Params,
