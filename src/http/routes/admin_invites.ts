@@ -1,5 +1,5 @@
 // Operator API: invite someone to a workspace by e-mail, as an owner or admin
-// does from the dashboard (routes/members.ts; both send it with
+// does from the dashboard (routes/invitations.ts; both send it with
 // inviteByEmail, src/accounts/invitations.ts): the same single-use link,
 // valid for 7 days, e-mailed through SMTP_URL (or logged when it is unset),
 // and returned so that the operator can pass it on another way. An

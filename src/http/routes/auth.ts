@@ -1,6 +1,6 @@
-// Accounts: sign-up, sign-in, sign-out, password reset, and who am I (the
-// e-mails these send are written in src/accounts/signup.ts and
-// src/accounts/password_reset.ts). The web dashboard asks for a session
+// Accounts: sign-up, sign-in, sign-out and password reset (who am I is
+// routes/me.ts; the e-mails these send are written in src/accounts/signup.ts
+// and src/accounts/password_reset.ts). The web dashboard asks for a session
 // cookie (`client: "web"`); an app asks for a bearer token (`client: "app"`,
 // the default). Bodies are JSON only (415 otherwise), so a plain HTML form on
 // another site cannot sign a visitor in. No answer tells whether an address
@@ -26,7 +26,6 @@ import { EmailAddress, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../../accounts/session'
 import { waitingWorkspace } from '../../accounts/workspaces'
 import { createSignup, type SignupOutcome } from '../../accounts/signup'
-import { listMyWorkspaces } from '../../accounts/members'
 import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const Email = EmailAddress()
@@ -243,22 +242,6 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         set.status = 204
       },
       { detail: detail('Sign out', 'Revokes this session or token, at once on every instance.', { 204: done('Signed out; a web session\'s cookie is cleared.'), ...problems(401, 403, 503) }, true) },
-    )
-    .get(
-      '/me',
-      async ({ request }) => {
-        const session = await users.authenticate(request)
-        return {
-          userId: session.userId,
-          email: session.email,
-          ...(session.kind === 'web' && session.csrf ? { csrf: session.csrf } : {}),
-          workspaces: await listMyWorkspaces(sql, session.userId),
-        }
-      },
-      {
-        response: { 200: Type.Object({ userId: Type.String(), email: Type.String(), csrf: Type.Optional(Type.String()), workspaces: Type.Array(MyWorkspace) }, { $id: 'Me' }) },
-        detail: detail('Who am I', 'The signed-in person, the workspaces they belong to, and (for a web session) the CSRF token.', problems(401, 503), true),
-      },
     )
 
   return new Elysia({ name: 'route.auth.all' }).use(publicRoutes).use(signedInRoutes)

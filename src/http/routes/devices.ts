@@ -1,7 +1,7 @@
 // The device API a mobile app or the web app calls, as a signed-in user:
 // register (or refresh) its push token or browser subscription, list the
-// user's devices, delete one; and the VAPID public key browsers subscribe
-// with. Muting a channel is in routes/channels.ts.
+// user's devices, delete one. The VAPID public key browsers subscribe with is
+// routes/push_key.ts; muting a channel is in routes/channels.ts.
 import { Type, type Static } from '@sinclair/typebox'
 import { createECDH } from 'node:crypto'
 import type { Sql } from '../../core/db'
@@ -154,24 +154,3 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
         },
       },
     )
-
-/** GET /v1/push/vapid-public-key: public, as the key is (every subscription carries it). */
-export const pushKeyRoute = (publicKey: string | undefined) =>
-  routeGroup({ name: 'route.push-key', prefix: '/v1' }).get(
-    '/push/vapid-public-key',
-    ({ set }) => {
-      if (!publicKey) throw new HeraldError('not-found', 'Web Push is not configured on this server.')
-      set.headers['cache-control'] = 'no-cache'
-      return { publicKey }
-    },
-    {
-      response: { 200: Type.Object({ publicKey: Type.String({ description: 'The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe().' }) }, { $id: 'VapidPublicKey' }) },
-      detail: {
-        summary: 'The Web Push public key',
-        description: 'What a browser subscribes with: `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey })`. Then register the subscription with POST /v1/devices.',
-        tags: ['Devices'],
-        security: [],
-        responses: { 404: problem(404, 'Web Push is not configured on this server.') },
-      },
-    },
-  )
