@@ -1,9 +1,15 @@
 // Invitations to a workspace: a link with a single-use secret, e-mailed to
 // one address, valid for a week. Accepting it (signed in with that address,
 // or signing up with it) makes the person a member with the invited role.
+// An owner or admin invites from the dashboard, the operator through its API
+// (with no inviter): both through `inviteByEmail`.
 import { randomBytes } from 'node:crypto'
 import type { Sql, Tx } from '../core/db'
+import type { Config } from '../core/config'
+import type { Logger } from '../core/log'
 import { hashSecret } from '../core/keys'
+import { linkBase, type Mailer } from './mailer'
+import { countAttempt, invitationCounters } from './throttle'
 import type { Role } from './members'
 
 const INVITATION_MS = 7 * 24 * 3600 * 1000
@@ -86,4 +92,43 @@ export const listInvitations = (sql: Tx, workspaceId: number) => sql<InvitationV
 export async function revokeInvitation(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
   const rows = await sql`UPDATE invitations SET revoked_at = now() WHERE id = ${id} AND workspace_id = ${workspaceId} AND accepted_at IS NULL AND revoked_at IS NULL RETURNING id`
   return rows.length > 0
+}
+
+export interface InviteDeps {
+  sql: Sql
+  config: Config
+  /** The request's logger, so that a failed e-mail names its request. */
+  log: Logger
+  mailer: Mailer
+}
+
+/** Who invites: a person, named in the e-mail, or the operator (null), whose e-mail names only the workspace. */
+export type Inviter = { userId: string; email: string } | null
+
+export type InviteOutcome =
+  | { kind: 'throttled'; wait: number } // seconds until the recipient or the inviter may be sent another
+  | { kind: 'invited'; id: string; email: string; role: Role; expiresAt: string; link: string }
+
+const article = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`)
+
+function invitationEmail(workspace: string, role: Role, by: Inviter, link: string) {
+  const accept = `\n\nAccept here (the link works once, for 7 days):\n${link}\n`
+  if (!by) return { subject: `You are invited to ${workspace} on Herald`, text: `You are invited to join the workspace "${workspace}" on Herald as ${article(role)}.${accept}` }
+  return { subject: `${by.email} invited you to ${workspace} on Herald`, text: `${by.email} invited you to join the workspace "${workspace}" on Herald as ${article(role)}.${accept}` }
+}
+
+/**
+ * Invites `email` to a workspace: counts the e-mail against the recipient's
+ * and the inviter's throttle (the operator counts as one inviter), makes the
+ * invitation and e-mails its link. An e-mail that cannot be sent is logged,
+ * not an error: the link is in the outcome, to pass on another way.
+ */
+export async function inviteByEmail(deps: InviteDeps, workspace: { id: number; name: string }, email: string, role: Role, by: Inviter): Promise<InviteOutcome> {
+  const { sql, config, log, mailer } = deps
+  const wait = await countAttempt(sql, invitationCounters(email, by?.userId ?? 'operator'))
+  if (wait > 0) return { kind: 'throttled', wait }
+  const inv = await createInvitation(sql, workspace.id, email, role, by?.userId ?? null)
+  const link = `${linkBase(config)}/invite/${inv.token}`
+  await mailer.send({ to: email, ...invitationEmail(workspace.name, role, by, link) }).catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
+  return { kind: 'invited', id: inv.id, email, role, expiresAt: inv.expiresAt, link }
 }

@@ -11,6 +11,9 @@ export interface Mailer {
   close(): void
 }
 
+/** Where the links in e-mails lead: HERALD_PUBLIC_URL, else this server on localhost; no trailing slash. */
+export const linkBase = (config: Pick<Config, 'HERALD_PUBLIC_URL' | 'PORT'>) => (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
+
 export function createMailer(config: Config, log: Logger): Mailer {
   if (!config.SMTP_URL) {
     return {

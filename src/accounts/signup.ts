@@ -10,7 +10,7 @@
 import type { Sql, Tx } from '../core/db'
 import type { Config } from '../core/config'
 import type { Logger } from '../core/log'
-import type { Mailer } from './mailer'
+import { linkBase, type Mailer } from './mailer'
 import { countUsers, createSignupRequest, hashPassword, insertUser, takeSignupRequest, userExists } from './users'
 import { countAttempt, mailCounters } from './throttle'
 import { acceptInvitation, findInvitation } from './invitations'
@@ -54,7 +54,7 @@ const lockAccounts = (tx: Tx) => tx`SELECT pg_advisory_xact_lock(hashtextextende
 
 export function createSignup(deps: { sql: Sql; config: Config; log: Logger; mailer: Mailer }) {
   const { sql, config, log, mailer } = deps
-  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
+  const publicUrl = linkBase(config)
   const limits: WorkspaceLimits = { monthlyQuota: config.HERALD_DEFAULT_MONTHLY_QUOTA, rateLimit: { perSecond: config.HERALD_DEFAULT_RATE_PER_SECOND, burst: config.HERALD_DEFAULT_RATE_BURST } }
   const mail = (to: string, subject: string, text: string) =>
     mailer.send({ to, subject, text }).catch((err) => log.error({ err }, `could not send the e-mail "${subject}"`))

@@ -2,6 +2,7 @@
 // CLI and embedded mode's first start.
 import type { Sql, Tx } from '../core/db'
 import { generateApiKey, hashSecret, keyPrefix } from '../core/keys'
+import { HeraldError } from '../core/problems'
 
 export interface WorkspaceLimits {
   monthlyQuota: number
@@ -148,6 +149,17 @@ export const listApiKeys = (sql: Tx, workspaceId: number) => sql<ApiKeyView[]>`
 export async function revokeApiKey(sql: Tx, workspaceId: number, keyId: number): Promise<boolean> {
   const rows = await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId} AND workspace_id = ${workspaceId} AND revoked_at IS NULL RETURNING id`
   return rows.length > 0
+}
+
+/**
+ * Revokes a live key of the workspace (a 404 when it has none of this id) and
+ * empties this instance's key cache (`keys`, the ApiKeyAuth of
+ * src/ingest/auth.ts): the key stops working here at once, and on every other
+ * instance within API_KEY_CACHE_TTL_MS.
+ */
+export async function revokeKey(sql: Sql, keys: { clear(): void }, workspaceId: number, keyId: number): Promise<void> {
+  if (!(await revokeApiKey(sql, workspaceId, keyId))) throw new HeraldError('not-found', `There is no live API key ${keyId} in this workspace.`)
+  keys.clear()
 }
 
 export const countWorkspaces = async (sql: Sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workspaces`)[0]!.n

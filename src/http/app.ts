@@ -16,12 +16,15 @@ import type { Mailer } from '../accounts/mailer'
 import type { SendConfig } from '../delivery/job'
 import { accessCheck } from '../accounts/access'
 import { authRoute } from './routes/auth'
+import { meRoute } from './routes/me'
 import { workspacesRoute } from './routes/workspaces'
 import { channelsRoute } from './routes/channels'
 import { membersRoute } from './routes/members'
+import { invitationLinkRoute, invitationsRoute } from './routes/invitations'
 import { keysRoute } from './routes/keys'
 import { userRoutersRoute } from './routes/routers'
 import { feedRoute } from './routes/feed'
+import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
 import { adminGroup } from './routes/admin_auth'
@@ -32,7 +35,8 @@ import { adminMembersRoute } from './routes/admin_members'
 import { adminChannelsRoute } from './routes/admin_channels'
 import { adminInvitesRoute } from './routes/admin_invites'
 import { adminStatusRoute } from './routes/admin_status'
-import { devicesRoute, pushKeyRoute } from './routes/devices'
+import { devicesRoute } from './routes/devices'
+import { pushKeyRoute } from './routes/push_key'
 import { createUserAuth } from '../accounts/session'
 import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
@@ -192,12 +196,19 @@ export function createApp(deps: AppDeps) {
     .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
     .use(pushKeyRoute(vapidPublicKey))
     .use(authRoute({ sql, config, log, mailer, users, changed }))
+    .use(meRoute(sql, users))
     .use(workspacesRoute(sql, config, users, check))
     .use(channelsRoute(sql, users, check, changed, auth, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
-    .use(membersRoute({ sql, config, log, mailer, users, check, changed }))
+    // The invitation's link before the members and the rest of the
+    // invitations after: the order of the OpenAPI document the client's types
+    // were generated from (clients/typescript/openapi.json).
+    .use(invitationLinkRoute(sql))
+    .use(membersRoute(sql, users, check, changed))
+    .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
     .use(keysRoute(sql, users, auth, check))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
-    .use(feedRoute(sql, users, check, bus as EventBus, wakeScheduler))
+    .use(feedRoute(sql, users, check, bus as EventBus))
+    .use(workspaceEventRoute(sql, users, check))
     .use(deliveriesRoute(sql, users, check, wakeScheduler))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app

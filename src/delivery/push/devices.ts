@@ -1,7 +1,10 @@
-// Queries on devices: what a mobile app or a browser registers, and who is pushed for an
-// event (every device of every member of the workspace who has not muted the
-// event's channel; a device counts once however many ways it qualifies).
+// Devices: what a mobile app or a browser registers (a browser's endpoint
+// checked first), and who is pushed for an event (every device of every
+// member of the workspace who has not muted the event's channel; a device
+// counts once however many ways it qualifies).
+import { isIP } from 'node:net'
 import type { Sql, Tx } from '../../core/db'
+import { allowHint, checkAddress } from '../outbound'
 import type { PushTarget } from './job'
 
 export interface DeviceInput {
@@ -33,6 +36,32 @@ export type { PushTarget } from './job'
  * of requests at someone else's endpoints.
  */
 export const MAX_DEVICES_PER_USER = 100
+
+/**
+ * Why a browser's endpoint cannot be pushed to, or null: the end of a
+ * sentence that starts with the field's name ("subscription.endpoint must be
+ * https"). What DNS says is checked when pushing (src/delivery/outbound.ts); an address
+ * written in the URL is refused at registration already, with the same rules
+ * and the same HERALD_OUTBOUND_ALLOW.
+ */
+export function endpointProblem(endpoint: string, allow: readonly string[]): string | null {
+  let url: URL
+  try {
+    url = new URL(endpoint)
+  } catch {
+    return 'is not a URL'
+  }
+  if (url.protocol !== 'https:') return 'must be https'
+  if (url.username || url.password) return 'must not carry a user name or password'
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host)) {
+    const refusal = checkAddress(host, allow)
+    if (refusal) return `is refused: ${refusal}; ${allowHint(host)} in Herald's environment`
+  } else if (!host.includes('.') || /(^|\.)localhost$/i.test(host)) {
+    return `is refused: ${host} is not a public host name; a push service of your own is given by its IP address (allowed by HERALD_OUTBOUND_ALLOW) or a full domain name`
+  }
+  return null
+}
 
 /**
  * Registers a device, or refreshes it when this user already has its token.

@@ -43,9 +43,12 @@ export const operatorDetail = (summary: string, description: string | undefined,
   responses: { ...OPERATOR_PROBLEMS, ...responses },
 })
 
+/** The 404 of an operator route whose workspace does not exist. */
+export const noWorkspace = (name: string) => new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
+
 /** The id of the workspace an operator route names, or a 404 naming it. */
 export const workspaceIdOf = (sql: Sql) => async (name: string): Promise<number> => {
   const id = await findWorkspaceId(sql, name)
-  if (id === null) throw new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
+  if (id === null) throw noWorkspace(name)
   return id
 }

@@ -1,5 +1,6 @@
 // Operator API: invite someone to a workspace by e-mail, as an owner or admin
-// does from the dashboard (routes/members.ts): the same single-use link,
+// does from the dashboard (routes/invitations.ts; both send it with
+// inviteByEmail, src/accounts/invitations.ts): the same single-use link,
 // valid for 7 days, e-mailed through SMTP_URL (or logged when it is unset),
 // and returned so that the operator can pass it on another way. An
 // invitation from the operator has no inviter: it is listed with
@@ -13,10 +14,8 @@ import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
 import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
-import type { Role } from '../../accounts/members'
 import { HeraldError } from '../../core/problems'
-import { createInvitation } from '../../accounts/invitations'
-import { countAttempt, invitationCounters } from '../../accounts/throttle'
+import { inviteByEmail } from '../../accounts/invitations'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
 import { EmailAddress, WorkspaceParams } from './input'
 import { BODY_PROBLEMS, problem, problems } from '../openapi'
@@ -38,31 +37,18 @@ export interface AdminInvitesDeps {
   mailer: Mailer
 }
 
-const article = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`)
-
 export const adminInvitesRoute = ({ sql, config, log, mailer }: AdminInvitesDeps) => {
   const workspaceId = workspaceIdOf(sql)
-  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   return new Elysia({ name: 'route.admin.invites', prefix: '/admin/workspaces/:workspace/invitations' }).post(
     '',
     async ({ params, body, request, set }) => {
       const id = await workspaceId(params.workspace)
       const email = body.email.trim()
       const role = body.role ?? 'member'
-      const wait = await countAttempt(sql, invitationCounters(email, 'operator'))
-      if (wait > 0) throw new HeraldError('mail-throttled', `Too many invitations from the operator, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
-      // The column takes NULL (no inviter); createInvitation's type names only a person.
-      const inv = await createInvitation(sql, id, email, role, null)
-      const link = `${publicUrl}/invite/${inv.token}`
-      await mailer
-        .send({
-          to: email,
-          subject: `You are invited to ${params.workspace} on Herald`,
-          text: `You are invited to join the workspace "${params.workspace}" on Herald as ${article(role)}.\n\nAccept here (the link works once, for 7 days):\n${link}\n`,
-        })
-        .catch((err) => requestLog(log, request).error({ err }, 'could not send the invitation e-mail'))
+      const sent = await inviteByEmail({ sql, config, log: requestLog(log, request), mailer }, { id, name: params.workspace }, email, role, null)
+      if (sent.kind === 'throttled') throw new HeraldError('mail-throttled', `Too many invitations from the operator, or e-mails to ${email}; try again in ${sent.wait} seconds.`, undefined, { 'retry-after': String(sent.wait) })
       set.status = 201
-      return { id: inv.id, email, role, expiresAt: inv.expiresAt, link }
+      return { id: sent.id, email, role, expiresAt: sent.expiresAt, link: sent.link }
     },
     {
       params: WorkspaceParams,

@@ -3,8 +3,7 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { HeraldError } from '../../core/problems'
-import { insertApiKey, listApiKeys, revokeApiKey } from '../../accounts/workspaces'
+import { insertApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
 import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
 import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
@@ -46,9 +45,7 @@ export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
     .delete(
       '/:id',
       async ({ params, set }) => {
-        const revoked = await revokeApiKey(sql, await workspaceId(params.workspace), params.id)
-        if (!revoked) throw new HeraldError('not-found', `There is no live API key ${params.id} in this workspace.`)
-        auth.clear()
+        await revokeKey(sql, auth, await workspaceId(params.workspace), params.id)
         set.status = 204
       },
       {

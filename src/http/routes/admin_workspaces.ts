@@ -7,7 +7,7 @@ import { HeraldError, validationError } from '../../core/problems'
 import { getWorkspace, insertWorkspace, listWorkspaces, updateWorkspaceLimits } from '../../accounts/workspaces'
 import type { Config } from '../../core/config'
 import { WorkspaceParam } from './input'
-import { OPERATOR_OFF, operatorDetail as detail } from './admin_auth'
+import { noWorkspace, OPERATOR_OFF, operatorDetail as detail } from './admin_auth'
 import { BODY_PROBLEMS, problem, problems } from '../openapi'
 
 // The largest values the columns hold exactly: a quota is a bigint read as a
@@ -67,8 +67,6 @@ export function workspaceName(raw: string): string {
   return name
 }
 
-const notFound = (name: string) => new HeraldError('not-found', `There is no workspace named ${JSON.stringify(name)}.`)
-
 const Params = Type.Object({ workspace: WorkspaceParam })
 
 export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
@@ -103,7 +101,7 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
       '/:workspace',
       async ({ params }) => {
         const row = await getWorkspace(sql, params.workspace)
-        if (!row) throw notFound(params.workspace)
+        if (!row) throw noWorkspace(params.workspace)
         return row
       },
       { params: Params, response: { 200: WorkspaceSchema }, detail: detail('Read a workspace, its limits and usage', 'Its monthly quota, rate limit and this month\'s usage.', problems(400)) },
@@ -112,7 +110,7 @@ export const adminWorkspacesRoute = (sql: Sql, config: Config) =>
       '/:workspace',
       async ({ params, body }) => {
         const row = await updateWorkspaceLimits(sql, params.workspace, { monthlyQuota: body.monthlyQuota, ...body.rateLimit })
-        if (!row) throw notFound(params.workspace)
+        if (!row) throw noWorkspace(params.workspace)
         return row
       },
       {

@@ -1,11 +1,13 @@
-// Accounts: sign-up, sign-in, sign-out, password reset, and who am I. The web
-// dashboard asks for a session cookie (`client: "web"`); an app asks for a
-// bearer token (`client: "app"`, the default). Bodies are JSON only (415
-// otherwise), so a plain HTML form on another site cannot sign a visitor in.
-// No answer tells whether an address has an account: sign-in fails the same
-// way, a reset is always 202, and a sign-up (but the first account of a fresh
-// install, or one with an invitation) is confirmed by an e-mailed link, the
-// same 202 whether the address is new or known.
+// Accounts: sign-up, sign-in, sign-out and password reset (who am I is
+// routes/me.ts; the e-mails these send are written in src/accounts/signup.ts
+// and src/accounts/password_reset.ts). The web dashboard asks for a session
+// cookie (`client: "web"`); an app asks for a bearer token (`client: "app"`,
+// the default). Bodies are JSON only (415 otherwise), so a plain HTML form on
+// another site cannot sign a visitor in. No answer tells whether an address
+// has an account: sign-in fails the same way, a reset is always 202, and a
+// sign-up (but the first account of a fresh install, or one with an
+// invitation) is confirmed by an e-mailed link, the same 202 whether the
+// address is new or known.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
@@ -16,14 +18,14 @@ import type { Mailer } from '../../accounts/mailer'
 import type { Change } from '../../delivery/bus'
 import { HeraldError } from '../../core/problems'
 import { SLUG } from '../../ingest/event'
-import { checkPassword, countUsers, createPasswordReset, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
-import { countAttempt, forgiveSignin, mailCounters, signinCounters } from '../../accounts/throttle'
+import { checkPassword, countUsers, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
+import { countAttempt, forgiveSignin, signinCounters } from '../../accounts/throttle'
+import { requestPasswordReset } from '../../accounts/password_reset'
 import { routeGroup } from './group'
 import { EmailAddress, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../../accounts/session'
 import { waitingWorkspace } from '../../accounts/workspaces'
 import { createSignup, type SignupOutcome } from '../../accounts/signup'
-import { listMyWorkspaces } from '../../accounts/members'
 import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
 const Email = EmailAddress()
@@ -72,11 +74,8 @@ export const SignupPending = Type.Object({
 export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRouteDeps) => {
   // Per request, so that its log lines name the request.
   const signupFor = (request: Request) => createSignup({ sql, config, log: requestLog(log, request), mailer })
-  const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   const throttled = (wait: number, code: 'signin-throttled' | 'mail-throttled', what: string) =>
     new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
-  const mail = (request: Request, to: string, subject: string, text: string) =>
-    mailer.send({ to, subject, text }).catch((err) => requestLog(log, request).error({ err }, `could not send the e-mail "${subject}"`))
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
     const session = await createSession(sql, user.id, client)
@@ -197,14 +196,8 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     .post(
       '/auth/password-reset',
       async ({ body, request, set, server }) => {
-        const email = normalizeEmail(body.email)
-        const wait = await countAttempt(sql, mailCounters(email, clientAddress(request, server, config.HERALD_TRUST_PROXY)))
-        if (wait > 0) throw throttled(wait, 'mail-throttled', 'e-mails to this address or from this client')
-        const reset = await createPasswordReset(sql, email)
-        if (reset) {
-          await mail(request, reset.email, 'Reset your Herald password',
-            `Someone (hopefully you) asked to reset the password of your Herald account.\n\nChoose a new password here (the link works once, for an hour, and only the newest link works):\n${publicUrl}/reset/${reset.token}\n\nIf it was not you, ignore this e-mail; your password stays as it is.\n`)
-        }
+        const asked = await requestPasswordReset({ sql, config, log: requestLog(log, request), mailer }, normalizeEmail(body.email), clientAddress(request, server, config.HERALD_TRUST_PROXY))
+        if (asked.kind === 'throttled') throw throttled(asked.wait, 'mail-throttled', 'e-mails to this address or from this client')
         set.status = 202
         return {}
       },
@@ -249,22 +242,6 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         set.status = 204
       },
       { detail: detail('Sign out', 'Revokes this session or token, at once on every instance.', { 204: done('Signed out; a web session\'s cookie is cleared.'), ...problems(401, 403, 503) }, true) },
-    )
-    .get(
-      '/me',
-      async ({ request }) => {
-        const session = await users.authenticate(request)
-        return {
-          userId: session.userId,
-          email: session.email,
-          ...(session.kind === 'web' && session.csrf ? { csrf: session.csrf } : {}),
-          workspaces: await listMyWorkspaces(sql, session.userId),
-        }
-      },
-      {
-        response: { 200: Type.Object({ userId: Type.String(), email: Type.String(), csrf: Type.Optional(Type.String()), workspaces: Type.Array(MyWorkspace) }, { $id: 'Me' }) },
-        detail: detail('Who am I', 'The signed-in person, the workspaces they belong to, and (for a web session) the CSRF token.', problems(401, 503), true),
-      },
     )
 
   return new Elysia({ name: 'route.auth.all' }).use(publicRoutes).use(signedInRoutes)

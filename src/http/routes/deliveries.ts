@@ -1,20 +1,20 @@
 // A workspace's deliveries across its events, for signed-in people: the list
 // every member may read (filtered by state, router, device and time, newest
 // event first, a page at a time), the state counts of a few events (the
-// feed's live refresh), and the bulk replay of failed ones, which follows the
-// rule of the single replay (src/http/routes/feed.ts): owners and admins.
+// feed's live refresh), and replaying one delivery (from its event's log) or
+// the failed ones in bulk, which is for owners and admins.
 import { Type, type Static } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { AccessCheck } from '../../accounts/access'
 import type { UserAuth } from '../../accounts/session'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError, type FieldError } from '../../core/problems'
-import { countEventDeliveries, listDeliveries, replayFailedDeliveries, REPLAY_MAX, type DeliveryFilter } from '../../delivery/deliveries'
+import { countEventDeliveries, listDeliveries, replayDelivery, replayFailedDeliveries, REPLAY_MAX, type DeliveryFilter } from '../../delivery/deliveries'
 import { routeGroup } from './group'
-import { Limit, Uuid, WorkspaceParams } from './input'
-import { BODY_PROBLEMS, problems, type Responses } from '../openapi'
+import { Limit, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
-const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Deliveries'], security: userSecurity, responses })
+const detail = (summary: string, description: string, responses: Responses, tag = 'Deliveries') => ({ summary, description, tags: [tag], security: userSecurity, responses })
 const PAGE_MAX = 100
 const COUNTS_MAX = 100
 
@@ -101,6 +101,27 @@ function filterOf(q: Static<typeof BulkReplayBody>, where: 'parameter' | 'pointe
 
 export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, wakeScheduler: () => void) =>
   routeGroup({ name: 'route.deliveries', prefix: '/v1/workspaces/:workspace/deliveries', guard: users.authenticate })
+    .post(
+      '/:id/replay',
+      async ({ request, params, set }) => {
+        const { access } = await check(request, params.workspace, 'manage')
+        if (!(await replayDelivery(sql, access.workspaceId, params.id))) {
+          throw new HeraldError('not-found', 'There is no finished delivery with this id in this workspace.')
+        }
+        wakeScheduler()
+        set.status = 202
+        return {}
+      },
+      {
+        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
+        // Tagged with the feed in the reference, beside the event's delivery log it is made from.
+        detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule. Owners and admins.', {
+          202: done('Scheduled: the delivery is pending again. The body is an empty object.'),
+          ...problems(400, 401, 403, 503),
+          404: problem(404, 'No such workspace (of mine), or no finished delivery of this id in it.'),
+        }, 'Feed'),
+      },
+    )
     .get(
       '',
       async ({ request, params, query }) => {

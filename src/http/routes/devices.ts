@@ -1,15 +1,13 @@
 // The device API a mobile app or the web app calls, as a signed-in user:
 // register (or refresh) its push token or browser subscription, list the
-// user's devices, delete one; and the VAPID public key browsers subscribe
-// with. Muting a channel is in routes/channels.ts.
+// user's devices, delete one. The VAPID public key browsers subscribe with is
+// routes/push_key.ts; muting a channel is in routes/channels.ts.
 import { Type, type Static } from '@sinclair/typebox'
 import { createECDH } from 'node:crypto'
-import { isIP } from 'node:net'
 import type { Sql } from '../../core/db'
 import { userSecurity, type UserAuth } from '../../accounts/session'
 import { HeraldError, validationError, type FieldError } from '../../core/problems'
-import { allowHint, checkAddress } from '../../delivery/outbound'
-import { MAX_DEVICES_PER_USER, deleteDevice, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
+import { MAX_DEVICES_PER_USER, deleteDevice, endpointProblem, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
 import { routeGroup } from './group'
 import { Uuid } from './input'
 import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
@@ -66,30 +64,6 @@ export function deviceInput(body: DeviceBodyT, allow: readonly string[]): Device
   else if (body.provider === 'apns' && body.platform !== 'ios') wrong('/platform', 'provider apns needs platform ios')
   if (errors.length) throw validationError(errors)
   return { platform: body.platform as 'ios' | 'android', provider: body.provider, token: body.token!, environment: body.environment, topic: body.topic }
-}
-
-/**
- * Why a browser's endpoint cannot be pushed to, or null. What DNS says is
- * checked when pushing (src/delivery/outbound.ts); an address written in the
- * URL is refused here already, with the same rules.
- */
-function endpointProblem(endpoint: string, allow: readonly string[]): string | null {
-  let url: URL
-  try {
-    url = new URL(endpoint)
-  } catch {
-    return 'is not a URL'
-  }
-  if (url.protocol !== 'https:') return 'must be https'
-  if (url.username || url.password) return 'must not carry a user name or password'
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  if (isIP(host)) {
-    const refusal = checkAddress(host, allow)
-    if (refusal) return `is refused: ${refusal}; ${allowHint(host)} in Herald's environment`
-  } else if (!host.includes('.') || /(^|\.)localhost$/i.test(host)) {
-    return `is refused: ${host} is not a public host name; a push service of your own is given by its IP address (allowed by HERALD_OUTBOUND_ALLOW) or a full domain name`
-  }
-  return null
 }
 
 /** Whether 65 bytes are an uncompressed point of P-256 (an ECDH with it succeeds). */
@@ -180,24 +154,3 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
         },
       },
     )
-
-/** GET /v1/push/vapid-public-key: public, as the key is (every subscription carries it). */
-export const pushKeyRoute = (publicKey: string | undefined) =>
-  routeGroup({ name: 'route.push-key', prefix: '/v1' }).get(
-    '/push/vapid-public-key',
-    ({ set }) => {
-      if (!publicKey) throw new HeraldError('not-found', 'Web Push is not configured on this server.')
-      set.headers['cache-control'] = 'no-cache'
-      return { publicKey }
-    },
-    {
-      response: { 200: Type.Object({ publicKey: Type.String({ description: 'The VAPID public key (65-byte P-256 point, base64url): the applicationServerKey of pushManager.subscribe().' }) }, { $id: 'VapidPublicKey' }) },
-      detail: {
-        summary: 'The Web Push public key',
-        description: 'What a browser subscribes with: `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: publicKey })`. Then register the subscription with POST /v1/devices.',
-        tags: ['Devices'],
-        security: [],
-        responses: { 404: problem(404, 'Web Push is not configured on this server.') },
-      },
-    },
-  )

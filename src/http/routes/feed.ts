@@ -1,9 +1,9 @@
 // The feed a member reads (the dashboard and the mobile app): a workspace's
-// events newest first with filters and a cursor, the same as a live stream of
-// Server-Sent Events, and one event with its delivery log. Each event of a
-// page comes with its deliveries counted by state (the stream's events have
-// none yet: they are fanned out after). Replaying a delivery is for owners
-// and admins.
+// events newest first with filters and a cursor, and the same as a live
+// stream of Server-Sent Events. Each event of a page comes with its
+// deliveries counted by state (the stream's events have none yet: they are
+// fanned out after). One event with its delivery log is
+// routes/workspace_events.ts; replaying a delivery, routes/deliveries.ts.
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { findAccess, type AccessCheck } from '../../accounts/access'
@@ -11,14 +11,14 @@ import type { EventBus } from '../../delivery/bus'
 import type { EventView } from '../../delivery/event_view'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
-import { FEED_PAGE_MAX, findEvent, matchesFilter, readFeed, type FeedFilter } from '../../ingest/feed'
-import { StoredEvent, EventWithDeliveries } from './event_read'
-import { countEventDeliveries, listEventDeliveries, replayDelivery } from '../../delivery/deliveries'
+import { FEED_PAGE_MAX, matchesFilter, readFeed, type FeedFilter } from '../../ingest/feed'
+import { StoredEvent } from './event_read'
+import { countEventDeliveries } from '../../delivery/deliveries'
 import { DeliveryCountsSchema } from './deliveries'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
-import { checkUuidv7Time, Limit, Text, Uuid, UuidV7, WorkspaceParam } from './input'
-import { done, problem, problems, type Responses } from '../openapi'
+import { checkUuidv7Time, Limit, Text, UuidV7, WorkspaceParam } from './input'
+import { problem, problems, type Responses } from '../openapi'
 
 const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Feed'], security: userSecurity, responses })
 // A workspace named in the path or the query: not found unless I am a member of it.
@@ -84,7 +84,7 @@ function liveStreams(bus: Pick<EventBus, 'onChange'>) {
   }
 }
 
-export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus, wakeScheduler: () => void) => {
+export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus) => {
   const streams = liveStreams(bus)
   return routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
     .get(
@@ -177,44 +177,6 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Ev
           200: { description: 'The stream: `event` messages, each an event as JSON, and an `ended` message last.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
           ...READ,
           429: problem(429, `You have ${STREAMS_PER_PERSON} live streams open: close one, or retry after Retry-After seconds.`),
-        }),
-      },
-    )
-    .get(
-      '/workspaces/:workspace/events/:eventId',
-      async ({ request, params }) => {
-        const { access } = await check(request, params.workspace)
-        checkUuidv7Time('eventId', params.eventId)
-        const event = await findEvent(sql, access.workspaceId, params.eventId)
-        if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
-        return { ...event, deliveries: await listEventDeliveries(sql, access.workspaceId, event.eventId) }
-      },
-      {
-        params: Type.Object({ workspace: WorkspaceParam, eventId: UuidV7('eventId', 'The event\'s id.') }),
-        response: { 200: EventWithDeliveries },
-        detail: detail('An event with its delivery log', 'Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.', {
-          ...READ,
-          404: problem(404, 'No such workspace (of mine), or no event of this id in it.'),
-        }),
-      },
-    )
-    .post(
-      '/workspaces/:workspace/deliveries/:id/replay',
-      async ({ request, params, set }) => {
-        const { access } = await check(request, params.workspace, 'manage')
-        if (!(await replayDelivery(sql, access.workspaceId, params.id))) {
-          throw new HeraldError('not-found', 'There is no finished delivery with this id in this workspace.')
-        }
-        wakeScheduler()
-        set.status = 202
-        return {}
-      },
-      {
-        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
-        detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule. Owners and admins.', {
-          202: done('Scheduled: the delivery is pending again. The body is an empty object.'),
-          ...problems(400, 401, 403, 503),
-          404: problem(404, 'No such workspace (of mine), or no finished delivery of this id in it.'),
         }),
       },
     )

@@ -5,8 +5,7 @@ import type { Sql } from '../../core/db'
 import type { ApiKeyAuth } from '../../ingest/auth'
 import type { AccessCheck } from '../../accounts/access'
 import { userSecurity } from '../../accounts/session'
-import { HeraldError } from '../../core/problems'
-import { insertApiKey, listApiKeys, revokeApiKey } from '../../accounts/workspaces'
+import { insertApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
 import { ApiKeySchema } from './admin_keys'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
@@ -44,8 +43,7 @@ export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: Ac
       '/:id',
       async ({ request, params, set }) => {
         const { access } = await check(request, params.workspace, 'manage')
-        if (!(await revokeApiKey(sql, access.workspaceId, params.id))) throw new HeraldError('not-found', `There is no live API key ${params.id} in this workspace.`)
-        auth.clear()
+        await revokeKey(sql, auth, access.workspaceId, params.id)
         set.status = 204
       },
       {
