@@ -157,9 +157,13 @@ export async function revokeApiKey(sql: Tx, workspaceId: number, keyId: number):
  * src/ingest/auth.ts): the key stops working here at once, and on every other
  * instance within API_KEY_CACHE_TTL_MS.
  */
-export async function revokeKey(sql: Sql, keys: { clear(): void }, workspaceId: number, keyId: number): Promise<void> {
+/**
+ * Revokes a live key, or throws the 404. `keysChanged` announces it (bus.ts
+ * `keys`): every process drops the workspace's cached keys, this one at once.
+ */
+export async function revokeKey(sql: Sql, keysChanged: (workspaceId: number) => void, workspaceId: number, keyId: number): Promise<void> {
   if (!(await revokeApiKey(sql, workspaceId, keyId))) throw new HeraldError('not-found', `There is no live API key ${keyId} in this workspace.`)
-  keys.clear()
+  keysChanged(workspaceId)
 }
 
 export const countWorkspaces = async (sql: Sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workspaces`)[0]!.n

@@ -143,6 +143,7 @@ export function createApp(deps: AppDeps) {
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
+  const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
     // Paths are read from the URL after "http://", not after its 11th
@@ -185,11 +186,11 @@ export function createApp(deps: AppDeps) {
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
-        .use(adminKeysRoute(sql, auth))
+        .use(adminKeysRoute(sql, keysChanged))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
-        .use(adminChannelsRoute(sql, auth, audienceChanged, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
+        .use(adminChannelsRoute(sql, keysChanged, audienceChanged, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
         .use(adminStatusRoute(sql, bus as EventBus)),
     )
@@ -198,14 +199,14 @@ export function createApp(deps: AppDeps) {
     .use(authRoute({ sql, config, log, mailer, users, changed }))
     .use(meRoute(sql, users))
     .use(workspacesRoute(sql, config, users, check))
-    .use(channelsRoute(sql, users, check, changed, auth, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
+    .use(channelsRoute(sql, users, check, changed, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
     // The invitation's link before the members and the rest of the
     // invitations after: the order of the OpenAPI document the client's types
     // were generated from (clients/typescript/openapi.json).
     .use(invitationLinkRoute(sql))
     .use(membersRoute(sql, users, check, changed))
     .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
-    .use(keysRoute(sql, users, auth, check))
+    .use(keysRoute(sql, users, keysChanged, check))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus as EventBus))
     .use(workspaceEventRoute(sql, users, check))

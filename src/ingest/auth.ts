@@ -127,11 +127,6 @@ export function createApiKeyAuth(sql: Sql, opts: ApiKeyCacheOptions) {
       if (workspaceId === null) cache.clear()
       else cache.prune((e) => e.principal?.workspaceId === workspaceId)
     },
-    /** Forgets every cached key: this process revoked one (every other hears it announced). */
-    clear: () => {
-      generation++
-      cache.clear()
-    },
     /** Entries cached now, for metrics and tests. */
     size: () => cache.size,
   }

@@ -185,7 +185,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.
+         * @description Takes effect at once on every instance that hears it over NATS (and on the embedded default); an instance that does not (no NATS, or NATS away) within API_KEY_CACHE_TTL_MS (at most 5 s).
          */
         delete: operations["deleteAdminWorkspacesByWorkspaceKeysById"];
         options?: never;
@@ -756,7 +756,7 @@ export interface paths {
         head?: never;
         /**
          * Rename a channel, or make it the default
-         * @description Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.
+         * @description Events without a channel go to the new default at once on every instance that hears it over NATS (and on the embedded default); an instance that does not (no NATS, or NATS away) within API_KEY_CACHE_TTL_MS (at most 5 s).
          */
         patch: operations["patchV1WorkspacesByWorkspaceChannelsByChannel"];
         trace?: never;
@@ -949,7 +949,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance. Owners and admins.
+         * @description Takes effect at once on every instance that hears it over NATS (and on the embedded default); an instance that does not (no NATS, or NATS away) within API_KEY_CACHE_TTL_MS (at most 5 s). Owners and admins.
          */
         delete: operations["deleteV1WorkspacesByWorkspaceKeysById"];
         options?: never;

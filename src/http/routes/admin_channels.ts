@@ -5,7 +5,6 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
-import type { ApiKeyAuth } from '../../ingest/auth'
 import { HeraldError } from '../../core/problems'
 import { LIMITS, SLUG } from '../../ingest/event'
 import { channelExists, channelLimitDetail, createChannel, listChannels, pageOfChannels, renameChannel } from '../../accounts/channels'
@@ -39,7 +38,7 @@ const noMute = problem(404, 'No such workspace or channel, or the user is not a 
 // operator is no person, and no user has the nil UUID.
 const NOBODY = '00000000-0000-0000-0000-000000000000'
 
-export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: () => void, maxChannels: number) => {
+export const adminChannelsRoute = (sql: Sql, keysChanged: (workspaceId: number) => void, audienceChanged: () => void, maxChannels: number) => {
   const workspaceId = workspaceIdOf(sql)
   const mute = (muted: boolean) => async ({ params, set }: { params: { workspace: string; channel: string; userId: string }; set: { status?: number | string } }) => {
     const id = await workspaceId(params.workspace)
@@ -98,13 +97,13 @@ export const adminChannelsRoute = (sql: Sql, keys: ApiKeyAuth, audienceChanged: 
     .patch(
       '/:channel',
       async ({ params, body }) => {
-        const result = await renameChannel(sql, await workspaceId(params.workspace), params.channel, body.slug)
+        const id = await workspaceId(params.workspace)
+        const result = await renameChannel(sql, id, params.channel, body.slug)
         if (result === 'not-found') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
         if (result === 'taken') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
         // Verified API keys carry their workspace's default channel, which may
-        // be the one renamed: drop them here at once (elsewhere within
-        // API_KEY_CACHE_TTL_MS).
-        keys.clear()
+        // be the one renamed: every process drops the workspace's, this one at once.
+        keysChanged(id)
         audienceChanged()
         return { slug: body.slug }
       },

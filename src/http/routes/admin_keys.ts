@@ -2,7 +2,6 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
-import type { ApiKeyAuth } from '../../ingest/auth'
 import { insertApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
 import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
@@ -19,7 +18,7 @@ export const ApiKeySchema = Type.Object({
 
 const Params = WorkspaceParams
 
-export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
+export const adminKeysRoute = (sql: Sql, keysChanged: (workspaceId: number) => void) => {
   const workspaceId = workspaceIdOf(sql)
 
   return new Elysia({ name: 'route.admin.keys', prefix: '/admin/workspaces/:workspace/keys' })
@@ -45,12 +44,12 @@ export const adminKeysRoute = (sql: Sql, auth: ApiKeyAuth) => {
     .delete(
       '/:id',
       async ({ params, set }) => {
-        await revokeKey(sql, auth, await workspaceId(params.workspace), params.id)
+        await revokeKey(sql, keysChanged, await workspaceId(params.workspace), params.id)
         set.status = 204
       },
       {
         params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
-        detail: detail('Revoke an API key', 'Takes effect at once on this instance and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.', {
+        detail: detail('Revoke an API key', 'Takes effect at once on every instance that hears it over NATS (and on the embedded default); an instance that does not (no NATS, or NATS away) within API_KEY_CACHE_TTL_MS (at most 5 s).', {
           204: done('Revoked.'),
           ...problems(400),
           404: problem(404, 'No such workspace, or no live API key of this id in it; or no operator API.'),

@@ -3,7 +3,6 @@
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { AccessCheck } from '../../accounts/access'
-import type { ApiKeyAuth } from '../../ingest/auth'
 import type { Change } from '../../delivery/bus'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
@@ -33,7 +32,7 @@ export const ChannelSchema = Type.Object({
 /** The answer of creating or renaming a channel, here and in the operator API. */
 export const ChannelSlug = Type.Object({ slug: Type.String() }, { $id: 'ChannelSlug' })
 
-export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, keys: ApiKeyAuth, maxChannels: number) =>
+export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void, maxChannels: number) =>
   routeGroup({ name: 'route.channels', prefix: '/v1/workspaces/:workspace/channels', guard: users.authenticate })
     .get(
       '',
@@ -82,9 +81,9 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
           changed({ kind: 'audience' })
         }
         if (body.default === true && !(await setDefaultChannel(sql, access.workspaceId, slug))) throw new HeraldError('not-found', `There is no channel ${slug}.`)
-        // Verified API keys carry their workspace's default channel: drop them
-        // here at once (other instances within API_KEY_CACHE_TTL_MS).
-        keys.clear()
+        // Verified API keys carry their workspace's default channel: every
+        // process drops the workspace's, this one at once.
+        changed({ kind: 'keys', workspaceId: access.workspaceId })
         return { slug }
       },
       {
@@ -94,7 +93,7 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
           default: Type.Optional(Type.Literal(true, { description: 'Make it the default channel.' })),
         }, { $id: 'UpdateChannelBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming slug, default or both' }),
         response: { 200: ChannelSlug },
-        detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on this instance, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other.', {
+        detail: detail('Rename a channel, or make it the default', 'Events without a channel go to the new default at once on every instance that hears it over NATS (and on the embedded default); an instance that does not (no NATS, or NATS away) within API_KEY_CACHE_TTL_MS (at most 5 s).', {
           ...problems(...BODY_PROBLEMS, 403),
           404: noChannel,
           409: problem(409, 'The new slug is taken.'),

@@ -2,7 +2,6 @@
 // (seen once) and revoke; members see the list by prefix.
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
-import type { ApiKeyAuth } from '../../ingest/auth'
 import type { AccessCheck } from '../../accounts/access'
 import { userSecurity } from '../../accounts/session'
 import { insertApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
@@ -17,7 +16,7 @@ const Params = WorkspaceParams
 const ALL = problems(400, 401, 404, 503)
 const detail = (summary: string, description: string, responses: Responses = {}) => ({ summary, description, tags: ['API keys'], security: userSecurity, responses: { ...ALL, ...responses } })
 
-export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: AccessCheck) =>
+export const keysRoute = (sql: Sql, users: UserAuth, keysChanged: (workspaceId: number) => void, check: AccessCheck) =>
   routeGroup({ name: 'route.keys', prefix: '/v1/workspaces/:workspace/keys', guard: users.authenticate })
     .get('', async ({ request, params }) => listApiKeys(sql, (await check(request, params.workspace)).access.workspaceId), {
       params: Params,
@@ -43,12 +42,12 @@ export const keysRoute = (sql: Sql, users: UserAuth, auth: ApiKeyAuth, check: Ac
       '/:id',
       async ({ request, params, set }) => {
         const { access } = await check(request, params.workspace, 'manage')
-        await revokeKey(sql, auth, access.workspaceId, params.id)
+        await revokeKey(sql, keysChanged, access.workspaceId, params.id)
         set.status = 204
       },
       {
         params: Type.Object({ workspace: WorkspaceParam, id: KeyIdParam }),
-        detail: detail('Revoke an API key', 'At once here, and within API_KEY_CACHE_TTL_MS (at most 5 s) on every other instance. Owners and admins.', {
+        detail: detail('Revoke an API key', 'Takes effect at once on every instance that hears it over NATS (and on the embedded default); an instance that does not (no NATS, or NATS away) within API_KEY_CACHE_TTL_MS (at most 5 s). Owners and admins.', {
           204: done('Revoked.'),
           ...problems(403),
           404: problem(404, 'No such workspace (of mine), or no live API key of this id in it.'),
