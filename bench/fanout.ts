@@ -7,7 +7,13 @@
 // under bench/results/.
 //
 //   npx bun bench/fanout.ts [--rate N] [--duration 30] [--warmup 5] [--workspaces 20] [--mode split|all]
-//                           [--drain 10] [--inflight 256] [--skip-analyze]
+//                           [--drain 10] [--inflight 256] [--skip-analyze] [--routers 1] [--matching 1]
+//
+// --routers N gives each workspace N webhook routers, of which --matching M
+// match the benchmark's event (`*`, then `user.*`, `user.signup`, `u*`…) and
+// the rest do not (exact keys, prefixes and suffixes of other events, in
+// turn): the cost of routers that do not match is what it shows
+// (bench/scale.ts compares 10 and 1,000).
 //
 // --rate defaults to half the Herald req/s of the newest bench/results/ingest-*.json
 // (the ingest benchmark at 50% load), else 4000. --mode split runs `herald serve`
@@ -55,10 +61,12 @@ const { values: flags } = parseArgs({
     'skip-analyze': { type: 'boolean', default: false },
     api: { type: 'string', default: '1' },
     workers: { type: 'string', default: '1' },
+    routers: { type: 'string', default: '1' },
+    matching: { type: 'string', default: '1' },
   },
 })
 
-type NumFlag = 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight' | 'api' | 'workers'
+type NumFlag = 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight' | 'api' | 'workers' | 'routers' | 'matching'
 const posInt = (name: NumFlag, min = 1) => intFlag(flags, name, min)
 
 // ---------------------------------------------------------------- setup
@@ -92,6 +100,8 @@ function parameters() {
     duration_s: posInt('duration'),
     warmup_s: posInt('warmup', 0),
     workspaces: posInt('workspaces'),
+    routers_per_workspace: posInt('routers'),
+    matching_routers: Math.min(posInt('matching'), posInt('routers')),
     mode,
     drain_s: posInt('drain', 0),
     inflight_limit: posInt('inflight'),
@@ -115,7 +125,7 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
   const receiver = await startReceiver(h, join(tmp, 'receiver.log'))
 
   const split = params.mode === 'split'
-  const env = jetstreamEnv({ databaseUrl: db.url, natsUrl: NATS_URL, stream, dataDir: join(tmp, 'data') })
+  const env = { ...jetstreamEnv({ databaseUrl: db.url, natsUrl: NATS_URL, stream, dataDir: join(tmp, 'data') }), HERALD_MAX_ROUTERS_PER_WORKSPACE: String(Math.max(100, params.routers_per_workspace)) }
   const apis: Child[] = []
   const bases: string[] = []
   for (let i = 0; i < params.api_processes; i++) {
@@ -125,15 +135,30 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
   }
   const workers = Array.from({ length: params.worker_processes }, (_, i) => h.startWorker(env, join(tmp, `worker-${i}.log`)))
   await h.workerReady(workers[0] ?? apis[0]!, jsm, stream)
-  // One webhook router per workspace, taking every event to the receiver.
+  // Webhook routers per workspace: --matching of them take every event to the receiver, the rest match none.
   const keys: string[] = []
+  const hook = `http://127.0.0.1:${receiver.port}/hook`
   for (let i = 0; i < params.workspaces; i++) {
     keys.push(await createWorkspace(bases[0]!, `bench-${i}`))
-    await createWebhookRouter(bases[0]!, `bench-${i}`, 'receiver', `http://127.0.0.1:${receiver.port}/hook`)
+    const routers = Array.from({ length: params.routers_per_workspace }, (_, j) => routerPattern(j, params.matching_routers))
+    for (let j = 0; j < routers.length; j += 16) {
+      await Promise.all(routers.slice(j, j + 16).map((pattern, k) => createWebhookRouter(bases[0]!, `bench-${i}`, `r${j + k}`, hook, pattern)))
+    }
   }
   // Processes by role: their CPU is metered together; RSS is each one's peak.
   const herald: Record<string, Child[]> = split ? { herald_serve: apis, herald_worker: workers } : { herald_start: apis }
   return { stream, db, jsm, rt, receiver, apis, workers, bases, keys, herald }
+}
+
+/**
+ * The pattern of router j: the first `matching` match the event's key
+ * (user.signup), the rest do not, in turn an exact key, a prefix and a
+ * suffix of other events: each kind of lookup the index has.
+ */
+function routerPattern(j: number, matching: number): string {
+  const match = ['*', 'user.*', 'user.signup', 'u*', '*.signup', 'user.s*']
+  if (j < matching) return match[j % match.length]!
+  return [`order.${j}`, `order${j}.*`, `*.paid${j}`][j % 3]!
 }
 
 // ---------------------------------------------------------------- figures

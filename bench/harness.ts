@@ -315,5 +315,5 @@ export async function createWorkspace(base: string, name: string): Promise<strin
 }
 
 /** A router taking every event of `workspace` to the webhook `url`. */
-export const createWebhookRouter = (base: string, workspace: string, name: string, url: string) =>
-  adminPost(base, `/admin/workspaces/${workspace}/routers`, { name, pattern: '*', destination: { type: 'webhook', url } })
+export const createWebhookRouter = (base: string, workspace: string, name: string, url: string, pattern = '*') =>
+  adminPost(base, `/admin/workspaces/${workspace}/routers`, { name, pattern, destination: { type: 'webhook', url } })

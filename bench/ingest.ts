@@ -34,6 +34,7 @@ import { join } from 'node:path'
 import { addOtherCores, backendPids, cpuMeter, machine, median, round, rssSampler } from './proc'
 import { generateApiKey } from '../src/core/keys'
 import { ADMIN_TOKEN, DATABASE_URL, checkpoints, createWorkspace, fail, freePort, harness, intFlag, stampOf, tuningEnv, type Child } from './harness'
+import { runWrk, type WrkResult } from './load'
 
 const h = harness('ingest')
 const { spawnBun, waitFor, createDatabase } = h
@@ -85,29 +86,9 @@ function posInt(name: keyof typeof flags): number {
 
 // ---------------------------------------------------------------- wrk
 
-interface WrkResult {
-  duration_us: number
-  requests: number
-  bytes: number
-  /** Batches only: events with an eventId, and events with a problem, in the 200 answers. */
-  items_ok: number
-  items_refused: number
-  errors: { connect: number; read: number; write: number; status: number; timeout: number }
-  latency_us: { min: number; mean: number; max: number; stdev: number; p50: number; p90: number; p99: number; p999: number }
-}
-
-async function wrk(url: string, seconds: number, keysFile: string, share = 1, events = 0): Promise<WrkResult & { cpu_s: number }> {
-  const threads = Math.max(1, Math.round(params.threads / share))
-  const connections = Math.max(threads, Math.round(params.connections / share))
-  const args = ['wrk', `-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s',
-    '-s', join(import.meta.dir, 'ingest.lua'), url, '--', keysFile, ...(events ? [String(events)] : [])]
-  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '))
-  if (code !== 0 || !line) fail(`wrk failed (exit ${code}):\n${out}\n${err}`)
-  const cpuUs = Number(proc.resourceUsage()?.cpuTime.total ?? 0)
-  return { ...(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult), cpu_s: cpuUs / 1e6 }
-}
+/** One wrk run with this run's threads and connections (a `share` of them: several runs at once). */
+const wrk = (url: string, seconds: number, keysFile: string, share = 1, events = 0) =>
+  runWrk({ url, seconds, keysFile, events, threads: Math.max(1, Math.round(params.threads / share)), connections: Math.max(1, Math.round(params.connections / share)) })
 
 /** Several wrk runs at once, one per URL, as one result: counts add up, latencies are the slowest run's. */
 async function wrkAll(urls: string[], seconds: number, keysFile: string, events = 0): Promise<WrkResult & { cpu_s: number }> {

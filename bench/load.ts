@@ -2,7 +2,8 @@
 // POST /event at a time, and open loop, where each event goes when the
 // schedule says, whatever the answers do. A closed loop would slow down with
 // Herald and hide a growing backlog.
-import { now, type Harness } from './harness'
+import { join } from 'node:path'
+import { fail, now, type Harness } from './harness'
 
 /** How often an open loop looks at its schedule. */
 export const TICK_MS = 10
@@ -104,4 +105,32 @@ export function generator(h: Harness, urls: string[], keys: string[], body: stri
   // Done once every slot is due and every request has its answer.
   const done = openLoop(h, t0, rate, total, send).then(() => Promise.all(inflight))
   return { t0, stats: s, sends, done, measureStart: t0 + warmupS * 1000, measureEnd: t0 + (warmupS + durationS) * 1000 }
+}
+
+/** What bench/ingest.lua's done() reports of a wrk run; latencies in µs. */
+export interface WrkResult {
+  duration_us: number
+  requests: number
+  bytes: number
+  /** Batches only: events with an eventId, and events with a problem, in the 200 answers. */
+  items_ok: number
+  items_refused: number
+  errors: { connect: number; read: number; write: number; status: number; timeout: number }
+  latency_us: { min: number; mean: number; max: number; stdev: number; p50: number; p90: number; p99: number; p999: number }
+}
+
+/**
+ * wrk driving POST /event (or POST /events of `events` copies) at `url` for
+ * `seconds`, with the API keys of `keysFile` in rotation (bench/ingest.lua);
+ * its report and the CPU seconds wrk itself used.
+ */
+export async function runWrk(o: { url: string; seconds: number; keysFile: string; threads: number; connections: number; events?: number }): Promise<WrkResult & { cpu_s: number }> {
+  const args = ['wrk', `-t${o.threads}`, `-c${Math.max(o.threads, o.connections)}`, `-d${o.seconds}s`, '--timeout', '10s',
+    '-s', join(import.meta.dir, 'ingest.lua'), o.url, '--', o.keysFile, ...(o.events ? [String(o.events)] : [])]
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '))
+  if (code !== 0 || !line) fail(`wrk failed (exit ${code}):\n${out}\n${err}`)
+  const cpuUs = Number(proc.resourceUsage()?.cpuTime.total ?? 0)
+  return { ...(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult), cpu_s: cpuUs / 1e6 }
 }

@@ -11,6 +11,7 @@ import type { Config } from '../core/config'
 import type { Sql } from '../core/db'
 import { bearer, hashSecret, isWellFormedKey } from '../core/keys'
 import { createLru } from '../core/lru'
+import { keyLookedUp } from './metrics'
 
 export interface Principal {
   keyId: number
@@ -80,6 +81,7 @@ export function createApiKeyAuth(sql: Sql, opts: ApiKeyCacheOptions) {
   async function lookup(id: string, hash: Buffer): Promise<Principal | null> {
     const seen = generation
     const at = Date.now()
+    keyLookedUp()
     const principal = await findApiKey(sql, hash)
     if (seen === generation) cache.set(id, { principal, at })
     return principal

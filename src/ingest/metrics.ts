@@ -53,3 +53,11 @@ export function batchCommitted(startedAt: number, outcomes: readonly { kind: str
 }
 
 export const batchFailed = (reason: 'unavailable' | 'error') => batchesFailed.inc({ reason })
+
+const keyLookups = new Counter({
+  name: 'herald_api_key_lookups_total',
+  help: 'API keys looked up in the database: a key not in the cache, or one whose cached entry expired. Compare with requests: a few per thousand once the cache is warm.',
+  registers,
+})
+/** An API key was looked up in the database. */
+export const keyLookedUp = () => keyLookups.inc()
