@@ -91,10 +91,14 @@ const RANGE_NAMES: Record<string, string> = {
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3')
 
 const allowCache = new Map<string, Cidr[]>()
+// The send configuration's list is one array for the life of the process: found by identity first.
+const allowByList = new WeakMap<readonly string[], Cidr[]>()
 
 // HERALD_OUTBOUND_ALLOW is validated at boot; an entry that does not parse
 // here exempts nothing rather than everything.
 function allowList(allow: readonly string[]): Cidr[] {
+  const known = allowByList.get(allow)
+  if (known) return known
   const key = allow.join(',')
   let cidrs = allowCache.get(key)
   if (!cidrs) {
@@ -106,6 +110,7 @@ function allowList(allow: readonly string[]): Cidr[] {
     }
     allowCache.set(key, cidrs)
   }
+  allowByList.set(allow, cidrs)
   return cidrs
 }
 
@@ -176,10 +181,8 @@ export type HostCheck =
  */
 export async function checkHost(host: string, allow: readonly string[], signal?: AbortSignal): Promise<HostCheck> {
   const bare = host.replace(/^\[|\]$/g, '')
-  if (isIP(bare)) {
-    const why = checkAddress(bare, allow)
-    return why ? { ok: false, kind: 'refused', error: `refused: ${why}; ${allowHint(bare)}` } : { ok: true, address: bare, family: isIP(bare) as 4 | 6 }
-  }
+  if (isIP(bare)) return checkLiteral(bare, allow)
+
   let answers: { address: string; family: number }[]
   try {
     answers = await abortable(resolveDns(bare, { all: true, verbatim: true }), signal)
@@ -194,6 +197,20 @@ export async function checkHost(host: string, allow: readonly string[], signal?:
   const first = answers[0]
   if (!first) return { ok: false, kind: 'network', error: `cannot resolve ${bare} (no addresses)` }
   return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 }
+}
+
+// The verdict on an address written in a URL depends on it and the allow list
+// alone: worked out once (a push service's endpoints share a few addresses).
+const LITERALS_CACHED = 1000
+const literals = new Map<string, { allow: readonly string[]; check: HostCheck }>()
+function checkLiteral(ip: string, allow: readonly string[]): HostCheck {
+  const hit = literals.get(ip)
+  if (hit?.allow === allow) return hit.check
+  const why = checkAddress(ip, allow)
+  const check: HostCheck = why ? { ok: false, kind: 'refused', error: `refused: ${why}; ${allowHint(ip)}` } : { ok: true, address: ip, family: isIP(ip) as 4 | 6 }
+  if (literals.size >= LITERALS_CACHED) literals.delete(literals.keys().next().value!)
+  literals.set(ip, { allow, check })
+  return check
 }
 
 function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -309,12 +326,15 @@ function redirected(prev: OutboundRequest, status: number, location: string): Ou
  * node:http's CPU per request, and it pools connections per address.)
  */
 async function exchange(req: OutboundRequest, url: URL, target: { address: string; family: 4 | 6 }, { maxResponseBytes: maxBytes, ca }: OutboundOptions, signal: AbortSignal): Promise<Exchange> {
-  const pinned = new URL(url.href)
-  pinned.hostname = target.family === 6 ? `[${target.address}]` : target.address
-  pinned.username = ''
-  pinned.password = ''
   const host = url.hostname.replace(/^\[|\]$/g, '')
   const named = !isIP(host)
+  let pinned = url
+  if (named || url.username || url.password) {
+    pinned = new URL(url.href)
+    pinned.hostname = target.family === 6 ? `[${target.address}]` : target.address
+    pinned.username = ''
+    pinned.password = ''
+  }
   let res: Response
   try {
     res = await fetch(pinned.href, {
@@ -355,6 +375,10 @@ function requestHeaders(req: OutboundRequest, url: URL): Record<string, string> 
 /** Reads up to maxBytes and then hangs up: a receiver cannot make us buffer more. */
 async function readBody(res: Response, maxBytes: number): Promise<{ body: string; truncated: boolean }> {
   if (!res.body) return { body: '', truncated: false }
+  // A length the answer declares within the limit is read in one go: fetch
+  // reads no more than the declared length.
+  const declared = Number(res.headers.get('content-length') ?? NaN)
+  if (declared >= 0 && declared <= maxBytes && !res.headers.has('content-encoding')) return { body: await res.text(), truncated: false }
   const reader = res.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

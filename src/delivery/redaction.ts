@@ -25,13 +25,31 @@ const SECRET_MIN = 6
  */
 export function redact(text: string, urls: readonly string[] = [], secrets: readonly string[] = []): string {
   if (text === '') return text
-  const origins = text.replace(URL_IN_TEXT, (_all, scheme: string, authority: string) => scheme + authority)
-  const pieces = [...new Set([...secretPieces(urls), ...secrets.filter((s) => typeof s === 'string' && s.length >= SECRET_MIN)])].sort((a, b) => b.length - a.length)
+  // Most texts (an "ok", an error about a host) hold no URL and none of the
+  // pieces: they are answered without building a pattern. This runs for
+  // every delivery.
+  const origins = text.includes('://') ? text.replace(URL_IN_TEXT, (_all, scheme: string, authority: string) => scheme + authority) : text
+  const pieces = [...new Set([...urls.flatMap(piecesOf), ...secrets.filter((s) => typeof s === 'string' && s.length >= SECRET_MIN)])]
+    .filter((p) => origins.includes(p))
+    .sort((a, b) => b.length - a.length)
   if (pieces.length === 0) return origins
   // A path is not looked for right after a slash: "/1" would otherwise cut
   // the "//1" of "http://127.0.0.1".
   const any = new RegExp(pieces.map((p) => (p.startsWith('/') ? '(?<!/)' : '') + p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g')
   return origins.replace(any, '…')
+}
+
+// A destination's URL is redacted in every answer it gives: its pieces are worked out once.
+const PIECES_CACHED = 1000
+const piecesByUrl = new Map<string, string[]>()
+function piecesOf(href: string): string[] {
+  let pieces = piecesByUrl.get(href)
+  if (!pieces) {
+    pieces = secretPieces([href])
+    if (piecesByUrl.size >= PIECES_CACHED) piecesByUrl.delete(piecesByUrl.keys().next().value!)
+    piecesByUrl.set(href, pieces)
+  }
+  return pieces
 }
 
 /** The parts of these URLs that may carry a secret, each raw and decoded. */
