@@ -167,17 +167,29 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
  * were registered, so a clean-up that must come before the Herald closes
  * (open streams, a proxy in front of it) is registered before this call.
  */
-export function useTestHerald(backend: Backend, env: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>) = {}, timeoutMs = 30_000): TestHerald {
-  let herald: TestHerald | undefined
+export function useTestHerald(backend: Backend, env: TestEnv = {}, timeoutMs = 30_000): TestHerald {
+  return useStarted(`useTestHerald('${backend}')`, async () => startTestHerald(backend, typeof env === 'function' ? await env() : env), timeoutMs)
+}
+
+/** useTestHerald for a pipeline (startPipelineHerald): `jetstream` also has a stream of its own, deleted when it closes. */
+export function usePipelineHerald(pipeline: Pipeline, env: TestEnv = {}, opts: TestHeraldOptions = {}, timeoutMs = 30_000): TestHerald & { stream?: string } {
+  return useStarted(`usePipelineHerald('${pipeline}')`, async () => startPipelineHerald(pipeline, typeof env === 'function' ? await env() : env, opts), timeoutMs)
+}
+
+/** A Herald's settings, or a function that gives them when it starts. */
+export type TestEnv = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>)
+
+function useStarted<T extends TestHerald>(name: string, start: () => Promise<T>, timeoutMs: number): T {
+  let herald: T | undefined
   beforeAll(async () => {
-    herald = await startTestHerald(backend, typeof env === 'function' ? await env() : env)
+    herald = await start()
   }, timeoutMs)
   afterAll(() => herald?.close(), timeoutMs)
-  const started = (key: PropertyKey): TestHerald => {
+  const started = (key: PropertyKey): T => {
     if (herald) return herald
-    throw new Error(`useTestHerald('${backend}'): read .${String(key)} before its beforeAll started Herald; use it inside a hook or a test`)
+    throw new Error(`${name}: read .${String(key)} before its beforeAll started Herald; use it inside a hook or a test`)
   }
-  return new Proxy({} as TestHerald, {
+  return new Proxy({} as T, {
     get: (_, key) => Reflect.get(started(key), key),
     set: (_, key, value) => Reflect.set(started(key), key, value),
     has: (_, key) => Reflect.has(started(key), key),
