@@ -155,26 +155,65 @@ export async function startTestHerald(backend: Backend, env: Record<string, stri
 
 /**
  * A Herald for the enclosing `describe`: started in a beforeAll, closed in an
- * afterAll, both registered here. The handle forwards to the started Herald,
- * so call sites read `h.post(…)`, `h.url`, `send(h, …)`; hooks registered
- * after this call see it started. Touching it before (while the suite is
- * being defined) throws, rather than reading undefined.
+ * afterAll, both registered here with `timeoutMs` (startup on a loaded machine
+ * takes more than bun's 5 s default). The handle forwards to the started
+ * Herald, so call sites read `h.post(…)`, `h.url`, `send(h, …)`; hooks
+ * registered after this call see it started. Touching it before (while the
+ * suite is being defined) throws, rather than reading undefined.
+ *
+ * `env` may be a function, called when the Herald starts: for settings that
+ * name something a beforeAll registered before this call started (a
+ * receiver's URL, an SMTP port). bun runs afterAll hooks in the order they
+ * were registered, so a clean-up that must come before the Herald closes
+ * (open streams, a proxy in front of it) is registered before this call.
  */
-export function useTestHerald(backend: Backend, env: Record<string, string> = {}, timeoutMs = 30_000): TestHerald {
-  let herald: TestHerald | undefined
+export function useTestHerald(backend: Backend, env: TestEnv = {}, timeoutMs = 30_000): TestHerald {
+  return useStarted(`useTestHerald('${backend}')`, async () => startTestHerald(backend, typeof env === 'function' ? await env() : env), timeoutMs)
+}
+
+/** useTestHerald for a pipeline (startPipelineHerald): `jetstream` also has a stream of its own, deleted when it closes. */
+export function usePipelineHerald(pipeline: Pipeline, env: TestEnv = {}, opts: TestHeraldOptions = {}, timeoutMs = 30_000): TestHerald & { stream?: string } {
+  return useStarted(`usePipelineHerald('${pipeline}')`, async () => startPipelineHerald(pipeline, typeof env === 'function' ? await env() : env, opts), timeoutMs)
+}
+
+/** A Herald's settings, or a function that gives them when it starts. */
+export type TestEnv = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>)
+
+function useStarted<T extends TestHerald>(name: string, start: () => Promise<T>, timeoutMs: number): T {
+  let herald: T | undefined
   beforeAll(async () => {
-    herald = await startTestHerald(backend, env)
+    herald = await start()
   }, timeoutMs)
   afterAll(() => herald?.close(), timeoutMs)
-  const started = (key: PropertyKey): TestHerald => {
+  const started = (key: PropertyKey): T => {
     if (herald) return herald
-    throw new Error(`useTestHerald('${backend}'): read .${String(key)} before its beforeAll started Herald; use it inside a hook or a test`)
+    throw new Error(`${name}: read .${String(key)} before its beforeAll started Herald; use it inside a hook or a test`)
   }
-  return new Proxy({} as TestHerald, {
+  return new Proxy({} as T, {
     get: (_, key) => Reflect.get(started(key), key),
     set: (_, key, value) => Reflect.set(started(key), key, value),
     has: (_, key) => Reflect.has(started(key), key),
     ownKeys: () => Reflect.ownKeys(started('ownKeys')),
     getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(started(key), key),
   })
+}
+
+/**
+ * useTestHerald with an SMTP receiver of its own, for a suite that reads the
+ * e-mails of this Herald alone (the shared receiver takes every Herald's of
+ * the test process): `smtp.mails`, also `h.mails`, holds each e-mail it sent.
+ * The receiver starts before Herald and closes after it.
+ */
+export function useMailedHerald(backend: Backend, env: Record<string, string> = {}, timeoutMs = 30_000): { h: TestHerald; smtp: { mails: Mail[] } } {
+  const mails: Mail[] = []
+  let smtp: Awaited<ReturnType<typeof startSmtp>> | undefined
+  beforeAll(async () => {
+    smtp = await startSmtp(mails)
+  }, timeoutMs)
+  const h = useTestHerald(backend, () => ({ SMTP_URL: `smtp://127.0.0.1:${smtp!.port}`, ...env }), timeoutMs)
+  beforeAll(() => {
+    h.mails = mails
+  })
+  afterAll(() => smtp?.close(), timeoutMs)
+  return { h, smtp: { mails } }
 }

@@ -13,6 +13,10 @@ export interface HeraldProcess {
   kill(signal?: NodeJS.Signals): Promise<number>
 }
 
+/** POST to the operator API (/admin/…) of a Herald process: a JSON body, the test admin token. */
+export const adminPost = (herald: { url: string }) => (path: string, body: unknown) =>
+  fetch(herald.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
 /**
  * Starts `herald <cmd>` (by default the API: `serve` on PostgreSQL, `start`
  * on the embedded database, which `serve` refuses).
@@ -66,4 +70,13 @@ export async function spawnHerald(env: Record<string, string>, cmd?: string): Pr
       return proc.exited
     },
   }
+}
+
+/** `herald serve` and `herald worker` on one configuration; each goes into `procs` as soon as it runs, for the caller's finally to kill. */
+export async function spawnServeAndWorker(env: Record<string, string>, procs: HeraldProcess[]): Promise<{ api: HeraldProcess; worker: HeraldProcess }> {
+  const api = await spawnHerald(env, 'serve')
+  procs.push(api)
+  const worker = await spawnHerald(env, 'worker')
+  procs.push(worker)
+  return { api, worker }
 }

@@ -27,8 +27,8 @@ export function parseMail(raw: string): { headers: Record<string, string>; body:
   return { headers, body: body.replace(/\r\n/g, '\n').replace(/\n$/, '') }
 }
 
-export async function startSmtp() {
-  const mails: Mail[] = []
+/** Starts the receiver; what it accepts goes to `mails` (a new array unless given). */
+export async function startSmtp(mails: Mail[] = []) {
   const smtp = new SMTPServer({
     authOptional: true,
     // Any credentials are accepted, so that a sender configured with a password still delivers here.

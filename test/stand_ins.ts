@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { EventView } from '../src/delivery/event_view'
+import { eventView } from './support'
 import type Piscina from 'piscina'
 import type { SendTask, Sent } from '../src/delivery/job'
 import type { PushJob, PushResult } from '../src/delivery/push/job'
@@ -57,18 +58,7 @@ export function writeCredentials(dir: string, tokenUrl: string) {
 }
 
 /** An event as the push senders receive it. */
-export const PUSH_EVENT: EventView = {
-  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-  workspace: 'acme',
-  channel: 'signups',
-  event: 'user.signup',
-  title: 'New user',
-  message: 'Jane Doe signed up',
-  link: 'https://example.com/users/42',
-  tags: ['signup'],
-  data: { plan: 'pro' },
-  createdAt: '2026-01-02T03:04:05.678Z',
-}
+export const PUSH_EVENT: EventView = eventView({ tags: ['signup'] })
 
 /** Pushes as the fan-out hands them to workers/send.ts, one task each. */
 export const viaPool = async (pool: Piscina, j: PushJob): Promise<PushResult> => {

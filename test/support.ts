@@ -4,6 +4,7 @@
 import { expect } from 'bun:test'
 import { connect } from 'node:net'
 import type { TestHerald } from './harness'
+import type { EventView } from '../src/delivery/event_view'
 
 /**
  * How a request reaches Herald: in-process through app.handle, or over TCP.
@@ -17,6 +18,21 @@ export const eventVias: Via[] = ['handle', 'socket', 'batch']
 
 export const UUIDV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 export const MAX_BODY = 262_144
+
+/** An event as destinations get it (Jane's sign-up in acme's channel "signups"), with the fields a test names changed. */
+export const eventView = (over: Partial<EventView> = {}): EventView => ({
+  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+  workspace: 'acme',
+  channel: 'signups',
+  event: 'user.signup',
+  title: 'New user',
+  message: 'Jane Doe signed up',
+  link: 'https://example.com/users/42',
+  tags: ['signup', 'web'],
+  data: { plan: 'pro' },
+  createdAt: '2026-01-02T03:04:05.678Z',
+  ...over,
+})
 
 /** Sends a request to `path` through the chosen transport. */
 export function send(h: TestHerald, via: Via, path: string, init: RequestInit = {}): Promise<Response> {

@@ -1,11 +1,10 @@
 // Accounts, on every backend: sign-up, sign-in and sign-out for apps (bearer
 // token) and browsers (HttpOnly cookie + CSRF), password reset through a real
 // SMTP receiver, sign-in throttling, and sign-up by invitation only.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { backends, startTestHerald, useTestHerald, type TestHerald } from '../harness'
+import { backends, useMailedHerald, useTestHerald } from '../harness'
 import { PASSWORD, bearerCall, browser, newEmail, signUp, signUpLink } from '../users'
-import { startSmtp } from '../smtp'
 import { expectProblem, waitFor } from '../support'
 import { SIGNIN_LIMITS } from '../../src/accounts/throttle'
 import { createMailer } from '../../src/accounts/mailer'
@@ -16,17 +15,7 @@ const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'a
 
 for (const backend of backends) {
   describe(`accounts (${backend})`, () => {
-    let h: TestHerald
-    let smtp: Awaited<ReturnType<typeof startSmtp>>
-    beforeAll(async () => {
-      smtp = await startSmtp()
-      h = await startTestHerald(backend, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, HERALD_PUBLIC_URL: 'https://herald.example.com', SMTP_FROM: 'Herald <noreply@herald.example.com>' })
-      h.mails = smtp.mails
-    }, 30_000)
-    afterAll(async () => {
-      await h?.close()
-      await smtp?.close()
-    })
+    const { h, smtp } = useMailedHerald(backend, { HERALD_PUBLIC_URL: 'https://herald.example.com', SMTP_FROM: 'Herald <noreply@herald.example.com>' })
     const post = (path: string, body: unknown) => fetch(h.url + path, json(body))
 
     describe('happy path', () => {

@@ -4,7 +4,7 @@
 // the rate limit's 429s held back and sent again, and the bounded queue.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Herald, HeraldClosedError, HeraldError, HeraldQueueFullError, type HeraldEvent, type HeraldOptions, type Outcome } from '../../clients/typescript/src/index'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { countEvents } from '../support'
 import { standIn, type StandIn } from './proxy'
 
@@ -13,19 +13,15 @@ const events = (n: number, prefix: string): HeraldEvent[] => Array.from({ length
 
 for (const backend of backends) {
   describe(`enqueue (${backend})`, () => {
-    let h: TestHerald
     let ws: { name: string; apiKey: string }
     let proxy: StandIn
     const client = (opts: Partial<HeraldOptions> = {}, apiKey = ws.apiKey) => new Herald({ apiKey, url: proxy.url, ...opts })
+    afterAll(() => proxy?.stop()) // before the Herald's own afterAll: the stand-in goes first
+    const h = useTestHerald(backend)
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = await h.workspace({ monthlyQuota: 100_000, rateLimit: { perSecond: 100_000, burst: 100_000 } })
       proxy = standIn(h.url)
     }, 30_000)
-    afterAll(async () => {
-      proxy?.stop()
-      await h?.close()
-    })
 
     test('by size: maxBatch 50 and 120 events are 3 requests of 50, 50 and 20', async () => {
       proxy.reset()
@@ -107,20 +103,19 @@ for (const backend of backends) {
 }
 
 describe('enqueue: failures and the bounded queue, through a stand-in', () => {
-  let h: TestHerald
   let ws: { name: string; apiKey: string }
   let proxy: StandIn
   const client = (opts: Partial<HeraldOptions> = {}) => new Herald({ apiKey: ws.apiKey, url: proxy.url, retry: { baseDelayMs: 20 }, ...opts })
+  // Before the Herald's own afterAll: the stand-in goes first.
+  afterAll(() => {
+    proxy.release()
+    proxy?.stop()
+  })
+  const h = useTestHerald('embedded')
   beforeAll(async () => {
-    h = await startTestHerald('embedded')
     ws = await h.workspace({ monthlyQuota: 100_000, rateLimit: { perSecond: 100_000, burst: 100_000 } })
     proxy = standIn(h.url)
   }, 30_000)
-  afterAll(async () => {
-    proxy.release()
-    proxy?.stop()
-    await h?.close()
-  })
 
   test('a whole-batch 429 waits its Retry-After, then goes again', async () => {
     proxy.reset()

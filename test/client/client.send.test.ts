@@ -4,7 +4,7 @@
 // the one Idempotency-Key every try carries.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Herald, HeraldError, type HeraldOptions } from '../../clients/typescript/src/index'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { countEvents, UUIDV7 } from '../support'
 import { standIn, type StandIn } from './proxy'
 
@@ -17,14 +17,12 @@ const problem = (status: number, headers: Record<string, string> = {}) => ({
 
 for (const backend of backends) {
   describe(`send (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let ws: { name: string; apiKey: string }
     const client = (opts: Partial<HeraldOptions> = {}) => new Herald({ apiKey: ws.apiKey, url: h.url, ...opts })
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = await h.workspace({ monthlyQuota: 1000 })
     }, 30_000)
-    afterAll(() => h?.close())
 
     test('happy: the 200 body, typed; the event is stored', async () => {
       const herald = client()
@@ -78,19 +76,15 @@ for (const backend of backends) {
 }
 
 describe('send: retries, through a stand-in', () => {
-  let h: TestHerald
   let ws: { name: string; apiKey: string }
   let proxy: StandIn
   const client = (opts: Partial<HeraldOptions> = {}) => new Herald({ apiKey: ws.apiKey, url: proxy.url, retry: { baseDelayMs: 50 }, ...opts })
+  afterAll(() => proxy?.stop()) // before the Herald's own afterAll: the stand-in goes first
+  const h = useTestHerald('embedded')
   beforeAll(async () => {
-    h = await startTestHerald('embedded')
     ws = await h.workspace({ monthlyQuota: 1000 })
     proxy = standIn(h.url)
   }, 30_000)
-  afterAll(async () => {
-    proxy?.stop()
-    await h?.close()
-  })
 
   test('429 with Retry-After: 1 is waited for, then sent with the same Idempotency-Key; stored once', async () => {
     proxy.reset()

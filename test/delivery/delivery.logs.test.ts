@@ -5,7 +5,7 @@
 // (the scheduler); so is a retry that cannot be made (its router was
 // disabled). The worker's log is captured as JSON lines.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { pipelines, startPipelineHerald, type TestHerald } from '../harness'
+import { pipelines, usePipelineHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 
 setDefaultTimeout(30_000)
@@ -17,20 +17,16 @@ for (const pipeline of pipelines) {
   describe(`the log of a failing delivery (${pipeline})`, () => {
     const lines: Line[] = []
     const logs = { write: (line: string) => void lines.push(JSON.parse(line) as Line) }
-    let herald: TestHerald
+    const herald = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,1500ms', CIRCUIT_FAILURES: '1000', LOG_LEVEL: 'info' }, { logs })
     let rx: Receiver
     let ws: { name: string; apiKey: string }
 
     beforeAll(async () => {
       rx = startReceiver()
       rx.fallback = { status: 500, body: 'down' }
-      herald = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,1500ms', CIRCUIT_FAILURES: '1000', LOG_LEVEL: 'info' }, { logs })
       ws = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
     }, 30_000)
-    afterAll(async () => {
-      await herald?.close()
-      rx?.stop()
-    }, 30_000)
+    afterAll(() => rx?.stop())
 
     const router = async (name: string) => {
       const res = await herald.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name, pattern: `${name}.*`, destination: { type: 'webhook', url: `${rx.url}/${name}` } })

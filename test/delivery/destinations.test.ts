@@ -12,6 +12,7 @@ import { closeTransports } from '../../src/delivery/destinations/email'
 import type { Destination } from '../../src/delivery/destinations'
 import type { DeliveryJob } from '../../src/delivery/job'
 import type { EventView } from '../../src/delivery/event_view'
+import { eventView } from '../support'
 import type { SendTask, Sent } from '../../src/delivery/job'
 
 interface Received {
@@ -52,18 +53,7 @@ beforeEach(() => {
 })
 
 const secret = 'whsec_' + randomBytes(32).toString('base64')
-const EVENT: EventView = {
-  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-  workspace: 'acme',
-  channel: 'signups',
-  event: 'user.signup',
-  title: 'New user',
-  message: 'Jane Doe signed up',
-  link: 'https://example.com/users/42',
-  tags: ['signup', 'web'],
-  data: { plan: 'pro', quote: 'say "hi"\n' },
-  createdAt: '2026-01-02T03:04:05.678Z',
-}
+const EVENT: EventView = eventView({ data: { plan: 'pro', quote: 'say "hi"\n' } })
 
 function job(destination: Destination, over: Partial<DeliveryJob> = {}, event: Partial<EventView> = {}): DeliveryJob {
   return {

@@ -3,7 +3,7 @@
 // follow a short HERALD_RETRY_SCHEDULE so the test does not wait minutes.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
-import { ADMIN_TOKEN, pipelines, startPipelineHerald, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, pipelines, usePipelineHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 
 setDefaultTimeout(30_000)
@@ -12,19 +12,15 @@ type Delivery = { id: string; status: string; routerId: string; attempts: { atte
 
 for (const pipeline of pipelines) {
   describe(`fan-out to a webhook router (${pipeline})`, () => {
-    let herald: TestHerald
+    const herald = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms' })
     let rx: Receiver
     let ws: { name: string; apiKey: string }
 
     beforeAll(async () => {
-      herald = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms' })
       rx = startReceiver()
       ws = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
     }, 30_000)
-    afterAll(async () => {
-      await herald?.close()
-      rx?.stop()
-    }, 30_000)
+    afterAll(() => rx?.stop())
 
     const router = async (body: Record<string, unknown>) => {
       const res = await herald.admin('POST', `/admin/workspaces/${ws.name}/routers`, body)

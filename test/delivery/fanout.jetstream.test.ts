@@ -3,8 +3,8 @@
 // against real PostgreSQL and a real nats-server.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, NATS_URL, describeJs, createTestDatabase, deleteStream, startTestHerald, testStream } from '../harness'
-import { spawnHerald, type HeraldProcess } from '../processes'
+import { NATS_URL, describeJs, createTestDatabase, deleteStream, startTestHerald, testStream } from '../harness'
+import { adminPost, spawnHerald, spawnServeAndWorker, type HeraldProcess } from '../processes'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { privateNats } from '../faults/private_nats'
 
@@ -63,12 +63,8 @@ describeJs('JetStream pipeline under failure', () => {
     }
     const procs: HeraldProcess[] = []
     try {
-      const api = await spawnHerald(env, 'serve')
-      procs.push(api)
-      const worker = await spawnHerald(env, 'worker')
-      procs.push(worker)
-      const admin = (path: string, body: unknown) =>
-        fetch(api.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const { api, worker } = await spawnServeAndWorker(env, procs)
+      const admin = adminPost(api)
       const created = (await (await admin('/admin/workspaces', { name: 'killed', rateLimit: { perSecond: 1000, burst: 1000 } })).json()) as { apiKey: string }
       expect((await admin('/admin/workspaces/killed/routers', { name: 'slow', pattern: 'job.*', destination: { type: 'webhook', url: `${rx.url}/slow` } })).status).toBe(201)
       rx.received.length = 0
@@ -119,8 +115,7 @@ describeJs('JetStream pipeline under failure', () => {
     try {
       const [api1, api2] = [await spawnHerald(env, 'serve'), await spawnHerald(env, 'serve')]
       procs.push(api1!, api2!, await spawnHerald(env, 'worker'), await spawnHerald(env, 'worker'))
-      const admin = (path: string, body: unknown) =>
-        fetch(api1!.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const admin = adminPost(api1!)
       const { apiKey } = (await (await admin('/admin/workspaces', { name: 'scaled', rateLimit: { perSecond: 10000, burst: 10000 } })).json()) as { apiKey: string }
       expect((await admin('/admin/workspaces/scaled/routers', { name: 'all', pattern: '*', destination: { type: 'webhook', url: `${rx.url}/scaled` } })).status).toBe(201)
       rx.received.length = 0

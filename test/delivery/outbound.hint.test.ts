@@ -2,8 +2,8 @@
 // (400), naming the rule and the setting that allows it, on the operator and
 // the member APIs, on create and on PATCH; and a delivery refused at send
 // time names the setting too.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { signUp } from '../users'
 import { startReceiver } from '../receiver'
 import { send, urlRefusal } from '../../src/delivery/outbound'
@@ -12,16 +12,8 @@ const hook = (url: string) => ({ name: `r-${Math.random().toString(36).slice(2, 
 
 for (const backend of backends) {
   describe(`a destination the outbound rules refuse, on ${backend}`, () => {
-    let h: TestHerald
-    let allowing: TestHerald
-    beforeAll(async () => {
-      h = await startTestHerald(backend)
-      allowing = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' })
-    }, 60_000)
-    afterAll(async () => {
-      await h.close()
-      await allowing.close()
-    })
+    const h = useTestHerald(backend)
+    const allowing = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' })
 
     test('refused at creation with the rule and HERALD_OUTBOUND_ALLOW named; a name or an allowed range is taken', async () => {
       const ws = await h.workspace()

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { ADMIN_TOKEN, NATS_URL, PG_URL, createTestDatabase, deleteStream, pipelines, startPipelineHerald, testStream, type TestHerald } from '../harness'
-import { spawnHerald, type HeraldProcess } from '../processes'
+import { spawnServeAndWorker, type HeraldProcess } from '../processes'
 import { eventually } from '../receiver'
 import { CA_FILE, TEAM, TOPIC, fcmError, startApns, startGoogle, writeCredentials, type ApnsStandIn, type GoogleStandIn } from '../stand_ins'
 
@@ -207,8 +207,7 @@ describeSplit('an API process and a worker process: audience changes reach the w
     }
     const procs: HeraldProcess[] = []
     try {
-      const api = await spawnHerald(env, 'serve')
-      procs.push(api, await spawnHerald(env, 'worker'))
+      const { api } = await spawnServeAndWorker(env, procs)
       const call = (token: string, method: string, path: string, body?: unknown) =>
         fetch(api.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
       const { apiKey } = (await (await call(ADMIN_TOKEN, 'POST', '/admin/workspaces', { name: 'split' })).json()) as { apiKey: string }

@@ -7,7 +7,7 @@
 // than Retry-After; a failed push can be replayed; the attempts are counted
 // in the metrics; an endpoint at a private address is never reached.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { ADMIN_TOKEN, pipelines, startPipelineHerald, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, pipelines, usePipelineHerald } from '../harness'
 import { eventually } from '../receiver'
 import { CA_FILE } from '../stand_ins'
 import { startPushService, type PushService, type WebPushSubscription } from '../web_push_service'
@@ -23,24 +23,20 @@ type Delivery = { id: string; kind: string; deviceId: string | null; status: str
 
 for (const pipeline of pipelines) {
   describe(`Web Push deliveries (${pipeline})`, () => {
-    let herald: TestHerald
+    const herald = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
     let service: PushService
     let acme: { name: string; apiKey: string }
     let userToken: string
     let vapidKey: string
 
     beforeAll(async () => {
-      herald = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.1', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
       vapidKey = ((await (await fetch(`${herald.url}/v1/push/vapid-public-key`)).json()) as { publicKey: string }).publicKey
       service = startPushService({ vapidPublicKey: vapidKey })
       acme = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
       const res = await herald.admin('POST', `/admin/workspaces/${acme.name}/members`, { email: `webpush-${Date.now()}@example.com` })
       userToken = ((await res.json()) as { userToken: string }).userToken
     }, 60_000)
-    afterAll(async () => {
-      await herald?.close()
-      service?.stop()
-    }, 30_000)
+    afterAll(() => service?.stop())
 
     const asUser = (method: string, path: string, body?: unknown) =>
       fetch(herald.url + path, {

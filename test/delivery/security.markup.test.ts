@@ -10,7 +10,7 @@
 // real loopback receivers standing in for the Discord, Teams and Telegram
 // endpoints.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { startReceiver, type Receiver, type Received } from '../receiver'
 
 setDefaultTimeout(30_000)
@@ -45,13 +45,14 @@ const unescaped = (md: string, chars: string) => [...md.matchAll(/\\[\s\S]|[\s\S
 
 for (const backend of backends) {
   describe(`chat Markdown shows event text as text (${backend})`, () => {
-    let h: TestHerald
     let rx: Receiver
     const byPath = new Map<string, Received>()
 
-    beforeAll(async () => {
+    beforeAll(() => {
       rx = startReceiver()
-      h = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', TELEGRAM_API_URL: `${rx.url}/telegram` })
+    })
+    const h = useTestHerald(backend, () => ({ HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', TELEGRAM_API_URL: `${rx.url}/telegram` }))
+    beforeAll(async () => {
       const ws = await h.workspace()
       const routers = [
         { name: 'discord', destination: { type: 'discord', url: `${rx.url}/discord/plain` } },
@@ -66,11 +67,8 @@ for (const backend of backends) {
       }
       expect((await h.post(ws.apiKey, EVENT)).status).toBe(200)
       for (const r of await rx.waitFor(routers.length)) byPath.set(r.path, r)
-    })
-    afterAll(async () => {
-      await h?.close()
-      rx?.stop()
-    })
+    }, 30_000)
+    afterAll(() => rx?.stop())
 
     const payload = (path: string) => {
       const r = byPath.get(path)

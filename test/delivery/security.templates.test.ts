@@ -7,7 +7,7 @@
 // output (src/delivery/template.ts): a 400 at preview time, a failed delivery with
 // its reason, not retried, at send time. /healthz is timed all along.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { backends, pipelines, startPipelineHerald, useTestHerald, type TestHerald } from '../harness'
+import { backends, pipelines, usePipelineHerald, useTestHerald, type TestHerald } from '../harness'
 import { bearerCall, newEmail, type Call } from '../users'
 import { expectProblem } from '../support'
 import { eventually, startReceiver, type Receiver } from '../receiver'
@@ -130,19 +130,15 @@ for (const backend of backends) {
 
 for (const pipeline of pipelines) {
   describe(`a router's template cannot stall a pool thread (${pipeline})`, () => {
-    let h: TestHerald
+    const h = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,200ms,200ms' })
     let rx: Receiver
     let ws: { name: string; apiKey: string }
 
     beforeAll(async () => {
-      h = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,200ms,200ms' })
       rx = startReceiver()
       ws = await h.workspace()
     }, 30_000)
-    afterAll(async () => {
-      await h?.close()
-      rx?.stop()
-    }, 30_000)
+    afterAll(() => rx?.stop())
 
     type Delivery = { status: string; attempts: { ok: boolean; error: string | null }[] }
     const settled = (eventId: string) =>

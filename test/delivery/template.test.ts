@@ -3,20 +3,10 @@
 import { describe, expect, test } from 'bun:test'
 import { renderMessage, renderTemplate, validateTemplate } from '../../src/delivery/template'
 import type { EventView } from '../../src/delivery/event_view'
+import { eventView } from '../support'
 
-const event = (over: Partial<EventView> = {}): EventView => ({
-  eventId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-  workspace: 'acme',
-  channel: 'signups',
-  event: 'user.signup',
-  title: 'New user',
-  message: 'Jane Doe signed up',
-  link: 'https://example.com/users/42',
-  tags: ['signup', 'web'],
-  data: { plan: 'pro', seats: 5, paid: true, user: { name: 'Jane', address: { city: 'Oslo' } }, items: [{ sku: 'a' }, { sku: 'b' }] },
-  createdAt: '2026-01-02T03:04:05.678Z',
-  ...over,
-})
+const event = (over: Partial<EventView> = {}): EventView =>
+  eventView({ data: { plan: 'pro', seats: 5, paid: true, user: { name: 'Jane', address: { city: 'Oslo' } }, items: [{ sku: 'a' }, { sku: 'b' }] }, ...over })
 
 describe('variables', () => {
   test('every top-level variable renders', () => {

@@ -14,7 +14,7 @@ import webpush from 'web-push'
 import { ConfigError, loadConfig } from '../../src/core/config'
 import { MAX_DEVICES_PER_USER } from '../../src/delivery/push/devices'
 import { loadWebPushConfig, vapidAuthorization, vapidPairProblem } from '../../src/delivery/push/vapid'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { expectProblem } from '../support'
 
 const b64 = (b: Buffer) => b.toString('base64url')
@@ -88,17 +88,15 @@ describe('the VAPID key pair', () => {
 
 for (const backend of backends) {
   describe(`Web Push devices (${backend})`, () => {
-    let herald: TestHerald
+    const herald = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '10.9.0.0/16' })
     let token: string
     let userId: string
 
     beforeAll(async () => {
-      herald = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '10.9.0.0/16' })
       const ws = await herald.workspace()
       const res = await herald.admin('POST', `/admin/workspaces/${ws.name}/members`, { email: `web-${Date.now()}@example.com` })
       ;({ userToken: token, userId } = (await res.json()) as { userToken: string; userId: string })
     }, 30_000)
-    afterAll(() => herald?.close())
 
     const call = (method: string, path: string, body?: unknown, as = token) =>
       fetch(herald.url + path, {

@@ -5,7 +5,7 @@
 // replaying each delivery once. Failures are real: a router to a loopback
 // receiver that answers 500, with one attempt per delivery.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { expectProblem } from '../support'
 import { newEmail, signUp, type Person } from '../users'
@@ -39,7 +39,10 @@ const BAD_EVENTS = 5
 
 for (const backend of backends) {
   describe(`deliveries API (${backend})`, () => {
-    let h: TestHerald
+    // One attempt per delivery: a 500 fails it for good, and it can be replayed.
+    // The receiver fails on purpose more often than the circuit breaker
+    // allows; with it open, replays would fail without being sent.
+    const h = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', CIRCUIT_FAILURES: '1000' })
     let good: Receiver
     let bad: Receiver
     let owner: Person
@@ -82,10 +85,6 @@ for (const backend of backends) {
     }
 
     beforeAll(async () => {
-      // One attempt per delivery: a 500 fails it for good, and it can be replayed.
-      // The receiver fails on purpose more often than the circuit breaker
-      // allows; with it open, replays would fail without being sent.
-      h = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', CIRCUIT_FAILURES: '1000' })
       good = startReceiver()
       bad = startReceiver()
       bad.fallback = { status: 500, body: 'broken' }
@@ -104,8 +103,7 @@ for (const backend of backends) {
       events.none = await post({ event: 'other.thing', message: 'goes nowhere' })
       await settled(OK_EVENTS + 2 * BAD_EVENTS)
     }, 60_000)
-    afterAll(async () => {
-      await h?.close()
+    afterAll(() => {
       good?.stop()
       bad?.stop()
     })

@@ -21,7 +21,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { generateSecret } from '../../src/core/keys'
-import { ADMIN_TOKEN, backends, startTestHerald, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, backends, useTestHerald, type TestHerald } from '../harness'
 import { newEmail, PASSWORD, signUp } from '../users'
 import { chunked, describeCase, problemFault, requestArb, target, type Caller, type Ref, type RouteCase, type RouteInfo } from '../fuzz_routes'
 
@@ -254,7 +254,6 @@ function startProbe(url: string, inFlight: Set<RouteCase>) {
 
 for (const backend of backends) {
   describe(`every route fuzzed on ${backend}`, () => {
-    let h: TestHerald
     let w: World
     let routes: RouteInfo[]
     let arb: fc.Arbitrary<RouteCase>
@@ -263,17 +262,17 @@ for (const backend of backends) {
     const inFlight = new Set<RouteCase>()
     const secrets = () => [ADMIN_TOKEN, w.owner, w.member, w.apiKey, w.web.cookie.split('=')[1]!]
 
-    beforeAll(async () => {
+    beforeAll(() => {
       before = prototypes()
-      h = await startTestHerald(backend, ENV)
+    })
+    // Registered before the Herald's own afterAll, so that the probe stops before Herald does.
+    afterAll(() => probe?.stop(), 60_000)
+    const h = useTestHerald(backend, ENV, 60_000)
+    beforeAll(async () => {
       routes = (h.app.routes as RouteInfo[]).filter((r) => !SKIPPED.includes(`${r.method} ${r.path}`))
       arb = requestArb(routes)
       w = await prepare(h)
       probe = startProbe(h.url, inFlight)
-    }, 60_000)
-    afterAll(async () => {
-      await probe?.stop()
-      await h?.close()
     }, 60_000)
 
     function send(via: Via, c: RouteCase, signal: AbortSignal): Promise<Response> {

@@ -3,9 +3,9 @@
 // shared Problem schema (RFC 9457), and real 400s, 401s, 404s, 413s and 415s
 // match that schema; every operation says its security, `[]` for the public
 // ones; bodies are named schemas; Herald's own schema keywords stay out.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import { startTestHerald, type TestHerald } from '../harness'
+import { useTestHerald } from '../harness'
 import { schemaIn } from '../support'
 import { signUp, type Person } from '../users'
 import { ProblemSchema } from '../../src/http/openapi'
@@ -29,18 +29,16 @@ const NOT_A_PROBLEM = new Set(['get /readyz 503'])
 // They read their bodies themselves, and answer 400 for a Content-Type that is not JSON (docs/events.md).
 const OWN_BODY_READERS = new Set(['post /event', 'post /events'])
 
-let h: TestHerald
+const h = useTestHerald('embedded')
 let doc: Json
 let owner: Person
 let operations: { name: string; op: Json }[]
 
 beforeAll(async () => {
-  h = await startTestHerald('embedded')
   owner = await signUp(h)
   doc = await (await fetch(`${h.url}/openapi.json`)).json()
   operations = Object.entries<Json>(doc.paths).flatMap(([path, methods]) => Object.entries<Json>(methods).map(([method, op]) => ({ name: `${method} ${path}`, op })))
 }, 30_000)
-afterAll(() => h?.close())
 
 /** Every (sub)schema of the document, anywhere. */
 function* schemasOf(value: Json): Generator<Json> {

@@ -5,21 +5,16 @@
 // request, and the per-address throttles (sign-in failures, e-mails) never
 // added up. Now the rightmost hop is the client's address, and a header that
 // holds no address (empty, too long, garbage) is never a 500.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { MAIL_LIMITS, SIGNIN_LIMITS, signinCounters } from '../../src/accounts/throttle'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { expectProblem } from '../support'
 import { newEmail, PASSWORD } from '../users'
 
 for (const backend of backends) {
   describe(`X-Forwarded-For behind a trusted proxy (${backend})`, () => {
-    let h: TestHerald
-
-    beforeAll(async () => {
-      h = await startTestHerald(backend, { HERALD_TRUST_PROXY: 'true' })
-    }, 30_000)
-    afterAll(() => h?.close())
+    const h = useTestHerald(backend, { HERALD_TRUST_PROXY: 'true' })
 
     const post = (path: string, body: unknown, forwardedFor: string) =>
       fetch(h.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor }, body: JSON.stringify(body) })

@@ -9,8 +9,8 @@
 // Now the guard belongs to the route group, so whatever the router matched,
 // the guard saw too: without the right token nothing is ever 2xx, no secret
 // is ever in an answer, and nothing is created.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ADMIN_TOKEN, backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { ADMIN_TOKEN, backends, useTestHerald } from '../harness'
 import { rawRequest } from '../support'
 import { signUp, type Person } from '../users'
 
@@ -82,16 +82,14 @@ const where = (a: { probe: Probe; host: string; status: number }) => `${a.probe.
 
 for (const backend of backends) {
   describe(`route guards against every Host and path spelling (${backend})`, () => {
-    let h: TestHerald
-    let off: TestHerald
+    const h = useTestHerald(backend, { HERALD_METRICS_TOKEN: 'metrics-token-0123456789' })
+    const off = useTestHerald('embedded', { HERALD_ADMIN_TOKEN: '' })
     let owner: Person
     let workspace: string
     let port: number
     let adminProbes: Probe[]
 
     beforeAll(async () => {
-      h = await startTestHerald(backend, { HERALD_METRICS_TOKEN: 'metrics-token-0123456789' })
-      off = await startTestHerald('embedded', { HERALD_ADMIN_TOKEN: '' })
       port = Number(new URL(h.url).port)
       owner = await signUp(h)
       workspace = (await h.workspace()).name
@@ -118,11 +116,6 @@ for (const backend of backends) {
       ]
       adminProbes = targets.flatMap((t) => spellings(t.path).map((path) => ({ ...t, path })))
     }, 60_000)
-
-    afterAll(async () => {
-      await h?.close()
-      await off?.close()
-    })
 
     // Without the right token, an answer says nothing: never 2xx, never a
     // workspace, a key or a token, and nothing changed afterwards.

@@ -5,8 +5,8 @@
 // request a 400; now it is one, a problem+json like the "no Host" answer,
 // before any route runs. One Host (a name, an address, an IPv6 literal, with
 // or without a port) still reaches the route.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { countEvents, rawRequest } from '../support'
 
 /** A request with these header lines (Host lines included, in order) and, for a POST, a JSON body. */
@@ -19,14 +19,12 @@ function request(method: string, path: string, lines: string[], body?: string): 
 
 for (const backend of backends) {
   describe(`more than one Host header (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let ws: { name: string; apiKey: string }
 
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = await h.workspace()
     }, 30_000)
-    afterAll(() => h?.close())
 
     const TWICE: string[][] = [
       ['Host: a.example', 'Host: b.example'],

@@ -2,8 +2,8 @@
 // "nothing to change", on every backend: each is a 400 problem that names
 // the parameter or field, and nothing changes. Also the sign-in and sign-up
 // forms another site could post (login CSRF): JSON only, 415 otherwise.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ADMIN_TOKEN, backends, startTestHerald, type TestHerald } from '../harness'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { ADMIN_TOKEN, backends, useTestHerald } from '../harness'
 import { bearerCall, newEmail, PASSWORD, type Call } from '../users'
 import { expectProblem } from '../support'
 
@@ -12,7 +12,7 @@ const FAR_FUTURE_ID = 'ffffffff-ffff-7fff-bfff-ffffffffffff'
 
 for (const backend of backends) {
   describe(`inputs that once were 500s (${backend})`, () => {
-    let h: TestHerald
+    const h = useTestHerald(backend)
     let ws: { name: string; apiKey: string }
     let owner: Call
     let ownerToken: string
@@ -22,7 +22,6 @@ for (const backend of backends) {
       fetch(h.url + path, { method, headers: { authorization: `Bearer ${path.startsWith('/admin') ? ADMIN_TOKEN : ownerToken}`, 'content-type': 'application/json' }, body })
 
     beforeAll(async () => {
-      h = await startTestHerald(backend)
       ws = await h.workspace()
       const res = await h.admin('POST', `/admin/workspaces/${ws.name}/members`, { email: newEmail('owner'), role: 'owner' })
       ownerToken = ((await res.json()) as { userToken: string }).userToken
@@ -30,7 +29,6 @@ for (const backend of backends) {
       const router = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name: 'r', pattern: '*', destination: { type: 'webhook', url: 'https://example.com/hook' } })
       routerId = ((await router.json()) as { id: string }).id
     }, 30_000)
-    afterAll(() => h?.close())
 
     /** A 400 problem whose errors name `name` (a parameter, or a body pointer's first field). */
     async function refused(res: Response, name: string) {

@@ -2,9 +2,9 @@
 // as JavaScript's toISOString writes it, whatever PostgreSQL's own JSON would
 // say (+00:00, microseconds). Every `…At` field of every answer a person,
 // an app and an operator read is walked and checked.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { createECDH, randomBytes } from 'node:crypto'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { signUp, type Person } from '../users'
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -18,13 +18,11 @@ function times(value: unknown, path = ''): [string, unknown][] {
 
 for (const backend of backends) {
   describe(`timestamps (${backend})`, () => {
-    let herald: TestHerald
+    const herald = useTestHerald(backend)
     let owner: Person
     beforeAll(async () => {
-      herald = await startTestHerald(backend)
       owner = await signUp(herald)
-    })
-    afterAll(() => herald?.close())
+    }, 30_000)
 
     test('every …At field of the API is RFC 3339 with a Z', async () => {
       const ws = owner.workspace

@@ -1,18 +1,14 @@
 // A 400 reads as words, never as a regular expression or TypeBox's phrasing:
 // the dashboard and the CLI show these details as they are.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { PASSWORD, newEmail, signUp } from '../users'
 
 const REGEX_LEAK = /Expected string to match|'\^|\$'|\\\\x[0-9a-f]{2}|\[a-z0-9\]/
 
 for (const backend of backends) {
   describe(`validation messages in words on ${backend}`, () => {
-    let h: TestHerald
-    beforeAll(async () => {
-      h = await startTestHerald(backend)
-    })
-    afterAll(() => h.close())
+    const h = useTestHerald(backend)
 
     test('sign-up with the workspace "My Team": the rule in words, once', async () => {
       const res = await fetch(`${h.url}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: newEmail(), password: PASSWORD, workspace: 'My Team' }) })

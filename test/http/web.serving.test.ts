@@ -2,19 +2,15 @@
 // the hashed bundle, stylesheet and icons with long caching, no inline
 // script, the manifest and the service worker revalidated on every use, and
 // every other path still a problem+json 404. The routes stay out of OpenAPI.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { describe, expect, test } from 'bun:test'
+import { backends, useTestHerald } from '../harness'
 import { browser, newEmail, PASSWORD } from '../users'
 import { isShellPath } from '../../src/web/offline'
 
 for (const backend of backends) {
   describe(`web dashboard serving (${backend})`, () => {
-    let herald: TestHerald
+    const herald = useTestHerald(backend, {}, 60_000)
     const get = (path: string, headers: Record<string, string> = {}) => herald.app.handle(new Request(`http://localhost${path}`, { headers }))
-    beforeAll(async () => {
-      herald = await startTestHerald(backend)
-    }, 60_000)
-    afterAll(() => herald?.close())
 
     test('the shell answers every dashboard path, with a strict content security policy', async () => {
       for (const path of ['/', '/feed', '/signin', '/signup', '/reset', '/reset/abc', '/invite/abc', '/w/acme', '/w/acme/feed', '/w/acme/events/019a0000-0000-7000-8000-000000000000', '/w/acme/routers/new']) {

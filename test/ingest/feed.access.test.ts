@@ -9,7 +9,7 @@
 // stream is held by the other.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import { ADMIN_TOKEN, NATS_URL, describeJs, backends, createTestDatabase, deleteStream, startTestHerald, testStream, type TestHerald } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, describeJs, backends, createTestDatabase, deleteStream, useTestHerald, testStream } from '../harness'
 import { PASSWORD, signUp, type Person } from '../users'
 import { waitFor } from '../support'
 import { spawnHerald, type HeraldProcess } from '../processes'
@@ -72,22 +72,18 @@ async function expectEndedAtOnce(s: Stream, url: string, apiKey: string) {
 
 for (const backend of backends) {
   describe(`a live stream ends with its access (${backend})`, () => {
-    let h: TestHerald
     const open: Stream[] = []
+    // Registered before the Herald's own afterAll: an open stream would hold its shutdown.
+    afterAll(() => {
+      for (const s of open) s.cancel()
+    })
+    const h = useTestHerald(backend)
     const stream = async (token: string, workspace: string) => {
       const s = await openStream(h.url, token, workspace)
       open.push(s)
       return s
     }
     const keyOf = async (p: Person) => ((await (await p.call('POST', `/v1/workspaces/${p.workspace}/keys`, { name: 'stream' })).json()) as { apiKey: string }).apiKey
-
-    beforeAll(async () => {
-      h = await startTestHerald(backend)
-    }, 30_000)
-    afterAll(async () => {
-      for (const s of open) s.cancel()
-      await h?.close()
-    })
 
     test('signing out ends the streams of that session at once; another session of the same person keeps streaming', async () => {
       const p = await signUp(h)

@@ -11,10 +11,10 @@
 // its run is replayed alone through fc.assert (same seed, its path), so that
 // fast-check shrinks it, and the test fails with the shrunk body. Replay a run
 // with FUZZ_SEED=<seed>; FUZZ_BODIES and FUZZ_SOCKET_BODIES change the counts.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { SLUG } from '../../src/ingest/event'
-import { PG_URL, startTestHerald, type TestHerald } from '../harness'
+import { PG_URL, useTestHerald } from '../harness'
 import { countEvents, UUIDV7 } from '../support'
 import { describeCase, fuzzCase, POLLUTION_PROBES, type FuzzCase, type SubmitBody } from '../fuzz_bodies'
 
@@ -50,17 +50,18 @@ function prototypes() {
 }
 
 describe(`POST /event fuzzing on ${backend}`, () => {
-  let h: TestHerald
   let ws: { name: string; apiKey: string }
   let before: Map<string, unknown>
   const probesBefore = Object.fromEntries(POLLUTION_PROBES.map((k) => [k, ({} as Record<string, unknown>)[k]]))
 
-  beforeAll(async () => {
+  beforeAll(() => {
     before = prototypes()
-    h = await startTestHerald(backend)
+  })
+  // 60 s to close: the embedded store may still be delivering a few ten thousand events.
+  const h = useTestHerald(backend, {}, 60_000)
+  beforeAll(async () => {
     ws = await h.workspace({ rateLimit: { perSecond: 1e6, burst: 1e6 }, monthlyQuota: 1e9 })
   }, 60_000)
-  afterAll(() => h?.close(), 60_000) // the embedded store may still be delivering a few ten thousand events
 
   const chunked = (bytes: Uint8Array, size: number) =>
     new ReadableStream<Uint8Array>({

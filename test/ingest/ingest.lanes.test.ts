@@ -7,7 +7,7 @@
 // timeout, answers 503, and goes on with a new connection.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { describePg, startTestHerald, type TestHerald } from '../harness'
+import { describePg, useTestHerald } from '../harness'
 import { createBatcher } from '../../src/ingest/batcher'
 import type { Submission } from '../../src/ingest/submission'
 import { createLogger } from '../../src/core/log'
@@ -15,7 +15,6 @@ import { HeraldError } from '../../src/core/problems'
 import type { Sql } from '../../src/core/db'
 
 describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
-  let h: TestHerald
   let ws: number
   // A server that closes every connection as soon as the client speaks: a
   // PostgreSQL that is still starting up.
@@ -23,16 +22,16 @@ describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
   const closing = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: () => void attempts++, data: (s) => void s.end() } })
   const made: Sql[] = []
 
-  beforeAll(async () => {
-    h = await startTestHerald('postgres')
-    const { name } = await h.workspace({ rateLimit: { perSecond: 1e6, burst: 1e6 }, monthlyQuota: 1e6 })
-    ws = (await h.db.sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${name}`)[0]!.id
-  }, 60_000)
+  // Registered before the Herald's own afterAll, so that these go before Herald closes.
   afterAll(async () => {
     closing.stop(true)
     await Promise.all(made.map((c) => c.end({ timeout: 0 })))
-    await h?.close()
   })
+  const h = useTestHerald('postgres', {}, 60_000)
+  beforeAll(async () => {
+    const { name } = await h.workspace({ rateLimit: { perSecond: 1e6, burst: 1e6 }, monthlyQuota: 1e6 })
+    ws = (await h.db.sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${name}`)[0]!.id
+  }, 60_000)
 
   const submission = (i: number): Submission => {
     const id = Bun.randomUUIDv7()

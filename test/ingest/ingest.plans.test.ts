@@ -12,7 +12,7 @@
 // usage_daily, channels.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { describePg, startTestHerald, type TestHerald } from '../harness'
+import { describePg, useTestHerald } from '../harness'
 import { writeEventBatch } from '../../src/ingest/statement'
 import type { Submission } from '../../src/ingest/submission'
 import type { Sql } from '../../src/core/db'
@@ -20,13 +20,14 @@ import type { Sql } from '../../src/core/db'
 const types = { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } }
 
 describePg('the ingest statement keeps good plans on empty and full tables (PostgreSQL)', () => {
-  let h: TestHerald
   let spy: Sql
   const notices: string[] = []
   const wsIds: number[] = []
 
+  // Registered before the Herald's own afterAll: the spy's connection ends before Herald drops its database.
+  afterAll(() => spy?.end())
+  const h = useTestHerald('postgres', {}, 60_000)
   beforeAll(async () => {
-    h = await startTestHerald('postgres')
     for (let i = 0; i < 20; i++) {
       const { name } = await h.workspace({ rateLimit: { perSecond: 1e9, burst: 1e9 }, monthlyQuota: 1e9 })
       wsIds.push((await h.db.sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${name}`)[0]!.id)
@@ -40,10 +41,6 @@ describePg('the ingest statement keeps good plans on empty and full tables (Post
     await spy.unsafe('SET auto_explain.log_min_duration = 0')
     await spy.unsafe('SET auto_explain.log_level = notice')
   }, 60_000)
-  afterAll(async () => {
-    await spy?.end()
-    await h?.close()
-  })
 
   const event = (ws: number, i: number): Submission => {
     const id = Bun.randomUUIDv7()

@@ -9,12 +9,11 @@
 // about any stored key's preimage; there is no byte-by-byte comparison of
 // secrets to time. (Secrets compared in memory, such as the admin token and
 // CSRF tokens, go through timingSafeEqual: secretsEqual in src/core/keys.ts.)
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { createApiKeyAuth } from '../../src/ingest/auth'
 import { generateApiKey, generateSecret, hashSecret, isWellFormedKey, isWellFormedSecret, KEY_PATTERN, keyPrefix, PREFIX_LENGTH } from '../../src/core/keys'
-import { backends, startTestHerald, type TestHerald } from '../harness'
-import { startSmtp } from '../smtp'
+import { backends, useMailedHerald } from '../harness'
 import { browser, PASSWORD, signUp } from '../users'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -70,17 +69,7 @@ describe('API key format', () => {
 })
 
 describe.each(backends)('API keys on %s', (backend) => {
-  let h: TestHerald
-  let smtp: Awaited<ReturnType<typeof startSmtp>>
-  beforeAll(async () => {
-    smtp = await startSmtp()
-    h = await startTestHerald(backend, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` })
-    h.mails = smtp.mails
-  }, 30_000)
-  afterAll(async () => {
-    await h?.close()
-    await smtp?.close()
-  })
+  const { h, smtp } = useMailedHerald(backend)
 
   test('a mistyped key is refused without a database look-up; a well-formed one is looked up once', async () => {
     let queries = 0

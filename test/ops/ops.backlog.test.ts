@@ -6,7 +6,7 @@
 // circuit of its host, which closes once the receiver is back.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { createTestDatabase, describePg, pipelines, startPipelineHerald, type TestHerald } from '../harness'
+import { createTestDatabase, describePg, pipelines, usePipelineHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { parseExposition, sample, scrapeMetrics } from '../exposition'
 import type { Sql } from '../../src/core/db'
@@ -112,22 +112,20 @@ const at = (m: Map<string, number>, name: string, labels: Record<string, string>
 const scrape = scrapeMetrics
 
 describe.each(pipelines)('a destination that is down, on the %s pipeline', (pipeline) => {
-  let h: TestHerald
+  // A failed attempt is retried an hour later; 2 failures open a circuit for 0.5 s (then 1 s).
+  const h = usePipelineHerald(pipeline, {
+    HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,1h', WORKER_THREADS: '1',
+    CIRCUIT_FAILURES: '2', CIRCUIT_COOLDOWN_MS: '500', CIRCUIT_COOLDOWN_MAX_MS: '1000',
+  })
   let down: Receiver
   let refusing: Receiver
-  beforeAll(async () => {
+  beforeAll(() => {
     down = startReceiver()
     down.fallback = { status: 503 }
     refusing = startReceiver()
     refusing.fallback = { status: 400 }
-    // A failed attempt is retried an hour later; 2 failures open a circuit for 0.5 s (then 1 s).
-    h = await startPipelineHerald(pipeline, {
-      HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,1h', WORKER_THREADS: '1',
-      CIRCUIT_FAILURES: '2', CIRCUIT_COOLDOWN_MS: '500', CIRCUIT_COOLDOWN_MAX_MS: '1000',
-    })
-  }, 30_000)
-  afterAll(async () => {
-    await h?.close()
+  })
+  afterAll(() => {
     down?.stop()
     refusing?.stop()
   })

@@ -6,8 +6,8 @@
 import { expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, NATS_URL, PG_URL, createTestDatabase, deleteStream, testStream } from '../harness'
-import { spawnHerald, type HeraldProcess } from '../processes'
+import { NATS_URL, PG_URL, createTestDatabase, deleteStream, testStream } from '../harness'
+import { adminPost, spawnHerald, type HeraldProcess } from '../processes'
 import { eventually, startReceiver } from '../receiver'
 import { scrapeMetrics } from '../exposition'
 
@@ -26,8 +26,7 @@ testJs('herald serve with every worker down: the consumer\'s pending events grow
   try {
     const api = await spawnHerald(env, 'serve')
     procs.push(api)
-    const admin = (path: string, body: unknown) =>
-      fetch(api.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const admin = adminPost(api)
     const { apiKey } = (await (await admin('/admin/workspaces', { name: 'lag', rateLimit: { perSecond: 1000, burst: 1000 } })).json()) as { apiKey: string }
     expect((await admin('/admin/workspaces/lag/routers', { name: 'hook', pattern: '*', destination: { type: 'webhook', url: `${rx.url}/w` } })).status).toBe(201)
     const post = async (n: number) => {

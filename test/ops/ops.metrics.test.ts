@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, type Server } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, NATS_URL, describeJs, createTestDatabase, deleteStream, pipelines, startPipelineHerald, testStream, useTestHerald, type TestHerald } from '../harness'
-import { spawnHerald, type HeraldProcess } from '../processes'
+import { ADMIN_TOKEN, NATS_URL, describeJs, createTestDatabase, deleteStream, pipelines, usePipelineHerald, testStream, useTestHerald } from '../harness'
+import { adminPost, spawnServeAndWorker, type HeraldProcess } from '../processes'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { PROBE_TIMEOUT_MS, registry } from '../../src/core/metrics'
 import { watchMetrics } from '../../src/delivery/metrics'
@@ -26,17 +26,13 @@ const delta = (before: Map<string, number>, after: Map<string, number>, name: st
   (after.get(sample(name, labels)) ?? 0) - (before.get(sample(name, labels)) ?? 0)
 
 describe.each(pipelines)('/metrics on the %s pipeline', (pipeline) => {
-  let h: TestHerald
+  // Retries 200 ms apart, so that the retried delivery completes within the test.
+  const h = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,200ms,200ms' })
   let rx: Receiver
-  beforeAll(async () => {
+  beforeAll(() => {
     rx = startReceiver()
-    // Retries 200 ms apart, so that the retried delivery completes within the test.
-    h = await startPipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,200ms,200ms' })
-  }, 30_000)
-  afterAll(async () => {
-    await h?.close()
-    rx?.stop()
   })
+  afterAll(() => rx?.stop())
 
   test('events accepted and refused, batches, requests by route and deliveries by outcome are counted exactly', async () => {
     const quotaWs = await h.workspace({ monthlyQuota: 3, rateLimit: { perSecond: 1000, burst: 1000 } })
@@ -245,10 +241,7 @@ describeJs('herald worker serves /metrics on METRICS_PORT', () => {
     const auth = { authorization: `Bearer ${TOKEN}` }
     const procs: HeraldProcess[] = []
     try {
-      const api = await spawnHerald(env, 'serve')
-      procs.push(api)
-      const worker = await spawnHerald(env, 'worker')
-      procs.push(worker)
+      const { api, worker } = await spawnServeAndWorker(env, procs)
       const running = JSON.parse(worker.output.find((l) => l.includes('"Herald worker is running"'))!) as { metricsPort: number }
       expect(running.metricsPort).toBeGreaterThan(0)
       const metricsUrl = `http://127.0.0.1:${running.metricsPort}`
@@ -256,8 +249,7 @@ describeJs('herald worker serves /metrics on METRICS_PORT', () => {
       expect((await fetch(metricsUrl + '/nope')).status).toBe(404)
       expect((await fetch(metricsUrl + '/metrics')).status).toBe(401)
 
-      const admin = (path: string, body: unknown) =>
-        fetch(api.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const admin = adminPost(api)
       const { apiKey } = (await (await admin('/admin/workspaces', { name: 'split', rateLimit: { perSecond: 1000, burst: 1000 } })).json()) as { apiKey: string }
       expect((await admin('/admin/workspaces/split/routers', { name: 'hook', pattern: '*', destination: { type: 'webhook', url: `${rx.url}/w` } })).status).toBe(201)
       for (let i = 0; i < 6; i++) {
