@@ -17,7 +17,11 @@
 //
 // --rate defaults to half the Herald req/s of the newest bench/results/ingest-*.json
 // (the ingest benchmark at 50% load), else 4000. --mode split runs `herald serve`
-// and `herald worker` (the scale-out path); --mode all runs one `herald start`.
+// and `herald worker` (the scale-out path); --mode all runs one `herald start`;
+// --mode prototype runs the smallest pipeline with Herald's guarantees in
+// their place (bench/prototype_server.ts publishing to JetStream after each
+// commit, bench/prototype_worker.ts posting and recording), on a database and
+// routers Herald made: what Herald's fan-out is measured against.
 // DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
 // and NATS_URL a NATS server with JetStream (default nats://127.0.0.1:4222); the
 // run creates the database herald_bench_fo_<ts> and the stream HERALD_BENCH_<ts>
@@ -26,7 +30,7 @@
 // BENCH_BUN_FLAGS to the Bun that runs it (e.g. a CPU profile).
 import { parseArgs } from 'node:util'
 import { loadavg } from 'node:os'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { addOtherCores, backendPids, cpuMeter, dist, machine, mean, natsPids, round, rssSampler, slope } from './proc'
 import {
@@ -92,7 +96,7 @@ function defaultRate(): { rate: number; source: string } {
 
 function parameters() {
   const mode = flags.mode
-  if (mode !== 'split' && mode !== 'all') fail(`--mode must be split or all, got ${JSON.stringify(mode)}`)
+  if (mode !== 'split' && mode !== 'all' && mode !== 'prototype') fail(`--mode must be split, all or prototype, got ${JSON.stringify(mode)}`)
   const def = flags.rate === undefined ? defaultRate() : { rate: posInt('rate'), source: '--rate' }
   return {
     rate: def.rate,
@@ -106,7 +110,7 @@ function parameters() {
     drain_s: posInt('drain', 0),
     inflight_limit: posInt('inflight'),
     api_processes: mode === 'split' ? posInt('api') : 1,
-    worker_processes: mode === 'split' ? posInt('workers') : 0,
+    worker_processes: mode === 'split' ? posInt('workers') : mode === 'prototype' ? 1 : 0,
     tick_ms: TICK_MS,
     analyze: !flags['skip-analyze'],
     bun_flags: process.env.BENCH_BUN_FLAGS ?? '',
@@ -133,8 +137,9 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
     apis.push(child)
     bases.push(base)
   }
-  const workers = Array.from({ length: params.worker_processes }, (_, i) => h.startWorker(env, join(tmp, `worker-${i}.log`)))
-  await h.workerReady(workers[0] ?? apis[0]!, jsm, stream)
+  const prototype = params.mode === 'prototype'
+  const workers = prototype ? [] : Array.from({ length: params.worker_processes }, (_, i) => h.startWorker(env, join(tmp, `worker-${i}.log`)))
+  if (!prototype) await h.workerReady(workers[0] ?? apis[0]!, jsm, stream)
   // Webhook routers per workspace: --matching of them take every event to the receiver, the rest match none.
   const keys: string[] = []
   const hook = `http://127.0.0.1:${receiver.port}/hook`
@@ -144,6 +149,21 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
     for (let j = 0; j < routers.length; j += 16) {
       await Promise.all(routers.slice(j, j + 16).map((pattern, k) => createWebhookRouter(bases[0]!, `bench-${i}`, `r${j + k}`, hook, pattern)))
     }
+  }
+  if (prototype) {
+    // Herald made the tables, the workspaces and their routers; the prototype takes its place.
+    for (const a of apis.splice(0)) await a.stop()
+    await jsm.streams.delete(stream).catch(() => {})
+    const keysFile = join(tmp, 'keys.txt')
+    writeFileSync(keysFile, keys.join('\n') + '\n')
+    const protoEnv = { ...env, KEYS_FILE: keysFile, RECEIVER_URL: hook, PORT: '0' }
+    const server = await h.spawnTalker('the prototype server', ['bench/prototype_server.ts'], join(tmp, 'prototype-server.log'), (line) => {
+      const port = (JSON.parse(line) as { port?: number }).port
+      if (port) bases.splice(0, bases.length, `http://127.0.0.1:${port}`)
+      return !!port
+    }, false, protoEnv)
+    const worker = await h.spawnTalker('the prototype worker', ['bench/prototype_worker.ts'], join(tmp, 'prototype-worker.log'), (line) => line.includes('"ready"'), false, protoEnv)
+    return { stream, db, jsm, rt, receiver, apis: [server], workers: [worker], bases, keys, herald: { prototype_server: [server], prototype_worker: [worker] } as Record<string, Child[]> }
   }
   // Processes by role: their CPU is metered together; RSS is each one's peak.
   const herald: Record<string, Child[]> = split ? { herald_serve: apis, herald_worker: workers } : { herald_start: apis }

@@ -219,9 +219,9 @@ export function harness(name: string) {
    * on which `onLine` returns true. With `stdin`, the child gets a pipe that
    * closes when the benchmark dies, however it dies.
    */
-  async function spawnTalker(what: string, args: string[], logPath: string, onLine: (line: string) => boolean | void, stdin = false) {
+  async function spawnTalker(what: string, args: string[], logPath: string, onLine: (line: string) => boolean | void, stdin = false, env?: Record<string, string | undefined>) {
     const err = openSync(logPath, 'w')
-    const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, stdin: stdin ? 'pipe' : 'ignore', stdout: 'pipe', stderr: err })
+    const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, stdin: stdin ? 'pipe' : 'ignore', stdout: 'pipe', stderr: err, ...(env ? { env } : {}) })
     const stop = stopper(proc)
     cleanups.push(stop)
     let isReady = () => {}

@@ -14,15 +14,30 @@
 // previous batch commits, then go together as one statement: no BEGIN or
 // COMMIT round trip.
 //
-//   PORT=0 DATABASE_URL=… KEYS_FILE=… bun bench/prototype_server.ts
+// With NATS_URL and NATS_STREAM it is also the first half of the fan-out's
+// prototype (bench/prototype_worker.ts is the other): once a batch has
+// committed, each event is published to JetStream with its place in the
+// batch's outbox row (the ledger the worker clears), as Herald's relay does
+// after its commit.
+//
+//   PORT=0 DATABASE_URL=… KEYS_FILE=… [NATS_URL=… NATS_STREAM=…] bun bench/prototype_server.ts
 import postgres from 'postgres'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+
+import { connect, headers as natsHeaders } from '@nats-io/transport-node'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 
 const MAX_BATCH = 1000
 const LANES = Number(process.env.PROTOTYPE_LANES ?? 1)
 const types = { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } }
 const sql = postgres(process.env.DATABASE_URL!, { max: LANES, types, onnotice: () => {}, connection: { jit: 'off' } })
+
+// The fan-out's half: a stream of the run's own, one subject per workspace.
+const nats = process.env.NATS_URL ? await connect({ servers: process.env.NATS_URL }) : null
+const js = nats ? jetstream(nats) : null
+const STREAM = process.env.NATS_STREAM ?? 'PROTOTYPE'
+if (nats) await (await jetstreamManager(nats)).streams.add({ name: STREAM, subjects: [`prototype.${STREAM}.>`] })
 
 interface Workspace {
   id: number
@@ -72,7 +87,7 @@ async function write(lane: Lane) {
     }
     const ids = [...ord.keys()].sort((a, b) => a - b)
     try {
-      const grants = await sql<{ id: number; used: number; granted: number; quota: number }[]>`
+      const grants = await sql<{ id: number; used: number; granted: number; quota: number; outbox: number | null; event_ids: string[] | null }[]>`
         WITH req AS (
           SELECT ws AS id, count(*)::int AS n FROM unnest(${cols.ws}::bigint[]) AS ws GROUP BY ws
         ), locked AS MATERIALIZED (
@@ -103,8 +118,10 @@ async function write(lane: Lane) {
           RETURNING id, workspace_id
         ), ob AS (
           INSERT INTO outbox (event_ids, workspace_ids) SELECT array_agg(id), array_agg(workspace_id) FROM ins HAVING count(*) > 0
+          RETURNING id, event_ids
         )
-        SELECT id, used, granted, quota FROM gr`
+        SELECT id, used, granted, quota, (SELECT id FROM ob) AS outbox, (SELECT event_ids FROM ob) AS event_ids FROM gr`
+      if (js && grants[0]?.outbox) publish(grants[0].outbox, grants[0].event_ids!, batch)
       const byWs = new Map(grants.map((g) => [g.id, g]))
       const seen = new Map<number, number>()
       for (const p of batch) {
@@ -121,6 +138,19 @@ async function write(lane: Lane) {
     }
   }
   lane.writing--
+}
+
+/** After the commit: each stored event to JetStream, with its place in the outbox row; not awaited by the answers. */
+function publish(outbox: number, eventIds: string[], batch: Pending[]) {
+  const byId = new Map(batch.map((p) => [p.id, p]))
+  eventIds.forEach((id, index) => {
+    const p = byId.get(id)!
+    const h = natsHeaders()
+    h.set('Nats-Msg-Id', id)
+    h.set('Outbox', `${outbox}.${index}.${eventIds.length}`)
+    const view = { eventId: id, workspace: p.ws.name, channel: p.channel, event: p.body.event ?? null, title: p.body.title ?? null, message: p.body.message, link: p.body.link ?? null, tags: p.body.tags ?? [], data: p.body.data ?? null, createdAt: p.at }
+    js!.publish(`prototype.${STREAM}.${p.ws.id}`, JSON.stringify(view), { headers: h }).catch((err) => console.error('publish', err))
+  })
 }
 
 const server = Bun.serve({
