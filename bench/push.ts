@@ -34,14 +34,16 @@ import {
 import { openLoop, postEvent, type Posted } from './load'
 import { APNS_MAX_STREAMS, pushesOf, standInsReport, startStandIns, type Final } from './push_stand_ins'
 import { DEVICES_PER_USER, PROVIDERS, completion, devicesPerProvider, duplicateRows, eventRows, parseProviders, populate, type EventRows, type Provider } from './push_db'
-import { measureEncryption, vapidPair, webPushReport } from './push_webpush'
+import { measureEncryption, vapidPair, webPushFloor, webPushReport } from './push_webpush'
 
 const h = harness('push')
 const { cleanups, progress } = h
 
-// APNs and FCM: 10,000 pushes/s. Web Push encrypts each push for its browser
-// (a P-256 key pair and an ECDH per push), and its target is half that.
-const TARGETS = { pushes_per_s: 10_000, webpush_pushes_per_s: 5_000, worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2 }
+// 10,000 pushes/s for every provider. Web Push encrypts each push for its
+// browser (a P-256 key pair and an ECDH per push, RFC 8291), so it is also
+// held against the smallest sender there can be (bench/push_floor.ts), run
+// in the same run before Herald starts: at least 0.9 × its rate.
+const TARGETS = { pushes_per_s: 10_000, webpush_pushes_per_s: 10_000, webpush_vs_floor: 0.9, worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2 }
 const TUNING_KEYS = ['WORKER_CONCURRENCY', 'WORKER_THREADS', 'DATABASE_POOL_MAX', 'JETSTREAM_MAX_ACK_PENDING', 'JETSTREAM_ACK_WAIT_MS',
   'BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'OUTBOX_RELAY_INTERVAL_MS', 'DELIVERY_TIMEOUT_MS']
 const CHANNEL = 'alerts'
@@ -363,7 +365,9 @@ async function main() {
   const load1m = loadavg()[0]!
   const vapid = vapidPair()
   const encryption = params.providers.includes('webpush') ? await measureEncryption(vapid.pair, CHANNEL) : null
-  if (encryption) progress(`Web Push encryption alone: ${encryption.us_per_push} µs CPU per push (${JSON.stringify(encryption.parts_us)})`)
+  if (encryption) progress(`Web Push encryption alone: ${encryption.us_per_push} µs CPU per push (${JSON.stringify(encryption.candidates_us)})`)
+  const floor = params.providers.includes('webpush') ? await webPushFloor() : null
+  if (floor) progress(`Web Push floor (encrypt and post, nothing else): ${floor.pushes_per_s} pushes/s`)
   const run = await setUp(params, started, vapid)
   const { N, si, db, pop, warnings, ingestErrors } = run
 
@@ -409,7 +413,7 @@ async function main() {
   const target = params.target_pushes_per_s
   const webpush = pop.webpush ? webPushReport({
     devices: pop.webpush, only: pop.webpush === N, target: TARGETS.webpush_pushes_per_s, bursts: burstRuns,
-    stream: streamResult, streamKeepsUp: streamed?.webpushKeepsUp ?? (() => false), encryption,
+    stream: streamResult, streamKeepsUp: streamed?.webpushKeepsUp ?? (() => false), encryption, floor, vsFloor: TARGETS.webpush_vs_floor,
   }) : null
   const workerPeak = mem.herald_worker!.peak_mb
   const rssBounded = workerPeak < TARGETS.worker_peak_rss_mb && streamed?.pass.rss !== false
@@ -435,7 +439,10 @@ async function main() {
     warnings,
     targets: {
       pushes_per_s: `≥ ${target} pushes/s: burst (best of --bursts: N ÷ POST → last push received); stream: offers ≥ ${target}/s, receives ≥ 98 % of it in the measured window, backlog growth ≤ 0.1 s of the offered rate${target === TARGETS.pushes_per_s ? '' : ` (${TARGETS.pushes_per_s}/s for APNs and FCM, ${TARGETS.webpush_pushes_per_s}/s for Web Push, over this mix of devices)`}`,
-      ...(pop.webpush ? { webpush_pushes_per_s: `≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s, encryption included: burst (best of --bursts: Web Push devices ÷ POST → last Web Push received); stream: offers ≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s and receives ≥ 98 % of them in the measured window, backlog growth as above` } : {}),
+      ...(pop.webpush ? {
+        webpush_pushes_per_s: `≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s, encryption included: burst (best of --bursts: Web Push devices ÷ POST → last Web Push received); stream: offers ≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s and receives ≥ 98 % of them in the measured window, backlog growth as above`,
+        webpush_vs_floor: `the best burst ≥ ${TARGETS.webpush_vs_floor} × the floor sender's pushes/s (bench/push_floor.ts, run before Herald in this run)`,
+      } : {}),
       rss_bounded: `herald worker peak RSS < ${TARGETS.worker_peak_rss_mb} MB, and over the stream's measured window the worker's last-quarter mean RSS ≤ ${TARGETS.rss_growth_ratio} × its first-quarter mean`,
       no_missing: 'every push of every accepted event reached the stand-ins (bursts within --burst-timeout, the stream within --drain)',
       no_problems: 'the stand-ins found no protocol violation (JWTs, headers, payloads, OAuth assertions, VAPID tokens, Web Push encryption)',
@@ -443,7 +450,7 @@ async function main() {
       pass: {
         pushes_per_s_burst: burst ? burst.best_pushes_per_s >= target : null,
         pushes_per_s_stream: streamed ? streamed.pass.pushes : null,
-        ...(webpush ? { webpush_pushes_per_s_burst: webpush.pass.burst, webpush_pushes_per_s_stream: webpush.pass.stream } : {}),
+        ...(webpush ? { webpush_pushes_per_s_burst: webpush.pass.burst, webpush_pushes_per_s_stream: webpush.pass.stream, webpush_vs_floor: webpush.pass.vs_floor } : {}),
         rss_bounded: rssBounded,
         no_missing: missing === 0,
         no_problems: problems === 0,

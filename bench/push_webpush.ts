@@ -5,6 +5,7 @@
 // encryption's share of it.
 import webpush from 'web-push'
 import { createECDH, randomBytes } from 'node:crypto'
+import { join } from 'node:path'
 import type { EventView } from '../src/delivery/event_view'
 import type { WebPushConfig } from '../src/delivery/push/job'
 import { webPushPayload } from '../src/delivery/push/webpush'
@@ -148,6 +149,15 @@ export type Encryption = Awaited<ReturnType<typeof measureEncryption>>
 /** `*_us_per_push` of the report's groups, from one cpu record. */
 const perPush = (cpu: Record<string, number>) => Object.fromEntries(CPU_GROUPS.map((g) => [g, cpu[`${g}_us_per_push`]!]))
 
+/** The floor sender (bench/push_floor.ts) in a process of its own, against its own stand-in: its report's results. */
+export async function webPushFloor(pushes = 30_000) {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'push_floor.ts'), '--pushes', String(pushes)], { stdout: 'pipe', stderr: 'inherit' })
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+  if (code !== 0) throw new Error(`bench/push_floor.ts failed (exit ${code})`)
+  return (JSON.parse(out) as { results: { pushes_per_s: number; cpu_us_per_push: { sender: number; stand_in: number } } }).results
+}
+export type Floor = Awaited<ReturnType<typeof webPushFloor>>
+
 interface WebPushInputs {
   devices: number // Web Push devices
   only: boolean // every device is Web Push: CPU per push is CPU per Web Push
@@ -156,6 +166,8 @@ interface WebPushInputs {
   stream: { webpush_pushes_per_s?: number; webpush_offered_pushes_per_s?: number; cpu: Record<string, number> } | null
   streamKeepsUp: (rate: number, offered: number) => boolean
   encryption: Encryption | null
+  floor: Floor | null
+  vsFloor: number
 }
 
 /**
@@ -178,7 +190,11 @@ export function webPushReport(o: WebPushInputs) {
     best_burst_pushes_per_s: best,
     stream_pushes_per_s: s?.webpush_pushes_per_s ?? null,
     stream_offered_pushes_per_s: s?.webpush_offered_pushes_per_s ?? null,
+    floor: o.floor,
+    best_burst_vs_floor: o.floor ? round(best / o.floor.pushes_per_s, 2) : null,
+    stream_vs_floor: o.floor && s?.webpush_pushes_per_s ? round(s.webpush_pushes_per_s / o.floor.pushes_per_s, 2) : null,
     pass: {
+      vs_floor: o.floor && o.bursts.length ? best >= o.vsFloor * o.floor.pushes_per_s : null,
       burst: o.bursts.length ? best >= o.target : null,
       stream: s ? o.streamKeepsUp(s.webpush_pushes_per_s!, s.webpush_offered_pushes_per_s!) : null,
     },

@@ -46,7 +46,7 @@ describe('the demo workspace and its first owner (embedded)', () => {
     const second = await signUp(h)
     expect(second.workspace).not.toBe('demo')
     expect((await second.call('GET', '/v1/feed?workspace=demo')).status).toBe(404)
-  })
+  }, 30_000)
 
   test('a first account that names a workspace owns demo and that one too', async () => {
     h = await startTestHerald('embedded', { HERALD_DEMO_WORKSPACE: 'true' })
@@ -54,7 +54,7 @@ describe('the demo workspace and its first owner (embedded)', () => {
     expect(first.workspace).toBe('demo')
     const me = (await (await first.call('GET', '/v1/me')).json()) as { workspaces: { workspace: string; role: string }[] }
     expect(me.workspaces.map((w) => `${w.workspace}:${w.role}`).sort()).toEqual(['acme:owner', 'demo:owner'])
-  })
+  }, 30_000)
 
   test('two first sign-ups at once: exactly one owns demo, the other gets its own workspace, nothing fails', async () => {
     h = await startTestHerald('embedded', { HERALD_DEMO_WORKSPACE: 'true' })
@@ -69,14 +69,14 @@ describe('the demo workspace and its first owner (embedded)', () => {
     const members = (await owners.json()) as { members?: { role: string }[] } | { role: string }[]
     const list = Array.isArray(members) ? members : members.members ?? []
     expect(list.filter((m) => m.role === 'owner')).toHaveLength(1)
-  })
+  }, 30_000)
 })
 
-describe('no demo waits with PostgreSQL', () => {
+describePg('no demo waits with PostgreSQL', () => {
   test('sign-up info says no workspace waits, and the first account gets a workspace of its own', async () => {
     h = await startTestHerald('postgres', { HERALD_DEMO_WORKSPACE: 'true' })
     expect(await signupInfo(h)).toEqual({ signup: 'open', anyAccount: false, waitingWorkspace: null })
-  })
+  }, 30_000)
 })
 
 describePg('the first account on PostgreSQL with two instances', () => {

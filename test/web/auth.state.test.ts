@@ -59,23 +59,25 @@ test('a reset asked for is said the same whether the address has an account or n
   expect(resetSent('jane@example.com')).toBe('If jane@example.com has an account, a reset link is on its way. It works once, for an hour.')
 })
 
-for (const backend of backends) {
-  describe(`a fresh install's first sign-up (${backend})`, () => {
-    // The workspace made at first start, with its key, waits for an owner.
-    const h = useTestHerald(backend, { HERALD_DEMO_WORKSPACE: 'true' })
+// Only the embedded default makes a workspace at first start (on PostgreSQL
+// none waits: test/accounts/first_owner.test.ts).
+describe("a fresh install's first sign-up (embedded)", () => {
+  // The workspace made at first start, with its key, waits for an owner.
+  const h = useTestHerald('embedded', { HERALD_DEMO_WORKSPACE: 'true' })
 
-    test('says whose the waiting workspace will be, then makes the first account at once, signed in', async () => {
-      const { api } = visitorApi(h)
-      const waiting = await waitingWorkspace(api)
-      expect(waiting).toBeString()
-      const email = newEmail('first')
-      const made = await signUp(api, email, PASSWORD)
-      expect(made).toEqual({ kind: 'created', workspace: waiting! })
-      await signedInAs(api, email)
-      expect(await waitingWorkspace(api)).toBeNull()
-    })
+  test('says whose the waiting workspace will be, then makes the first account at once, signed in', async () => {
+    const { api } = visitorApi(h)
+    const waiting = await waitingWorkspace(api)
+    expect(waiting).toBeString()
+    const email = newEmail('first')
+    const made = await signUp(api, email, PASSWORD)
+    expect(made).toEqual({ kind: 'created', workspace: waiting! })
+    await signedInAs(api, email)
+    expect(await waitingWorkspace(api)).toBeNull()
   })
+})
 
+for (const backend of backends) {
   describe(`auth state against Herald (${backend})`, () => {
     const h = useTestHerald(backend)
 
