@@ -95,7 +95,7 @@ export const ConfigSchema = Type.Object({
   // Slow receivers must not stall the rest: this many deliveries run at once
   // per worker process; a batch of events waits while twice as many are queued.
   WORKER_CONCURRENCY: Int(256, 1, 10000, 'Deliveries in flight per worker process; a batch of events waits while twice as many are queued.'),
-  WORKER_THREADS: Int(2, 1, 64, 'Threads of the piscina pool that renders and sends deliveries.'),
+  WORKER_THREADS: Int(2, 0, 64, 'Threads of the piscina pool that renders and sends deliveries; 0 runs them on the worker\'s own thread, which costs less CPU per delivery on a machine of one or two cores.'),
   // One receiver that hangs may hold this many of a worker's sends, no more;
   // the rest of its deliveries wait a little, then are retried later.
   DESTINATION_CONCURRENCY: Int(32, 1, 10000, 'Sends under way to one router\'s destination per worker process; beyond it a delivery waits up to 2 s for a place, then is retried later.'),

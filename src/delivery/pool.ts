@@ -3,10 +3,12 @@
 // (workers/send.ts), so the main thread only moves rows. A task is a batch of
 // deliveries, not one: each hop between threads costs structured clones and a
 // wake-up. APNs HTTP/2 sessions, FCM tokens, SMTP transports and compiled
-// patterns live per thread and are reused across tasks.
+// patterns live per thread and are reused across tasks. WORKER_THREADS=0
+// runs the tasks on the worker's own thread (inlinePool, below).
 import Piscina from 'piscina'
 import { fileURLToPath } from 'node:url'
 import type { SendTask, Sent } from './job'
+import runTask from './send_task'
 
 const SEND = fileURLToPath(new URL('../../workers/send.ts', import.meta.url))
 
@@ -19,6 +21,7 @@ export interface Pool {
 
 /** `room`: the units of work the fan-out hands the pool at most (backpressure.ts workRoom). */
 export function createPool(threads: number, room: number): Pool {
+  if (threads === 0) return inlinePool()
   const piscina = new Piscina({
     filename: SEND,
     minThreads: threads,
@@ -35,5 +38,29 @@ export function createPool(threads: number, room: number): Pool {
     send: (task) => piscina.run(task),
     stats: () => ({ utilization: piscina.utilization, queueSize: piscina.queueSize, threads: piscina.threads.length }),
     close: () => piscina.destroy(),
+  }
+}
+
+/**
+ * WORKER_THREADS=0: the tasks run on the worker's own thread, with no hop:
+ * no structured clone each way and no wake-up of another thread. On a
+ * machine of one or two cores, where the pool's threads only take turns with
+ * the main thread, that is cheaper (docs/benchmarks.md); a task's sends are
+ * asynchronous anyway. The task gets a copy, as a thread would, so nothing
+ * it does reaches the caller's objects.
+ */
+function inlinePool(): Pool {
+  let running = 0
+  return {
+    async send(task) {
+      running++
+      try {
+        return await runTask(structuredClone(task))
+      } finally {
+        running--
+      }
+    },
+    stats: () => ({ utilization: running > 0 ? 1 : 0, queueSize: 0, threads: 0 }),
+    close: async () => {},
   }
 }

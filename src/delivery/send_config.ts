@@ -22,9 +22,9 @@ const allowList = (text: string) => text.split(',').map((s) => s.trim()).filter(
 /** The limits, outbound rules and endpoints of every send, and the push credentials `push` holds (none for a test send). */
 export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}): SendConfig {
   return {
-    maxInFlight: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / config.WORKER_THREADS)),
+    maxInFlight: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / Math.max(1, config.WORKER_THREADS))),
     circuit: {
-      maxInFlight: Math.max(1, Math.ceil(config.DESTINATION_CONCURRENCY / config.WORKER_THREADS)),
+      maxInFlight: Math.max(1, Math.ceil(config.DESTINATION_CONCURRENCY / Math.max(1, config.WORKER_THREADS))),
       failures: config.CIRCUIT_FAILURES,
       cooldownMs: config.CIRCUIT_COOLDOWN_MS,
       maxCooldownMs: config.CIRCUIT_COOLDOWN_MAX_MS,

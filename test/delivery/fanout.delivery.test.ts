@@ -10,9 +10,10 @@ setDefaultTimeout(30_000)
 
 type Delivery = { id: string; status: string; routerId: string; attempts: { attempt: number; ok: boolean; status: number | null; error: string | null; at: string }[] }
 
-for (const pipeline of pipelines) {
-  describe(`fan-out to a webhook router (${pipeline})`, () => {
-    const herald = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms' })
+// WORKER_THREADS=0 sends on the worker's own thread instead of the pool's (src/delivery/pool.ts): the same behaviour either way.
+for (const [pipeline, threads] of [...pipelines.map((p) => [p, '2'] as const), ['in-process', '0'] as const]) {
+  describe(`fan-out to a webhook router (${pipeline}, WORKER_THREADS=${threads})`, () => {
+    const herald = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,300ms,300ms', WORKER_THREADS: threads })
     let rx: Receiver
     let ws: { name: string; apiKey: string }
 
