@@ -44,12 +44,14 @@ interface Workspace {
   name: string
   channel: string
 }
-// Bearer header → workspace, for the keys of the run, read once.
+// Bearer header → workspace, for the keys of the run, read once (in one query: a run may have 50,000).
 const byHeader = new Map<string, Workspace>()
-for (const key of readFileSync(process.env.KEYS_FILE!, 'utf8').split('\n').filter(Boolean)) {
-  const [w] = await sql<Workspace[]>`SELECT w.id, w.name, w.default_channel AS channel FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-    WHERE k.hash = ${createHash('sha256').update(key).digest()}`
-  if (w) byHeader.set(`Bearer ${key}`, w)
+{
+  const keys = readFileSync(process.env.KEYS_FILE!, 'utf8').split('\n').filter(Boolean)
+  const byHash = new Map(keys.map((key) => [createHash('sha256').update(key).digest('hex'), key]))
+  const rows = await sql<(Workspace & { hash: string })[]>`SELECT encode(k.hash, 'hex') AS hash, w.id, w.name, w.default_channel AS channel
+    FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = ANY(SELECT decode(h, 'hex') FROM unnest(${[...byHash.keys()]}::text[]) AS h)`
+  for (const { hash, ...w } of rows) byHeader.set(`Bearer ${byHash.get(hash)}`, w)
 }
 
 interface Pending {

@@ -48,6 +48,7 @@ const { values: flags } = parseArgs({
     routers: { type: 'string', default: '10,1000' },
     rate: { type: 'string', default: '2000' },
     'fanout-duration': { type: 'string', default: '20' },
+    prototype: { type: 'boolean', default: true },
   },
 })
 const list = (s: string, name: string) => {
@@ -65,6 +66,7 @@ const params = {
   routers: list(flags.routers!, 'routers'),
   fanout_rate: intFlag(flags, 'rate', 1),
   fanout_duration_s: intFlag(flags, 'fanout-duration', 1),
+  prototype: flags.prototype!,
 }
 if (!['workspaces', 'routers', 'both'].includes(params.part)) fail(`--part must be workspaces, routers or both, got ${JSON.stringify(params.part)}`)
 
@@ -113,6 +115,7 @@ async function workspacesPart() {
     return [n, file]
   }))
   const runs: Record<number, ReturnType<typeof summary>[]> = {}
+  const proto: Record<number, Awaited<ReturnType<typeof prototypeRun>>[]> = {}
   for (let r = 0; r < params.rounds; r++) {
     for (const n of params.sizes) {
       const { child, base } = await h.startApi('serve', env, join(tmp, `serve-${n}-${r}.log`))
@@ -135,6 +138,11 @@ async function workspacesPart() {
       const s = summary(run, cpu, lookups, rss)
       ;(runs[n] ??= []).push(s)
       progress(`${n} workspaces, round ${r + 1}: ${s.rps} req/s, p99 ${s.p99_ms} ms, serve ${s.herald_us_per_request} µs/req, ${s.key_lookups_per_1000_requests} look-ups per 1,000, RSS ${rss} MB`)
+      if (params.prototype) {
+        const p = await prototypeRun(db, files[n]!, join(tmp, `prototype-${n}-${r}.log`))
+        ;(proto[n] ??= []).push(p)
+        progress(`${n} workspaces, round ${r + 1}, prototype: ${p.rps} req/s, p99 ${p.p99_ms} ms, ${p.server_us_per_request} µs/req, PostgreSQL ${p.postgres_us_per_request} µs/req`)
+      }
     }
   }
   const med = (n: number, k: keyof ReturnType<typeof summary>) => median(runs[n]!.map((s) => s[k] as number))
@@ -144,15 +152,45 @@ async function workspacesPart() {
     herald_cpu_per_request: round(med(n, 'herald_us_per_request') / med(base, 'herald_us_per_request'), 3),
   }]))
   const runtime = await runtimeOf(db.sql, nc)
+  const pmed = (n: number, k: 'p99_ms' | 'server_us_per_request' | 'postgres_us_per_request') => median(proto[n]!.map((x) => x[k]))
   return {
     runtime,
     runs,
+    // The same load on the ingest prototype (bench/prototype_server.ts: the
+    // one statement, keys read at start, no cache): how much of any growth the
+    // write path itself shows when a batch's events belong to more workspaces.
+    prototype: params.prototype ? {
+      runs: proto,
+      ratios_to_smallest: Object.fromEntries(params.sizes.slice(1).map((n) => [n, {
+        p99: round(pmed(n, 'p99_ms') / pmed(base, 'p99_ms'), 3),
+        server_cpu_per_request: round(pmed(n, 'server_us_per_request') / pmed(base, 'server_us_per_request'), 3),
+        postgres_cpu_per_request: round(pmed(n, 'postgres_us_per_request') / pmed(base, 'postgres_us_per_request'), 3),
+      }])),
+    } : null,
     medians: Object.fromEntries(params.sizes.map((n) => [n, {
       rps: med(n, 'rps'), p99_ms: med(n, 'p99_ms'), herald_us_per_request: med(n, 'herald_us_per_request'), postgres_us_per_request: med(n, 'postgres_us_per_request'),
       key_lookups_per_1000_requests: med(n, 'key_lookups_per_1000_requests'), herald_rss_mb: Math.max(...runs[n]!.map((s) => s.herald_rss_mb)),
     }])),
     ratios_to_smallest: ratios,
     pass: Object.values(ratios).every((x) => x.p99 <= TARGETS.p99_ratio && x.herald_cpu_per_request <= TARGETS.cpu_ratio),
+  }
+}
+
+/** The ingest prototype on the run's database with these keys: warmed, then measured like Herald. */
+async function prototypeRun(db: { name: string; url: string }, keysFile: string, logPath: string) {
+  let port = 0
+  const child = await h.spawnTalker('the ingest prototype', ['bench/prototype_server.ts'], logPath, (line) => !!(port = (JSON.parse(line) as { port?: number }).port ?? 0), false,
+    { ...process.env, NATS_URL: undefined, PORT: '0', DATABASE_URL: db.url, KEYS_FILE: keysFile })
+  const url = `http://127.0.0.1:${port}/event`
+  const wrk = (seconds: number) => runWrk({ url, seconds, keysFile, threads: 1, connections: params.connections })
+  await wrk(params.warmup_s)
+  const meter = cpuMeter({ server: () => [child.proc.pid], postgres_backends: () => backendPids(db.name) })
+  const run = await wrk(params.duration_s)
+  const cpu = meter.stop(run.requests, run.duration_us / 1e6)
+  await child.stop()
+  return {
+    rps: round(run.requests / (run.duration_us / 1e6), 0), p99_ms: round(run.latency_us.p99 / 1000, 2), non2xx: run.errors.status,
+    server_us_per_request: cpu.server_us_per_req!, postgres_us_per_request: cpu.postgres_backends_us_per_req!,
   }
 }
 

@@ -27,6 +27,7 @@ const sql = ((strings: TemplateStringsArray) =>
   strings.join('').includes('FROM api_keys') ? Promise.resolve([principal]) : Promise.resolve([])) as unknown as Sql
 const batcher: Batcher = {
   submit: async (s) => ({ kind: 'accepted', body: resultBody(s, 1_000_000), rate: { limit: 200, remaining: 199, reset: 1 } }),
+  forgetChannels: () => {},
   drain: async () => {},
 }
 const app = createApp({

@@ -63,6 +63,9 @@ export const ConfigSchema = Type.Object({
   CACHE_MAX_AGE_MS: Int(600000, 0, 86400000, 'How long an API key, a workspace\'s routers or a channel\'s devices are trusted from memory while every change is announced to this process over NATS (or the embedded database\'s one process): a revocation or an edit takes effect at once, and this bounds the age of an entry anyway.'),
   // About 200 bytes a key: 100,000 keys are about 20 MB per API process.
   API_KEY_CACHE_MAX: Int(100000, 100, 10000000, 'API keys an API process keeps in memory; beyond it the least recently used is looked up again when it comes back.'),
+  // A channel is a short string and a time: 200,000 are about 30 MB, every
+  // channel of many thousands of busy workspaces.
+  INGEST_CHANNEL_CACHE_MAX: Int(200000, 100, 10000000, 'Channels an API process remembers as existing, so that an event to one needs no look-up; beyond it the least recently used is looked up again when it comes back.'),
   // Routers of 10,000 workspaces and devices of 10,000 channels are a few tens of MB.
   WORKER_CACHE_MAX: Int(10000, 10, 1000000, 'Workspaces whose routers, and channels whose devices, a delivery worker keeps in memory (each); beyond it the least recently used are read again when needed.'),
   // 0 by default: dropping data is the operator's choice. What grows without

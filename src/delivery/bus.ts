@@ -60,7 +60,8 @@ export function eventKeyOf(e: Incoming): string | null {
  * API keys (revoked, or what a key stands for: its default channel), or who
  * is pushed (members, their devices, their muted channels; any such change
  * drops every cached audience, as a device counts in every workspace of its
- * owner). `everything`: announcements may have been missed (the bus was
+ * owner), or which of its channels exist (one renamed or deleted: the API
+ * processes, which skip creating channels they know, forget them). `everything`: announcements may have been missed (the bus was
  * away), so every cache starts over; it is said only within a process. And
  * what ends a person's live feed streams, on whichever instance holds them: a
  * session signed out (`tokenId`), or every session of theirs (a password
@@ -69,6 +70,7 @@ export function eventKeyOf(e: Incoming): string | null {
 export type Change =
   | { kind: 'routers'; workspaceId: number }
   | { kind: 'keys'; workspaceId: number }
+  | { kind: 'channels'; workspaceId: number }
   | { kind: 'audience' }
   | { kind: 'everything' }
   | { kind: 'session-ended'; userId: string; tokenId?: number }
@@ -83,6 +85,7 @@ export function isChange(c: unknown): c is Change {
       return true
     case 'routers':
     case 'keys':
+    case 'channels':
       return Number.isInteger(x.workspaceId)
     case 'session-ended':
       return typeof x.userId === 'string' && (x.tokenId === undefined || Number.isInteger(x.tokenId))

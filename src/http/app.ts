@@ -190,7 +190,7 @@ export function createApp(deps: AppDeps) {
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
-        .use(adminChannelsRoute(sql, keysChanged, audienceChanged, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
+        .use(adminChannelsRoute(sql, changed, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
         .use(adminStatusRoute(sql, bus as EventBus)),
     )

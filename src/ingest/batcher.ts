@@ -14,6 +14,7 @@ import type { Logger } from '../core/log'
 import type { BusEvent } from '../delivery/bus'
 import { batchCommitted, batchFailed } from './metrics'
 import { missingChannels } from '../accounts/channels'
+import { createLru } from '../core/lru'
 import { Lane } from './lane'
 import { writeSerialBatch, replayKeyed } from './serial'
 import { writeEventBatch } from './statement'
@@ -45,6 +46,8 @@ export interface BatcherOptions {
   timeoutMs?: number
   /** Most channels a workspace may have: an event naming a new one past it is refused (default: no limit). */
   maxChannels?: number
+  /** The channels this process remembers as existing (see knownChannels below); default: 200,000 for a minute. */
+  channelCache?: { max: number; maxAgeMs: number; fallbackMs: number; announced: () => boolean }
 }
 
 export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: BatcherOptions) {
@@ -65,11 +68,22 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   // A workspace always goes to the same lane (src/ingest/lane.ts).
   const laneOf = (it: Item) => lanes[it.principal.workspaceId % lanes.length]!
   const idle = new Set<() => void>()
-  // Channels this process has seen committed, so that their rows are not
-  // inserted again by every batch. Forgotten every minute: a channel deleted
-  // in the dashboard is created again by its next event.
-  const knownChannels = new Set<string>()
-  setInterval(() => knownChannels.clear(), 60_000).unref()
+  // Channels this process has seen committed (`${workspace id}/${slug}` →
+  // when), so that their rows are neither looked up nor inserted again by
+  // every batch: a bounded LRU, so that it holds every active channel of
+  // 50,000 workspaces without growing past its size. A channel renamed or
+  // deleted is announced (bus.ts `channels`) and forgotten, so that its next
+  // event makes it again; while announcements may not reach this process an
+  // entry is trusted only `fallbackMs`.
+  const cache = opts.channelCache ?? { max: 200_000, maxAgeMs: 60_000, fallbackMs: 60_000, announced: () => true }
+  const known = createLru<string, number>(cache.max)
+  const knownChannels = {
+    has(k: string) {
+      const at = known.get(k)
+      return at !== undefined && Date.now() - at < (cache.announced() ? cache.maxAgeMs : cache.fallbackMs)
+    },
+    add: (k: string) => known.set(k, Date.now()),
+  }
 
   async function run(lane: Lane<Item>, items: Item[]) {
     // A second use of one idempotency key waits for the next batch, where it
@@ -161,6 +175,11 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
         const it: Item = { ...s, resolve, reject }
         laneOf(it).add(it)
       })
+    },
+    /** Forgets which channels of a workspace exist (one was renamed or deleted), or of every workspace (`null`). */
+    forgetChannels(workspaceId: number | null) {
+      if (workspaceId === null) known.clear()
+      else known.prune((_at, k) => k.startsWith(`${workspaceId}/`))
     },
     /** Resolves once every queued and running batch has settled. */
     drain(): Promise<void> {

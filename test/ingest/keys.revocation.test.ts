@@ -1,4 +1,5 @@
-// A revoked API key stops working on every instance, although each caches
+// What an instance caches changes on another. A revoked API key stops
+// working on every instance, although each caches
 // verified keys for up to CACHE_MAX_AGE_MS (10 min) so that look-ups stay rare
 // at any number of workspaces: the revocation is announced over NATS and
 // every process drops the workspace's keys. Two real `herald serve` processes
@@ -8,7 +9,9 @@
 //   API_KEY_CACHE_TTL_MS, so the key stops within that;
 // - when NATS is back, what was announced meanwhile is not trusted: the
 //   instance drops its cache and trusts keys long again.
-// And on one process of the embedded default, at once.
+// And on one process of the embedded default, at once. A channel renamed
+// (or deleted) is forgotten by the instances that knew it existed, so that its
+// next event makes it again.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ADMIN_TOKEN, createTestDatabase, describePg, startTestHerald } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
@@ -88,6 +91,19 @@ describePg('revoking an API key, across instances', () => {
     expect((await admin(a.url, 'POST', `/admin/workspaces/${w.name}/channels`, { slug: 'ops' })).status).toBe(201)
     expect((await admin(a.url, 'PATCH', `/admin/workspaces/${w.name}/channels/general`, { slug: 'main' })).status).toBe(200)
     await eventually(async () => (await channelOf()) === 'main', 1000, 'b to use the renamed default channel')
+  }, 30_000)
+
+  test('a channel renamed on one instance is made again by its next event on the other, which knew it', async () => {
+    const w = await workspace(a.url)
+    const send = (channel: string) => fetch(`${b.url}/event`, { method: 'POST', headers: { authorization: `Bearer ${w.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x', channel }) })
+    expect((await send('ops')).status).toBe(200) // b made #ops, and remembers it exists
+    expect((await send('ops')).status).toBe(200)
+    expect((await admin(a.url, 'PATCH', `/admin/workspaces/${w.name}/channels/ops`, { slug: 'ops-old' })).status).toBe(200)
+    const slugs = async () => ((await (await admin(a.url, 'GET', `/admin/workspaces/${w.name}/channels`)).json()) as { channels: { slug: string }[] }).channels.map((c) => c.slug).sort()
+    expect(await slugs()).toEqual(['general', 'ops-old'])
+    await Bun.sleep(200) // the announcement crosses NATS
+    expect((await send('ops')).status).toBe(200)
+    expect(await slugs()).toEqual(['general', 'ops', 'ops-old'])
   }, 30_000)
 })
 

@@ -5,6 +5,7 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
+import type { Change } from '../../delivery/bus'
 import { HeraldError } from '../../core/problems'
 import { LIMITS, SLUG } from '../../ingest/event'
 import { channelExists, channelLimitDetail, createChannel, listChannels, pageOfChannels, renameChannel } from '../../accounts/channels'
@@ -38,7 +39,8 @@ const noMute = problem(404, 'No such workspace or channel, or the user is not a 
 // operator is no person, and no user has the nil UUID.
 const NOBODY = '00000000-0000-0000-0000-000000000000'
 
-export const adminChannelsRoute = (sql: Sql, keysChanged: (workspaceId: number) => void, audienceChanged: () => void, maxChannels: number) => {
+export const adminChannelsRoute = (sql: Sql, changed: (c: Change) => void, maxChannels: number) => {
+  const audienceChanged = () => changed({ kind: 'audience' })
   const workspaceId = workspaceIdOf(sql)
   const mute = (muted: boolean) => async ({ params, set }: { params: { workspace: string; channel: string; userId: string }; set: { status?: number | string } }) => {
     const id = await workspaceId(params.workspace)
@@ -102,8 +104,10 @@ export const adminChannelsRoute = (sql: Sql, keysChanged: (workspaceId: number) 
         if (result === 'not-found') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
         if (result === 'taken') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
         // Verified API keys carry their workspace's default channel, which may
-        // be the one renamed: every process drops the workspace's, this one at once.
-        keysChanged(id)
+        // be the one renamed: every process drops the workspace's, this one at
+        // once, and forgets which of its channels exist (the old slug is gone).
+        changed({ kind: 'keys', workspaceId: id })
+        changed({ kind: 'channels', workspaceId: id })
         audienceChanged()
         return { slug: body.slug }
       },

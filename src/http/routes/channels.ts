@@ -79,6 +79,7 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
           if (result === 'taken') throw new HeraldError('conflict', `The channel ${body.slug} exists.`)
           slug = body.slug
           changed({ kind: 'audience' })
+          changed({ kind: 'channels', workspaceId: access.workspaceId })
         }
         if (body.default === true && !(await setDefaultChannel(sql, access.workspaceId, slug))) throw new HeraldError('not-found', `There is no channel ${slug}.`)
         // Verified API keys carry their workspace's default channel: every
@@ -108,6 +109,8 @@ export const channelsRoute = (sql: Sql, users: UserAuth, check: AccessCheck, cha
         if (result === 'not-found') throw new HeraldError('not-found', `There is no channel ${params.channel}.`)
         if (result === 'default') throw new HeraldError('conflict', `${params.channel} is the default channel: make another one the default first.`)
         changed({ kind: 'audience' })
+        // Its next event makes it again: no API process may take it for existing.
+        changed({ kind: 'channels', workspaceId: access.workspaceId })
         set.status = 204
       },
       {
