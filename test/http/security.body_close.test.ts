@@ -125,7 +125,15 @@ for (const backend of backends) {
     for (const route of routes) {
       for (const o of offers) {
         test(`${route.name}, ${o.total / MB} MB ${o.framing}: 413, then the connection closes with at most ${BOUNDED / MB} MB taken in`, async () => {
-          const out = await offer(herald.port, route.head(), o)
+          // The 413 and the close race in the client's kernel: a close with
+          // body bytes still unread by the server is a reset, which drops the
+          // 413 the client had not read yet (status 0). Each offer must be cut
+          // off within the bound; one in three tries must show its 413.
+          let out = await offer(herald.port, route.head(), o)
+          for (let tries = 1; out.status === 0 && out.closed && tries < 3; tries++) {
+            expect(out.sentAtClose).toBeLessThan(BOUNDED)
+            out = await offer(herald.port, route.head(), o)
+          }
           const seen = { ...out, head: out.head.split('\r\n')[0] }
           console.log(JSON.stringify({ backend, route: route.name, framing: o.framing, offeredMB: o.total / MB, ...seen }))
           expect(seen).toMatchObject({ status: 413, closed: true })
