@@ -7,6 +7,7 @@ import { bearer } from '../core/keys'
 import { isWellFormedSecret } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
 import { HeraldError } from '../core/problems'
+import { peerOf } from '../http/peer'
 import { SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, touchSession, type Session } from './users'
 
 export const SESSION_COOKIE = 'herald_session'
@@ -100,18 +101,38 @@ export type UserAuth = ReturnType<typeof createUserAuth>
 // address stands in.
 const FORWARDED_ADDRESS = /^[0-9A-Za-z.:[\]%_-]{1,64}$/
 
-/** The client's address, for sign-in and e-mail throttling: the socket's, or the rightmost X-Forwarded-For hop behind a trusted proxy. */
-export function clientAddress(request: Request, server: { requestIP(r: Request): { address: string } | null } | null | undefined, trustProxy: boolean): string {
+/** A request whose client cannot be told apart from the others (no socket address): refused, never counted with everyone's. */
+export const clientUnknown = () =>
+  new HeraldError('internal', 'Herald could not tell which address this request came from, so it cannot count it against the per-client limits; it was refused. Retry; if it persists, the operator will find it in the logs.')
+
+/**
+ * The client's address, for sign-in and e-mail throttling: the rightmost
+ * X-Forwarded-For hop behind a trusted proxy, else the socket's peer
+ * (src/http/peer.ts). With neither, a 500 (logged at error): a request
+ * counted under a shared "unknown" would let one client lock everyone out,
+ * and one counted under a key of its own would never be throttled.
+ */
+export function clientAddress(request: Request, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = request.headers.get('x-forwarded-for')
     const hop = forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim()
     if (hop && FORWARDED_ADDRESS.test(hop)) return hop
   }
-  return server?.requestIP(request)?.address ?? 'unknown'
+  const peer = peerOf(request)
+  if (!peer) throw clientUnknown()
+  return peer
 }
 
-/** Whether the dashboard is reached over https (then its cookie is Secure). */
+/**
+ * Whether the dashboard is reached over https (then its cookie is Secure).
+ * Behind a trusted proxy, the rightmost X-Forwarded-Proto hop says: as with
+ * X-Forwarded-For, a proxy that appends keeps what the client wrote before
+ * its own, so only the last one is the proxy's.
+ */
 export function isHttps(request: Request, trustProxy: boolean): boolean {
-  if (trustProxy && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https') return true
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-proto')
+    if (forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim().toLowerCase() === 'https') return true
+  }
   return request.url.startsWith('https:')
 }
