@@ -53,6 +53,10 @@ export const ConfigSchema = Type.Object({
   // person keep a person's monthly quota at 10 times a workspace's.
   HERALD_MAX_CHANNELS_PER_WORKSPACE: Int(1000, 1, 1_000_000, 'Most channels a workspace may have; an event that would create one more is refused (422), and so is creating one in the API (409).'),
   HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
+  // 100 live keys are one per service and environment with room to rotate
+  // each (make the new one, then revoke the old); every live key is a secret
+  // to keep and a row the key cache may hold.
+  HERALD_MAX_API_KEYS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most live (unrevoked) API keys a workspace may have; creating one more is a 409, on the user API and the operator API. Revoked keys do not count.'),
   HERALD_MAX_WORKSPACES_PER_USER: Int(10, 1, 100_000, 'Most workspaces a person may own (each has its own monthly quota); creating one more is a 409. The operator API is not bound by it.'),
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that unless the revocation is announced to
