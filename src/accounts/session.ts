@@ -8,7 +8,7 @@ import { isWellFormedSecret } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
 import { HeraldError } from '../core/problems'
 import { peerOf } from '../http/peer'
-import { SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, touchSession, type Session } from './users'
+import { DAY_MS, SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, lookupSession, touchSession, type Session } from './users'
 
 export const SESSION_COOKIE = 'herald_session'
 /** OpenAPI security of the routes a signed-in person calls: a bearer token or the session cookie. */
@@ -35,7 +35,13 @@ export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; Pa
 export const unauthorizedUser = () =>
   new HeraldError('unauthorized', 'Sign in first: send "Authorization: Bearer <user token>", or the session cookie of the dashboard.', undefined, { 'www-authenticate': 'Bearer' })
 
-export function createUserAuth(sql: Sql) {
+/** An app token past its idle time: said as such, so that the app asks its person to sign in again. */
+export const idleToken = (days: number) =>
+  new HeraldError('unauthorized', `This app token has expired: it was not used for ${days} days (HERALD_APP_TOKEN_IDLE_DAYS). Sign in again.`, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' })
+
+/** `appTokenIdleDays`: HERALD_APP_TOKEN_IDLE_DAYS, after which an unused app token stops working. */
+export function createUserAuth(sql: Sql, appTokenIdleDays: number) {
+  const idleMs = appTokenIdleDays * DAY_MS
   // Each request is authenticated once, however many hooks and handlers ask.
   const byRequest = new WeakMap<Request, Promise<Session>>()
   // Sessions are looked up in PostgreSQL on every request, never cached: a
@@ -44,7 +50,8 @@ export function createUserAuth(sql: Sql) {
   const touched = new Map<number, number>()
 
   async function lookup(token: string): Promise<Session | null> {
-    const session = await findSession(sql, token)
+    const session = await lookupSession(sql, token, idleMs)
+    if (session === 'idle') throw idleToken(appTokenIdleDays)
     if (session && !((touched.get(session.tokenId) ?? 0) > Date.now() - TOUCH_MS)) {
       if (touched.size > 10_000) touched.clear()
       touched.set(session.tokenId, Date.now())
@@ -78,11 +85,11 @@ export function createUserAuth(sql: Sql) {
     },
     /** Whether a session is still live (a long-lived stream re-checks its own). */
     async stillValid(token: string): Promise<boolean> {
-      return (await findSession(sql, token)) !== null
+      return (await findSession(sql, token, idleMs)) !== null
     },
     /** Whether a session cookie's value would sign its request in, as `authenticate` reads it. */
     async liveCookie(cookie: string): Promise<boolean> {
-      return isWellFormedSecret(cookie, SESSION_PREFIX) && (await findSession(sql, cookie)) !== null
+      return isWellFormedSecret(cookie, SESSION_PREFIX) && (await findSession(sql, cookie, idleMs)) !== null
     },
     /** The token of the request, to revoke it (sign-out). */
     tokenOf(request: Request): string | null {

@@ -57,6 +57,12 @@ export const ConfigSchema = Type.Object({
   // each (make the new one, then revoke the old); every live key is a secret
   // to keep and a row the key cache may hold.
   HERALD_MAX_API_KEYS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most live (unrevoked) API keys a workspace may have; creating one more is a 409, on the user API and the operator API. Revoked keys do not count.'),
+  // A person signs in from a few browsers and devices; 50 leaves room for
+  // many more while a script that signs in in a loop cannot fill the table.
+  HERALD_MAX_SESSIONS_PER_USER: Int(50, 1, 10_000, 'Most live sessions (web sessions and app tokens together) one account may have; signing in once more revokes the least recently used.'),
+  // Three months: a phone in use opens the app far more often, and a lost or
+  // forgotten one's token stops working by itself.
+  HERALD_APP_TOKEN_IDLE_DAYS: Int(90, 1, 3650, 'Days an app token (`hrlu_…`, from signing in or from the operator) keeps working unused; past them it is a 401 and the app signs in again. Each use starts the count again (recorded at most once a minute). Web sessions last 30 days from their last use.'),
   HERALD_MAX_WORKSPACES_PER_USER: Int(10, 1, 100_000, 'Most workspaces a person may own (each has its own monthly quota); creating one more is a 409. The operator API is not bound by it.'),
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that unless the revocation is announced to

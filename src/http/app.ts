@@ -139,7 +139,7 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 
 export function createApp(deps: AppDeps) {
   const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey, send } = deps
-  const users = createUserAuth(sql)
+  const users = createUserAuth(sql, config.HERALD_APP_TOKEN_IDLE_DAYS)
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })

@@ -78,7 +78,9 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
-    const session = await createSession(sql, user.id, client)
+    const session = await createSession(sql, user.id, client, config.HERALD_MAX_SESSIONS_PER_USER)
+    // The sessions this one pushed out of the account's cap end now, live streams too.
+    for (const tokenId of session.ended) changed({ kind: 'session-ended', userId: user.id, tokenId })
     if (client === 'web') {
       set.headers['set-cookie'] = sessionCookie(session.token, isHttps(request, config.HERALD_TRUST_PROXY))
       return { userId: user.id, email: user.email, csrf: session.csrf! }
