@@ -13,6 +13,7 @@ import { createBatcher } from './ingest/batcher'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
 import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
+import { withPeer } from './http/peer'
 import { createSecretBox, loadSecretKey } from './core/secrets'
 import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
 import { createJetStreamBus } from './delivery/bus_jetstream'
@@ -297,7 +298,13 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // (test/faults/slow_clients.test.ts). Bun's default, stated so that a
     // change of default cannot lift it.
     idleTimeout: 10,
-    fetch: (req) => (manyHosts(req) ? twoHosts() : hasHost(req) ? app.handle(req) : noHost()),
+    // Each request carries its peer's address to the routes that count per
+    // client (src/http/peer.ts): Elysia's own `server` is null here.
+    fetch: (req, srv) => {
+      const peer = srv.requestIP(req)?.address
+      if (peer) withPeer(req, peer)
+      return manyHosts(req) ? twoHosts() : hasHost(req) ? app.handle(req) : noHost()
+    },
   }), async () => {
     stopMaintenance()
     await pipeline.stop()

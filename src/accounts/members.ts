@@ -48,14 +48,6 @@ export async function removeMember(sql: Tx, workspaceId: number, userId: string)
   return (await sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING user_id`).length > 0
 }
 
-/** The user a token belongs to, or null when unknown or revoked. */
-export async function findUserByToken(sql: Sql, token: string): Promise<{ userId: string; email: string } | null> {
-  const [row] = await sql<{ userId: string; email: string }[]>`
-    SELECT u.id AS "userId", u.email FROM user_tokens t JOIN users u ON u.id = t.user_id
-    WHERE t.hash = ${hashSecret(token)} AND t.revoked_at IS NULL`
-  return row ?? null
-}
-
 /** What muting or unmuting came to: done, or why not. */
 export type MuteResult = 'done' | 'not-member' | 'no-channel'
 

@@ -7,7 +7,8 @@ import { bearer } from '../core/keys'
 import { isWellFormedSecret } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
 import { HeraldError } from '../core/problems'
-import { SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, touchSession, type Session } from './users'
+import { peerOf } from '../http/peer'
+import { DAY_MS, SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, lookupSession, touchSession, type Session } from './users'
 
 export const SESSION_COOKIE = 'herald_session'
 /** OpenAPI security of the routes a signed-in person calls: a bearer token or the session cookie. */
@@ -34,7 +35,13 @@ export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; Pa
 export const unauthorizedUser = () =>
   new HeraldError('unauthorized', 'Sign in first: send "Authorization: Bearer <user token>", or the session cookie of the dashboard.', undefined, { 'www-authenticate': 'Bearer' })
 
-export function createUserAuth(sql: Sql) {
+/** An app token past its idle time: said as such, so that the app asks its person to sign in again. */
+export const idleToken = (days: number) =>
+  new HeraldError('unauthorized', `This app token has expired: it was not used for ${days} days (HERALD_APP_TOKEN_IDLE_DAYS). Sign in again.`, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' })
+
+/** `appTokenIdleDays`: HERALD_APP_TOKEN_IDLE_DAYS, after which an unused app token stops working. */
+export function createUserAuth(sql: Sql, appTokenIdleDays: number) {
+  const idleMs = appTokenIdleDays * DAY_MS
   // Each request is authenticated once, however many hooks and handlers ask.
   const byRequest = new WeakMap<Request, Promise<Session>>()
   // Sessions are looked up in PostgreSQL on every request, never cached: a
@@ -43,7 +50,8 @@ export function createUserAuth(sql: Sql) {
   const touched = new Map<number, number>()
 
   async function lookup(token: string): Promise<Session | null> {
-    const session = await findSession(sql, token)
+    const session = await lookupSession(sql, token, idleMs)
+    if (session === 'idle') throw idleToken(appTokenIdleDays)
     if (session && !((touched.get(session.tokenId) ?? 0) > Date.now() - TOUCH_MS)) {
       if (touched.size > 10_000) touched.clear()
       touched.set(session.tokenId, Date.now())
@@ -77,11 +85,11 @@ export function createUserAuth(sql: Sql) {
     },
     /** Whether a session is still live (a long-lived stream re-checks its own). */
     async stillValid(token: string): Promise<boolean> {
-      return (await findSession(sql, token)) !== null
+      return (await findSession(sql, token, idleMs)) !== null
     },
     /** Whether a session cookie's value would sign its request in, as `authenticate` reads it. */
     async liveCookie(cookie: string): Promise<boolean> {
-      return isWellFormedSecret(cookie, SESSION_PREFIX) && (await findSession(sql, cookie)) !== null
+      return isWellFormedSecret(cookie, SESSION_PREFIX) && (await findSession(sql, cookie, idleMs)) !== null
     },
     /** The token of the request, to revoke it (sign-out). */
     tokenOf(request: Request): string | null {
@@ -100,18 +108,38 @@ export type UserAuth = ReturnType<typeof createUserAuth>
 // address stands in.
 const FORWARDED_ADDRESS = /^[0-9A-Za-z.:[\]%_-]{1,64}$/
 
-/** The client's address, for sign-in and e-mail throttling: the socket's, or the rightmost X-Forwarded-For hop behind a trusted proxy. */
-export function clientAddress(request: Request, server: { requestIP(r: Request): { address: string } | null } | null | undefined, trustProxy: boolean): string {
+/** A request whose client cannot be told apart from the others (no socket address): refused, never counted with everyone's. */
+export const clientUnknown = () =>
+  new HeraldError('internal', 'Herald could not tell which address this request came from, so it cannot count it against the per-client limits; it was refused. Retry; if it persists, the operator will find it in the logs.')
+
+/**
+ * The client's address, for sign-in and e-mail throttling: the rightmost
+ * X-Forwarded-For hop behind a trusted proxy, else the socket's peer
+ * (src/http/peer.ts). With neither, a 500 (logged at error): a request
+ * counted under a shared "unknown" would let one client lock everyone out,
+ * and one counted under a key of its own would never be throttled.
+ */
+export function clientAddress(request: Request, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = request.headers.get('x-forwarded-for')
     const hop = forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim()
     if (hop && FORWARDED_ADDRESS.test(hop)) return hop
   }
-  return server?.requestIP(request)?.address ?? 'unknown'
+  const peer = peerOf(request)
+  if (!peer) throw clientUnknown()
+  return peer
 }
 
-/** Whether the dashboard is reached over https (then its cookie is Secure). */
+/**
+ * Whether the dashboard is reached over https (then its cookie is Secure).
+ * Behind a trusted proxy, the rightmost X-Forwarded-Proto hop says: as with
+ * X-Forwarded-For, a proxy that appends keeps what the client wrote before
+ * its own, so only the last one is the proxy's.
+ */
 export function isHttps(request: Request, trustProxy: boolean): boolean {
-  if (trustProxy && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https') return true
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-proto')
+    if (forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim().toLowerCase() === 'https') return true
+  }
   return request.url.startsWith('https:')
 }

@@ -8,9 +8,12 @@ import { USER_TOKEN_PREFIX } from './members'
 import { HeraldError } from '../core/problems'
 
 export const SESSION_PREFIX = 'hrls_'
-// A web session lasts a month from its last use; an app token until revoked
-// (phones stay signed in, as people expect of a notification app).
+// A web session lasts a month from its last use; an app token as long as it
+// is used at least every HERALD_APP_TOKEN_IDLE_DAYS (phones stay signed in,
+// as people expect of a notification app, and a lost or forgotten one's
+// token dies by itself).
 export const WEB_SESSION_MS = 30 * 24 * 3600 * 1000
+export const DAY_MS = 24 * 3600 * 1000
 const RESET_MS = 60 * 60 * 1000 // a reset link works for an hour, once
 const SIGNUP_LINK_MS = 24 * 3600 * 1000 // a sign-up link works for a day, once
 export const PASSWORD_MIN = 10
@@ -83,26 +86,55 @@ export async function checkPassword(sql: Sql, email: string, password: string): 
   return ok && user?.hash ? { id: user.id, email: user.email } : null
 }
 
-/** Opens a session: an app token, or a web session with its CSRF token. */
-export async function createSession(sql: Tx, userId: string, kind: SessionKind) {
+/**
+ * Opens a session (an app token, or a web session with its CSRF token) and
+ * keeps the account within `max` live sessions: past it, the least recently
+ * used are revoked, and returned so that their live streams can be ended.
+ * The account's row is locked first, so two sign-ins at once cannot both
+ * count the others without their own and leave one too many.
+ */
+export async function createSession(sql: Sql, userId: string, kind: SessionKind, max: number) {
   const token = generateSecret(kind === 'web' ? SESSION_PREFIX : USER_TOKEN_PREFIX)
   const csrf = kind === 'web' ? randomBytes(24).toString('base64url') : null
   const expiresAt = kind === 'web' ? new Date(Date.now() + WEB_SESSION_MS) : null
-  await sql`INSERT INTO user_tokens (user_id, hash, prefix, kind, csrf, expires_at, last_used_at)
-    VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)}, ${kind}, ${csrf}, ${expiresAt}, now())`
-  return { token, csrf, expiresAt }
+  const ended = await sql.begin(async (tx) => {
+    await tx`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
+    await tx`INSERT INTO user_tokens (user_id, hash, prefix, kind, csrf, expires_at, last_used_at)
+      VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)}, ${kind}, ${csrf}, ${expiresAt}, now())`
+    return tx<{ id: number }[]>`
+      UPDATE user_tokens SET revoked_at = now() WHERE id IN (
+        SELECT id FROM user_tokens
+        WHERE user_id = ${userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        ORDER BY coalesce(last_used_at, created_at) DESC, id DESC OFFSET ${max})
+      RETURNING id`
+  })
+  return { token, csrf, expiresAt, ended: ended.map((r) => r.id) }
 }
 
-/** The live session of a token, or null (unknown, revoked or expired). */
-export async function findSession(sql: Sql, token: string): Promise<Session | null> {
-  const [row] = await sql<Session[]>`
-    SELECT t.id AS "tokenId", u.id AS "userId", u.email, t.kind, t.csrf
+/**
+ * The session of a token: live, 'idle' (an app token unused for
+ * `appIdleMs`, which no longer works), or null (unknown, revoked or expired).
+ * Operator-issued tokens never used count from when they were made.
+ */
+export async function lookupSession(sql: Sql, token: string, appIdleMs: number): Promise<Session | 'idle' | null> {
+  const [row] = await sql<(Session & { idle: boolean })[]>`
+    SELECT t.id AS "tokenId", u.id AS "userId", u.email, t.kind, t.csrf,
+      t.kind = 'app' AND coalesce(t.last_used_at, t.created_at) <= now() - ${appIdleMs} * interval '1 ms' AS idle
     FROM user_tokens t JOIN users u ON u.id = t.user_id
     WHERE t.hash = ${hashSecret(token)} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`
-  return row ?? null
+  if (!row) return null
+  if (row.idle) return 'idle'
+  const { idle: _, ...session } = row
+  return session
 }
 
-/** Slides a web session's expiry forward and records its use; at most once a minute per session. */
+/** The live session of a token, or null (unknown, revoked, expired or idle past `appIdleMs`). */
+export async function findSession(sql: Sql, token: string, appIdleMs: number): Promise<Session | null> {
+  const found = await lookupSession(sql, token, appIdleMs)
+  return found === 'idle' ? null : found
+}
+
+/** Slides a web session's expiry forward and records its use (an app token's idle time starts again); at most once a minute per session. */
 export const touchSession = (sql: Sql, tokenId: number) => sql`
   UPDATE user_tokens SET last_used_at = now(),
     expires_at = CASE WHEN kind = 'web' THEN now() + ${WEB_SESSION_MS} * interval '1 ms' ELSE expires_at END

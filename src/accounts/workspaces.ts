@@ -105,12 +105,38 @@ export const usageByDay = (sql: Sql, workspaceId: number) => sql<{ day: string; 
   LEFT JOIN usage_daily u ON u.workspace_id = ${workspaceId} AND u.day = d::date
   ORDER BY d`
 
+/** A workspace's first key, in the transaction that makes the workspace (no cap to check: it has none yet). */
 export async function insertApiKey(sql: Tx, workspaceId: number, name: string) {
   const apiKey = generateApiKey()
   const [row] = await sql<{ id: number }[]>`
     INSERT INTO api_keys (workspace_id, name, prefix, hash)
     VALUES (${workspaceId}, ${name}, ${keyPrefix(apiKey)}, ${hashSecret(apiKey)}) RETURNING id`
   return { id: row!.id, apiKey, prefix: keyPrefix(apiKey) }
+}
+
+export const apiKeyLimit = (max: number) =>
+  new HeraldError('limit-reached', `This workspace has reached its limit of ${max} live API keys (HERALD_MAX_API_KEYS_PER_WORKSPACE); revoke one, or have the operator raise the limit.`)
+
+/**
+ * A new API key, or the 409 when the workspace has `max` live (unrevoked)
+ * keys already; the user API and the operator API both make keys here. The
+ * count and the insert are one statement that runs under the workspace's key
+ * lock, taken first, so two creations at once on any instances cannot both
+ * take the last place (a statement sees only what committed before it began).
+ */
+export async function createApiKey(sql: Sql, workspaceId: number, name: string, max: number) {
+  const apiKey = generateApiKey()
+  const row = await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtextextended('herald.api_keys', ${workspaceId}))`
+    const [made] = await tx<{ id: number }[]>`
+      INSERT INTO api_keys (workspace_id, name, prefix, hash)
+      SELECT ${workspaceId}, ${name}, ${keyPrefix(apiKey)}, ${hashSecret(apiKey)}
+      WHERE (SELECT count(*) FROM api_keys WHERE workspace_id = ${workspaceId} AND revoked_at IS NULL) < ${max}
+      RETURNING id`
+    return made
+  })
+  if (!row) throw apiKeyLimit(max)
+  return { id: row.id, apiKey, prefix: keyPrefix(apiKey) }
 }
 
 export const workspaceNameTaken = async (sql: Tx, name: string) => (await findWorkspaceId(sql, name)) !== null

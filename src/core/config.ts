@@ -53,6 +53,16 @@ export const ConfigSchema = Type.Object({
   // person keep a person's monthly quota at 10 times a workspace's.
   HERALD_MAX_CHANNELS_PER_WORKSPACE: Int(1000, 1, 1_000_000, 'Most channels a workspace may have; an event that would create one more is refused (422), and so is creating one in the API (409).'),
   HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
+  // 100 live keys are one per service and environment with room to rotate
+  // each (make the new one, then revoke the old); every live key is a secret
+  // to keep and a row the key cache may hold.
+  HERALD_MAX_API_KEYS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most live (unrevoked) API keys a workspace may have; creating one more is a 409, on the user API and the operator API. Revoked keys do not count.'),
+  // A person signs in from a few browsers and devices; 50 leaves room for
+  // many more while a script that signs in in a loop cannot fill the table.
+  HERALD_MAX_SESSIONS_PER_USER: Int(50, 1, 10_000, 'Most live sessions (web sessions and app tokens together) one account may have; signing in once more revokes the least recently used.'),
+  // Three months: a phone in use opens the app far more often, and a lost or
+  // forgotten one's token stops working by itself.
+  HERALD_APP_TOKEN_IDLE_DAYS: Int(90, 1, 3650, 'Days an app token (`hrlu_…`, from signing in or from the operator) keeps working unused; past them it is a 401 and the app signs in again. Each use starts the count again (recorded at most once a minute). Web sessions last 30 days from their last use.'),
   HERALD_MAX_WORKSPACES_PER_USER: Int(10, 1, 100_000, 'Most workspaces a person may own (each has its own monthly quota); creating one more is a 409. The operator API is not bound by it.'),
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that unless the revocation is announced to
@@ -148,7 +158,7 @@ export const ConfigSchema = Type.Object({
   HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: '`open`: anyone can sign up (confirming the address by an e-mailed link) and gets a workspace of their own; `invite`: only people with an invitation can sign up.' }),
   // Only behind a proxy that sets them: otherwise a client could pick its own
   // address (sign-in throttling) and pretend to be on https.
-  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Behind a reverse proxy: take the client address (sign-in and e-mail throttling) from the rightmost `X-Forwarded-For` hop, the one the proxy added (a client can write the hops before it), and the scheme from `X-Forwarded-Proto` (Secure cookies). Only with a proxy that every request passes through; behind a chain of proxies, have the last one set the header to the client address it trusts.' }),
+  HERALD_TRUST_PROXY: Type.Boolean({ default: false, description: 'Behind a reverse proxy: take the client address (sign-in and e-mail throttling) from the rightmost `X-Forwarded-For` hop, the one the proxy added (a client can write the hops before it), and the scheme from the rightmost `X-Forwarded-Proto` hop (Secure cookies). Without it, the address is that of the connection. Only with a proxy that every request passes through; behind a chain of proxies, have the last one set the header to the client address it trusts.' }),
   HERALD_DEMO_WORKSPACE: Type.Boolean({ default: true, description: 'Embedded mode only: create a demo workspace on first start and print its API key; the first account to sign up owns it.' }),
   LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto', description: 'json: one JSON object per line; pretty: coloured lines for people; auto: pretty when stdout is a terminal, else json.' }),
   HERALD_CONFIG: Type.Optional(Type.String({ description: 'A TOML file of settings, with the same keys as the environment (`PORT = 8080`). Unset: herald.toml in the working directory, when there is one. The environment wins over the file. `herald --config FILE` sets it.' })),

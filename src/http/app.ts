@@ -139,7 +139,7 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
 
 export function createApp(deps: AppDeps) {
   const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey, send } = deps
-  const users = createUserAuth(sql)
+  const users = createUserAuth(sql, config.HERALD_APP_TOKEN_IDLE_DAYS)
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
@@ -186,7 +186,7 @@ export function createApp(deps: AppDeps) {
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
-        .use(adminKeysRoute(sql, keysChanged))
+        .use(adminKeysRoute(sql, keysChanged, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
@@ -206,7 +206,7 @@ export function createApp(deps: AppDeps) {
     .use(invitationLinkRoute(sql))
     .use(membersRoute(sql, users, check, changed))
     .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
-    .use(keysRoute(sql, users, keysChanged, check))
+    .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus as EventBus))
     .use(workspaceEventRoute(sql, users, check))

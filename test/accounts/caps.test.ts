@@ -1,7 +1,8 @@
 // What one member or key holder can make is capped, so that nobody exhausts
 // what the others share: channels per workspace (an event naming one past the
 // cap is a 422 and is not stored), routers per workspace and workspaces per
-// person (409), each held under two requests at once; and a channel list is
+// person (409), live API keys per workspace (409), each held under two
+// requests at once; and a channel list is
 // paged and searchable.
 import { describe, expect, test } from 'bun:test'
 import { backends, startTestHerald, useTestHerald } from '../harness'
@@ -10,6 +11,7 @@ import { signUp } from '../users'
 const CHANNELS = 6 // general + 5
 const ROUTERS = 3
 const WORKSPACES = 2 // the one sign-up makes, and one more
+const KEYS = 4
 
 async function expectProblem(res: Response, status: number, type: string, mentions: string) {
   const body = (await res.json()) as { type: string; detail: string }
@@ -25,6 +27,7 @@ for (const backend of backends) {
       HERALD_MAX_CHANNELS_PER_WORKSPACE: String(CHANNELS),
       HERALD_MAX_ROUTERS_PER_WORKSPACE: String(ROUTERS),
       HERALD_MAX_WORKSPACES_PER_USER: String(WORKSPACES),
+      HERALD_MAX_API_KEYS_PER_WORKSPACE: String(KEYS),
       HERALD_DEFAULT_RATE_BURST: '10000',
       HERALD_DEFAULT_RATE_PER_SECOND: '10000',
     })
@@ -129,6 +132,30 @@ for (const backend of backends) {
       const owner = await signUp(h)
       for (let i = 0; i < ROUTERS; i++) expect((await owner.call('POST', `/v1/workspaces/${owner.workspace}/routers`, router(`m${i}`))).status).toBe(201)
       await expectProblem(await owner.call('POST', `/v1/workspaces/${owner.workspace}/routers`, router('m0')), 409, 'limit-reached', 'HERALD_MAX_ROUTERS_PER_WORKSPACE')
+    }, 60_000)
+
+    test('live API keys per workspace: the one past the cap is a 409 naming it, also when created at once, on both APIs; a revoked key makes room', async () => {
+      type Key = { id: number; revokedAt: string | null }
+      const live = async (res: Promise<Response>) => ((await (await res).json()) as Key[]).filter((k) => k.revokedAt === null)
+      const ws = await h.workspace() // with its first key
+      for (let i = 1; i < KEYS - 1; i++) expect((await h.admin('POST', `/admin/workspaces/${ws.name}/keys`, { name: `k${i}` })).status).toBe(201)
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => h.admin('POST', `/admin/workspaces/${ws.name}/keys`, { name: `race${i}` }).then((r) => r.status)))
+      expect(statuses.sort()).toEqual([201, ...Array(9).fill(409)])
+      const keys = await live(h.admin('GET', `/admin/workspaces/${ws.name}/keys`))
+      expect(keys.length).toBe(KEYS)
+      await expectProblem(await h.admin('POST', `/admin/workspaces/${ws.name}/keys`, { name: 'more' }), 409, 'limit-reached', `limit of ${KEYS} live API keys (HERALD_MAX_API_KEYS_PER_WORKSPACE)`)
+      // Revoked keys do not count: revoking one makes room for one.
+      expect((await h.admin('DELETE', `/admin/workspaces/${ws.name}/keys/${keys[0]!.id}`)).status).toBe(204)
+      expect((await h.admin('POST', `/admin/workspaces/${ws.name}/keys`, { name: 'rotated' })).status).toBe(201)
+      expect((await h.admin('POST', `/admin/workspaces/${ws.name}/keys`, { name: 'more' })).status).toBe(409)
+      // The member API is held to the same cap, with many at once.
+      const owner = await signUp(h)
+      const path = `/v1/workspaces/${owner.workspace}/keys`
+      const had = (await live(owner.call('GET', path))).length
+      const made = await Promise.all(Array.from({ length: 12 }, (_, i) => owner.call('POST', path, { name: `m${i}` }).then((r) => r.status)))
+      expect(made.sort()).toEqual([...Array(KEYS - had).fill(201), ...Array(12 - KEYS + had).fill(409)])
+      expect((await live(owner.call('GET', path))).length).toBe(KEYS)
+      await expectProblem(await owner.call('POST', path, { name: 'one more' }), 409, 'limit-reached', 'HERALD_MAX_API_KEYS_PER_WORKSPACE')
     }, 60_000)
 
     test('workspaces per person: the one past the cap is a 409 naming it, also when created at once', async () => {

@@ -21,6 +21,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { generateSecret } from '../../src/core/keys'
+import { withPeer } from '../../src/http/peer'
 import { ADMIN_TOKEN, backends, useTestHerald, type TestHerald } from '../harness'
 import { newEmail, PASSWORD, signUp } from '../users'
 import { chunked, describeCase, problemFault, requestArb, target, type Caller, type Ref, type RouteCase, type RouteInfo } from '../fuzz_routes'
@@ -93,11 +94,11 @@ type Answer = { status: number; body: any; headers: Headers }
 
 /** A JSON request in-process, from an address of its own; for setting up, not fuzzing. */
 async function call(h: TestHerald, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await h.app.handle(new Request('http://localhost' + path, {
+  const res = await h.app.handle(withPeer(new Request('http://localhost' + path, {
     method,
     headers: { 'x-forwarded-for': anyIp(), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
-  }))
+  }), '127.0.0.1'))
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : text }
 }
@@ -282,7 +283,9 @@ for (const backend of backends) {
       const body = c.body && c.transfer === 'stream' ? chunked(c.body) : (c.body ?? undefined)
       const init = { method: c.method, headers, body, signal, duplex: 'half' } as RequestInit
       const path = target(c, w.refs)
-      return via === 'socket' ? fetch(h.url + path, init) : h.app.handle(new Request('http://localhost' + path, init))
+      // In-process, a request has no socket: it names its peer, one of its own
+      // (src/http/peer.ts), as a connection would.
+      return via === 'socket' ? fetch(h.url + path, init) : h.app.handle(withPeer(new Request('http://localhost' + path, init), anyIp()))
     }
 
     /** Sends a case and checks its answer: what is wrong with it, or null. */

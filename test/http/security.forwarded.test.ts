@@ -4,13 +4,15 @@
 // first one, which the client writes itself: a new made-up first hop per
 // request, and the per-address throttles (sign-in failures, e-mails) never
 // added up. Now the rightmost hop is the client's address, and a header that
-// holds no address (empty, too long, garbage) is never a 500.
+// holds no address (empty, too long, garbage) is never a 500. The scheme
+// (X-Forwarded-Proto, which decides whether the cookie is Secure) is read
+// from the hop the proxy added too, not from the first one.
 import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { MAIL_LIMITS, SIGNIN_LIMITS, signinCounters } from '../../src/accounts/throttle'
 import { backends, useTestHerald } from '../harness'
 import { expectProblem } from '../support'
-import { newEmail, PASSWORD } from '../users'
+import { newEmail, PASSWORD, signUp } from '../users'
 
 for (const backend of backends) {
   describe(`X-Forwarded-For behind a trusted proxy (${backend})`, () => {
@@ -47,6 +49,21 @@ for (const backend of backends) {
       }
       // Another client behind the same proxy signs in as usual (a wrong password: 401).
       await expectProblem(await signin(`${real}, 203.0.113.10`), 401, 'invalid-credentials')
+    })
+
+    test('X-Forwarded-Proto: the hop the proxy added decides whether the session cookie is Secure', async () => {
+      const person = await signUp(h)
+      const cookieWith = async (proto: string) => {
+        const res = await fetch(h.url + '/v1/auth/signin', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': proto }, body: JSON.stringify({ email: person.email, password: PASSWORD, client: 'web' }) })
+        expect(res.status).toBe(200)
+        return res.headers.get('set-cookie') ?? ''
+      }
+      // The proxy appends the scheme it saw to what the client wrote: the last hop is its own.
+      expect(await cookieWith('https')).toContain('; Secure')
+      expect(await cookieWith('http, https')).toContain('; Secure')
+      expect(await cookieWith('https, http')).not.toContain('Secure')
+      expect(await cookieWith('https,https, http')).not.toContain('Secure')
+      expect(await cookieWith('http')).not.toContain('Secure')
     })
 
     test('an empty, malformed or oversized X-Forwarded-For is never a 500', async () => {

@@ -164,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The key is in the answer, and never again. The body may be left out.
+         * @description The key is in the answer, and never again. The body may be left out. A workspace has at most HERALD_MAX_API_KEYS_PER_WORKSPACE live keys; revoked keys do not count.
          */
         post: operations["postAdminWorkspacesByWorkspaceKeys"];
         delete?: never;
@@ -928,7 +928,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The key is in the answer, and never again. Owners and admins.
+         * @description The key is in the answer, and never again. Owners and admins. A workspace has at most HERALD_MAX_API_KEYS_PER_WORKSPACE live keys (100 by default); revoked keys do not count.
          */
         post: operations["postV1WorkspacesByWorkspaceKeys"];
         delete?: never;
@@ -3027,6 +3027,15 @@ export interface operations {
             };
             /** @description No such workspace (or no such thing in it, as the path names); or no operator API, as this server was started without HERALD_ADMIN_TOKEN. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace has HERALD_MAX_API_KEYS_PER_WORKSPACE live API keys (limit-reached): revoke one first. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6595,6 +6604,15 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace has HERALD_MAX_API_KEYS_PER_WORKSPACE live API keys (limit-reached): revoke one first. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

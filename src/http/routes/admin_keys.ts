@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
-import { insertApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
+import { createApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
 import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
 import { operatorDetail as detail, workspaceIdOf } from './admin_auth'
 import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
@@ -18,14 +18,18 @@ export const ApiKeySchema = Type.Object({
 
 const Params = WorkspaceParams
 
-export const adminKeysRoute = (sql: Sql, keysChanged: (workspaceId: number) => void) => {
+/** The answer past the cap on live keys, on the user API and the operator API. */
+export const KEY_LIMIT = problem(409, 'The workspace has HERALD_MAX_API_KEYS_PER_WORKSPACE live API keys (limit-reached): revoke one first.')
+
+/** `maxKeys`: HERALD_MAX_API_KEYS_PER_WORKSPACE. */
+export const adminKeysRoute = (sql: Sql, keysChanged: (workspaceId: number) => void, maxKeys: number) => {
   const workspaceId = workspaceIdOf(sql)
 
   return new Elysia({ name: 'route.admin.keys', prefix: '/admin/workspaces/:workspace/keys' })
     .post(
       '',
       async ({ params, body, set }) => {
-        const key = await insertApiKey(sql, await workspaceId(params.workspace), body?.name ?? '')
+        const key = await createApiKey(sql, await workspaceId(params.workspace), body?.name ?? '', maxKeys)
         set.status = 201
         return { id: key.id, prefix: key.prefix, apiKey: key.apiKey }
       },
@@ -33,7 +37,7 @@ export const adminKeysRoute = (sql: Sql, keysChanged: (workspaceId: number) => v
         params: Params,
         body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 100, description: 'A label, such as "production".' })) }, { $id: 'OperatorCreateApiKeyBody', additionalProperties: false })),
         response: { 201: Type.Object({ id: Type.Integer(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown once; only its hash is stored.' }) }, { $id: 'OperatorCreatedApiKey' }) },
-        detail: detail('Create an API key', 'The key is in the answer, and never again. The body may be left out.', problems(...BODY_PROBLEMS)),
+        detail: detail('Create an API key', 'The key is in the answer, and never again. The body may be left out. A workspace has at most HERALD_MAX_API_KEYS_PER_WORKSPACE live keys; revoked keys do not count.', { ...problems(...BODY_PROBLEMS), 409: KEY_LIMIT }),
       },
     )
     .get('', async ({ params }) => listApiKeys(sql, await workspaceId(params.workspace)), {

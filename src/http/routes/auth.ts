@@ -78,7 +78,9 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
-    const session = await createSession(sql, user.id, client)
+    const session = await createSession(sql, user.id, client, config.HERALD_MAX_SESSIONS_PER_USER)
+    // The sessions this one pushed out of the account's cap end now, live streams too.
+    for (const tokenId of session.ended) changed({ kind: 'session-ended', userId: user.id, tokenId })
     if (client === 'web') {
       set.headers['set-cookie'] = sessionCookie(session.token, isHttps(request, config.HERALD_TRUST_PROXY))
       return { userId: user.id, email: user.email, csrf: session.csrf! }
@@ -117,12 +119,12 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     )
     .post(
       '/auth/signup',
-      async ({ body, request, set, server }) => {
+      async ({ body, request, set }) => {
         const email = normalizeEmail(body.email)
         const why = passwordProblem(body.password)
         if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
         const client = body.client ?? 'app'
-        const outcome = await signupFor(request).signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, server, config.HERALD_TRUST_PROXY) })
+        const outcome = await signupFor(request).signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, config.HERALD_TRUST_PROXY) })
         if (outcome.kind === 'created') {
           set.status = 201
           return { ...(await answer(request, set, { id: outcome.userId, email }, client)), workspace: outcome.workspace, role: outcome.role }
@@ -173,9 +175,9 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     )
     .post(
       '/auth/signin',
-      async ({ body, request, set, server }) => {
+      async ({ body, request, set }) => {
         const email = normalizeEmail(body.email)
-        const ip = clientAddress(request, server, config.HERALD_TRUST_PROXY)
+        const ip = clientAddress(request, config.HERALD_TRUST_PROXY)
         const wait = await countAttempt(sql, signinCounters(email, ip))
         if (wait > 0) throw throttled(wait, 'signin-throttled', 'sign-in attempts')
         const user = await checkPassword(sql, email, body.password)
@@ -195,8 +197,8 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     )
     .post(
       '/auth/password-reset',
-      async ({ body, request, set, server }) => {
-        const asked = await requestPasswordReset({ sql, config, log: requestLog(log, request), mailer }, normalizeEmail(body.email), clientAddress(request, server, config.HERALD_TRUST_PROXY))
+      async ({ body, request, set }) => {
+        const asked = await requestPasswordReset({ sql, config, log: requestLog(log, request), mailer }, normalizeEmail(body.email), clientAddress(request, config.HERALD_TRUST_PROXY))
         if (asked.kind === 'throttled') throw throttled(asked.wait, 'mail-throttled', 'e-mails to this address or from this client')
         set.status = 202
         return {}

@@ -4,8 +4,8 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { AccessCheck } from '../../accounts/access'
 import { userSecurity } from '../../accounts/session'
-import { insertApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
-import { ApiKeySchema } from './admin_keys'
+import { createApiKey, listApiKeys, revokeKey } from '../../accounts/workspaces'
+import { ApiKeySchema, KEY_LIMIT } from './admin_keys'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { KeyIdParam, WorkspaceParam, WorkspaceParams } from './input'
@@ -16,7 +16,8 @@ const Params = WorkspaceParams
 const ALL = problems(400, 401, 404, 503)
 const detail = (summary: string, description: string, responses: Responses = {}) => ({ summary, description, tags: ['API keys'], security: userSecurity, responses: { ...ALL, ...responses } })
 
-export const keysRoute = (sql: Sql, users: UserAuth, keysChanged: (workspaceId: number) => void, check: AccessCheck) =>
+/** `maxKeys`: HERALD_MAX_API_KEYS_PER_WORKSPACE. */
+export const keysRoute = (sql: Sql, users: UserAuth, keysChanged: (workspaceId: number) => void, check: AccessCheck, maxKeys: number) =>
   routeGroup({ name: 'route.keys', prefix: '/v1/workspaces/:workspace/keys', guard: users.authenticate })
     .get('', async ({ request, params }) => listApiKeys(sql, (await check(request, params.workspace)).access.workspaceId), {
       params: Params,
@@ -27,7 +28,7 @@ export const keysRoute = (sql: Sql, users: UserAuth, keysChanged: (workspaceId: 
       '',
       async ({ request, params, body, set }) => {
         const { access } = await check(request, params.workspace, 'manage')
-        const key = await insertApiKey(sql, access.workspaceId, body.name.trim())
+        const key = await createApiKey(sql, access.workspaceId, body.name.trim(), maxKeys)
         set.status = 201
         return { id: key.id, name: body.name.trim(), prefix: key.prefix, apiKey: key.apiKey }
       },
@@ -35,7 +36,7 @@ export const keysRoute = (sql: Sql, users: UserAuth, keysChanged: (workspaceId: 
         params: Params,
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for, such as "production".' }) }, { $id: 'CreateApiKeyBody', additionalProperties: false }),
         response: { 201: Type.Object({ id: Type.Integer(), name: Type.String(), prefix: Type.String(), apiKey: Type.String({ description: 'Shown this once; only its hash is stored.' }) }, { $id: 'CreatedApiKey' }) },
-        detail: detail('Create an API key', 'The key is in the answer, and never again. Owners and admins.', problems(...BODY_PROBLEMS, 403)),
+        detail: detail('Create an API key', 'The key is in the answer, and never again. Owners and admins. A workspace has at most HERALD_MAX_API_KEYS_PER_WORKSPACE live keys (100 by default); revoked keys do not count.', { ...problems(...BODY_PROBLEMS, 403), 409: KEY_LIMIT }),
       },
     )
     .delete(
