@@ -135,6 +135,7 @@ export async function startWorker(config: Config, log: Logger, opts: { onFatal?:
   if (!config.DATABASE_URL || !config.NATS_URL) {
     throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
   }
+  portFree(config.METRICS_PORT, config.HOST, 'METRICS_PORT')
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const pipeline = await startPipeline(db, config, log, true, secrets, sendConfigFrom(config, loadPushConfig(config, log)), opts.onFatal)
   // Not healthy while it consumes nothing: NATS away, or its consumer gone and not yet made again.
@@ -169,6 +170,18 @@ export function bound<T>(port: number, host: string, key: 'PORT' | 'METRICS_PORT
     void release().catch(() => {})
     throw new ConfigError(`port ${port} is already in use on ${host} (${key}): another Herald or another program listens there; stop it, or start this one with ${key}=<a free port>`)
   }
+}
+
+/**
+ * Says at once that the port is taken, before the database is opened: a
+ * second Herald on a taken port used to open (and migrate) the database,
+ * and on the embedded default wait for its lock, only to stop at bound().
+ * The real bind later still decides; this is the fast answer. PORT 0 takes
+ * whatever is free.
+ */
+export function portFree(port: number, host: string, key: 'PORT' | 'METRICS_PORT'): void {
+  if (port === 0) return
+  bound(port, host, key, () => Bun.serve({ port, hostname: host, reusePort: false, fetch: () => new Response(null, { status: 503 }) })).stop(true)
 }
 
 export async function maintain(db: Database, config: Config, log: Logger) {
@@ -228,6 +241,7 @@ async function printBanner(db: Database, url: string, demoKey: string | undefine
 
 /** `opts.banner`: print where the dashboard is, the demo key and the operator token (off in tests). */
 export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all', opts: { banner?: boolean; onFatal?: (err: Error) => void } = {}): Promise<Herald> {
+  portFree(config.PORT, config.HOST, 'PORT')
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const demoKey = await createDemoWorkspace(db, config)
   const admin = loadAdminToken(config)

@@ -19,7 +19,7 @@ export const ConfigSchema = Type.Object({
   // postgres.js opens connections lazily; 10 keeps a few batches in flight
   // without crowding PostgreSQL's default max_connections of 100 when scaled out.
   DATABASE_POOL_MAX: Int(10, 1, 200, 'Connections per process to PostgreSQL.'),
-  HERALD_DATA_DIR: Type.String({ default: './.herald', description: 'Directory of the embedded database and of the generated secrets; made (or narrowed to) mode 0700 at start. The embedded database runs in-process and listens on no port.' }),
+  HERALD_DATA_DIR: Type.String({ default: './.herald', description: 'Directory of the embedded database and of the generated secrets; made (or narrowed to) mode 0700 at start. The embedded database runs in-process and listens on no port. One Herald at a time may use it: a second process (or `herald migrate`) on the same directory stops at once, naming the pid of the one that holds its lock (`herald.lock`, released when that process ends, even when killed).' }),
   HERALD_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, error: 'at least 16 characters, e.g. from `openssl rand -hex 24`', description: 'Bearer token of the operator API (and of the CLI). Unset: on the embedded default, a token is generated into `HERALD_DATA_DIR/admin.token` (mode 0600), which the CLI on the same machine reads; with `DATABASE_URL`, the operator API is off.' })),
   // Unset by default: Prometheus scrapes over the internal network, and most
   // setups keep /metrics off the public ingress rather than share a token.
