@@ -69,7 +69,7 @@ export async function openEmbedded(dataDir: string, log: Logger): Promise<Databa
   // Before PGlite opens the files: a second process stops here (src/core/dir_lock.ts).
   const lock = inMemory ? { held: true, release() {} } : lockDataDir(dataDir)
   if (!lock.held) log.warn({ dataDir }, 'this platform cannot lock the data directory: make sure no other Herald uses it')
-  let db: PGlite
+  let db: InstanceType<typeof PGlite>
   try {
     db = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`)
   } catch (err) {
