@@ -14,6 +14,7 @@ import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
 import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
 import { createSecretBox, loadSecretKey } from './core/secrets'
+import { narrowDataDir } from './core/data_dir'
 import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
 import { createJetStreamBus } from './delivery/bus_jetstream'
 import { createRelay } from './delivery/relay'
@@ -118,6 +119,8 @@ async function reaching<T>(what: string, key: 'DATABASE_URL' | 'NATS_URL', url: 
 }
 
 async function openStore(config: Config, log: Logger) {
+  // On either database: with DATABASE_URL the directory holds the generated secrets.
+  narrowDataDir(config.HERALD_DATA_DIR, log)
   const db = await openDatabase(config, log)
   const applied = config.DATABASE_URL
     ? await reaching('PostgreSQL', 'DATABASE_URL', config.DATABASE_URL, () => migrate(db.sql), (err) => isConnectionError(err) || /ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ETIMEDOUT/.test(String((err as { code?: string }).code)))

@@ -2,7 +2,8 @@
 // embedded PGlite in this process (src/core/embedded.ts), so that postgres.js
 // and every SQL statement run unchanged on both.
 import postgres from 'postgres'
-import { InProcessSocket, privateDataDir } from './embedded'
+import { InProcessSocket } from './embedded'
+import { privateDataDir } from './data_dir'
 import { lockDataDir } from './dir_lock'
 import type { Config } from './config'
 import type { Logger } from './log'
