@@ -266,7 +266,10 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
     timeoutMs: db.embedded ? 0 : undefined,
-    channelCache: { max: config.INGEST_CHANNEL_CACHE_MAX, maxAgeMs: config.CACHE_MAX_AGE_MS, fallbackMs: 60_000, announced: () => pipeline.bus.announcesEverywhere() },
+    // While announcements cannot reach this process, a channel renamed or
+    // deleted elsewhere is trusted as long as a revoked key is, then looked
+    // up again (and made again by its next event).
+    channelCache: { max: config.INGEST_CHANNEL_CACHE_MAX, maxAgeMs: config.CACHE_MAX_AGE_MS, fallbackMs: config.API_KEY_CACHE_TTL_MS, announced: () => pipeline.bus.announcesEverywhere() },
   })
   pipeline.bus.onChange((c) => {
     if (c.kind === 'channels') batcher.forgetChannels(c.workspaceId)

@@ -57,7 +57,7 @@ export const ConfigSchema = Type.Object({
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that unless the revocation is announced to
   // every process (NATS connected, or the embedded database's one process).
-  API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up while a revocation may not be announced to this process (no NATS, or NATS away).'),
+  API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key (and a channel known to exist) is trusted without a database look-up while a revocation (or a rename or deletion) may not be announced to this process (no NATS, or NATS away).'),
   // Announcements make the caches exact; the age only bounds what a bug in
   // them could cost. 10 min keeps look-ups rare at any number of workspaces.
   CACHE_MAX_AGE_MS: Int(600000, 0, 86400000, 'How long an API key, a workspace\'s routers or a channel\'s devices are trusted from memory while every change is announced to this process over NATS (or the embedded database\'s one process): a revocation or an edit takes effect at once, and this bounds the age of an entry anyway.'),

@@ -145,7 +145,10 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     const accepted: BusEvent[] = []
     items.forEach((it, i) => {
       if (res[i]?.kind !== 'accepted') return
-      knownChannels.add(`${it.principal.workspaceId}/${it.channel}`)
+      // Its time is when it was last seen in the database: an entry trusted
+      // from memory is not made younger by the events that trusted it.
+      const k = `${it.principal.workspaceId}/${it.channel}`
+      if (!knownChannels.has(k)) knownChannels.add(k)
       accepted.push(busEvent(it))
     })
     if (accepted.length && outboxId !== null) opts.onCommit?.(outboxId, accepted)
