@@ -114,7 +114,12 @@ export const ConfigSchema = Type.Object({
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),
-  JETSTREAM_ACK_WAIT_MS: Int(30000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this (a worker reports events still being delivered as in progress).'),
+  // The longest the events of a worker that died wait for another (30 s
+  // made its in-flight events arrive 30 s late). A live worker reports its
+  // events in progress every third of it (bus_jetstream.ts, pump), so only an
+  // event loop stalled for over 5 s lets JetStream give away work in hand, and
+  // then the deliveries already recorded are not sent twice.
+  JETSTREAM_ACK_WAIT_MS: Int(8000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this (a worker reports events still being delivered as in progress every third of it): how long the events of a worker that died wait for another.'),
   // An event stays unacknowledged until its first attempts are made and
   // recorded; at 5,000 events/s and 100 ms each, 500 are pending. The bound
   // keeps a stalled worker from holding the whole stream.
