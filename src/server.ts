@@ -15,6 +15,7 @@ import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
 import { createSecretBox, loadSecretKey } from './core/secrets'
 import { narrowDataDir } from './core/data_dir'
+import { createOutage } from './core/outage'
 import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
 import { createJetStreamBus } from './delivery/bus_jetstream'
 import { createRelay } from './delivery/relay'
@@ -261,7 +262,9 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     if (c.kind === 'keys') auth.forget(c.workspaceId)
     else if (c.kind === 'everything') auth.forget(null)
   })
+  const outage = createOutage(log)
   const batcher = createBatcher(db.sql, db.connection, log, {
+    outage,
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
@@ -284,6 +287,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     wakeScheduler: () => pipeline.fanout?.wake(),
     vapidPublicKey: push.webpush.publicKey,
     send,
+    outage,
   })
   // With no Host (or an empty one) Bun's request.url is the bare path, which
   // the router would read from its 8th character: `/xxxxxx/admin/x` routed as
