@@ -94,15 +94,20 @@ describe('one Herald per data directory', () => {
     expect(used).toBe(30)
   }, 90_000)
 
-  test('a second start on a taken PORT stops before it opens (or even makes) its data directory', async () => {
-    const port = await freePort()
-    const first = await spawnHerald({ PORT: String(port), HERALD_DATA_DIR: dataDir() }, 'start')
-    procs.push(first)
-    const fresh = join(dataDir(), 'never-opened')
-    const second = await runToEnd('start', { PORT: String(port), HERALD_DATA_DIR: fresh })
-    expect(second.code).not.toBe(0)
-    expect(second.output).toContain(`port ${port} is already in use on 127.0.0.1 (PORT)`)
-    expect(existsSync(fresh)).toBe(false)
-    expect(second.output).not.toContain('embedded PostgreSQL (PGlite) started')
+  test('a start on a taken PORT stops before it opens (or even makes) its data directory', async () => {
+    // Whatever holds the port (another Herald, test/ops/port.taken.test.ts, or anything else).
+    const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', reusePort: false, fetch: () => new Response('the first') })
+    try {
+      const fresh = join(dataDir(), 'never-opened')
+      const second = await runToEnd('start', { PORT: String(holder.port), HERALD_DATA_DIR: fresh })
+      console.log(`[lock] a start on a taken port stopped after ${Math.round(second.ms)} ms`)
+      expect(second.code).not.toBe(0)
+      expect(second.output).toContain(`port ${holder.port} is already in use on 127.0.0.1 (PORT)`)
+      expect(existsSync(fresh)).toBe(false)
+      expect(second.output).not.toContain('embedded PostgreSQL (PGlite) started')
+      expect(await (await fetch(`http://127.0.0.1:${holder.port}/`)).text()).toBe('the first')
+    } finally {
+      holder.stop(true)
+    }
   }, 60_000)
 })
