@@ -15,6 +15,8 @@ import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
 import { withPeer } from './http/peer'
 import { createSecretBox, loadSecretKey } from './core/secrets'
+import { narrowDataDir } from './core/data_dir'
+import { createOutage } from './core/outage'
 import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
 import { createJetStreamBus } from './delivery/bus_jetstream'
 import { createRelay } from './delivery/relay'
@@ -119,6 +121,8 @@ async function reaching<T>(what: string, key: 'DATABASE_URL' | 'NATS_URL', url: 
 }
 
 async function openStore(config: Config, log: Logger) {
+  // On either database: with DATABASE_URL the directory holds the generated secrets.
+  narrowDataDir(config.HERALD_DATA_DIR, log)
   const db = await openDatabase(config, log)
   const applied = config.DATABASE_URL
     ? await reaching('PostgreSQL', 'DATABASE_URL', config.DATABASE_URL, () => migrate(db.sql), (err) => isConnectionError(err) || /ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ETIMEDOUT/.test(String((err as { code?: string }).code)))
@@ -136,6 +140,7 @@ export async function startWorker(config: Config, log: Logger, opts: { onFatal?:
   if (!config.DATABASE_URL || !config.NATS_URL) {
     throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
   }
+  portFree(config.METRICS_PORT, config.HOST, 'METRICS_PORT')
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const pipeline = await startPipeline(db, config, log, true, secrets, sendConfigFrom(config, loadPushConfig(config, log)), opts.onFatal)
   // Not healthy while it consumes nothing: NATS away, or its consumer gone and not yet made again.
@@ -170,6 +175,18 @@ export function bound<T>(port: number, host: string, key: 'PORT' | 'METRICS_PORT
     void release().catch(() => {})
     throw new ConfigError(`port ${port} is already in use on ${host} (${key}): another Herald or another program listens there; stop it, or start this one with ${key}=<a free port>`)
   }
+}
+
+/**
+ * Says at once that the port is taken, before the database is opened: a
+ * second Herald on a taken port used to open (and migrate) the database,
+ * and on the embedded default wait for its lock, only to stop at bound().
+ * The real bind later still decides; this is the fast answer. PORT 0 takes
+ * whatever is free.
+ */
+export function portFree(port: number, host: string, key: 'PORT' | 'METRICS_PORT'): void {
+  if (port === 0) return
+  bound(port, host, key, () => Bun.serve({ port, hostname: host, reusePort: false, fetch: () => new Response(null, { status: 503 }) })).stop(true)
 }
 
 export async function maintain(db: Database, config: Config, log: Logger) {
@@ -229,6 +246,7 @@ async function printBanner(db: Database, url: string, demoKey: string | undefine
 
 /** `opts.banner`: print where the dashboard is, the demo key and the operator token (off in tests). */
 export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all', opts: { banner?: boolean; onFatal?: (err: Error) => void } = {}): Promise<Herald> {
+  portFree(config.PORT, config.HOST, 'PORT')
   const { db, secrets, stopMaintenance } = await openStore(config, log)
   const demoKey = await createDemoWorkspace(db, config)
   const admin = loadAdminToken(config)
@@ -245,12 +263,17 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     if (c.kind === 'keys') auth.forget(c.workspaceId)
     else if (c.kind === 'everything') auth.forget(null)
   })
+  const outage = createOutage(log)
   const batcher = createBatcher(db.sql, db.connection, log, {
+    outage,
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
     timeoutMs: db.embedded ? 0 : undefined,
-    channelCache: { max: config.INGEST_CHANNEL_CACHE_MAX, maxAgeMs: config.CACHE_MAX_AGE_MS, fallbackMs: 60_000, announced: () => pipeline.bus.announcesEverywhere() },
+    // While announcements cannot reach this process, a channel renamed or
+    // deleted elsewhere is trusted as long as a revoked key is, then looked
+    // up again (and made again by its next event).
+    channelCache: { max: config.INGEST_CHANNEL_CACHE_MAX, maxAgeMs: config.CACHE_MAX_AGE_MS, fallbackMs: config.API_KEY_CACHE_TTL_MS, announced: () => pipeline.bus.announcesEverywhere() },
   })
   pipeline.bus.onChange((c) => {
     if (c.kind === 'channels') batcher.forgetChannels(c.workspaceId)
@@ -265,6 +288,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     wakeScheduler: () => pipeline.fanout?.wake(),
     vapidPublicKey: push.webpush.publicKey,
     send,
+    outage,
   })
   // With no Host (or an empty one) Bun's request.url is the bare path, which
   // the router would read from its 8th character: `/xxxxxx/admin/x` routed as

@@ -80,3 +80,14 @@ export async function spawnServeAndWorker(env: Record<string, string>, procs: He
   procs.push(worker)
   return { api, worker }
 }
+
+/** Runs `herald <cmd>` to its end (it must not start, or is killed after 30 s): its exit code, its output and how long it ran. */
+export async function runToEnd(cmd: string, env: Record<string, string>) {
+  const { DATABASE_URL: _, NATS_URL: __, ...inherited } = process.env
+  const started = performance.now()
+  const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', cmd], { cwd: `${import.meta.dir}/..`, env: { ...inherited, HOST: '127.0.0.1', ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  clearTimeout(timer)
+  return { code, output: out + err, ms: performance.now() - started }
+}

@@ -19,7 +19,7 @@ export const ConfigSchema = Type.Object({
   // postgres.js opens connections lazily; 10 keeps a few batches in flight
   // without crowding PostgreSQL's default max_connections of 100 when scaled out.
   DATABASE_POOL_MAX: Int(10, 1, 200, 'Connections per process to PostgreSQL.'),
-  HERALD_DATA_DIR: Type.String({ default: './.herald', description: 'Directory of the embedded database and of the generated secrets; made (or narrowed to) mode 0700 at start. The embedded database runs in-process and listens on no port.' }),
+  HERALD_DATA_DIR: Type.String({ default: './.herald', description: 'Directory of the embedded database and of the generated secrets; made (or narrowed to) mode 0700 at every start on either database, and the secret files in it to 0600. The embedded database runs in-process and listens on no port. One Herald at a time may use it: a second process (or `herald migrate`) on the same directory stops at once, naming the pid of the one that holds its lock (`herald.lock`, released when that process ends, even when killed).' }),
   HERALD_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16, error: 'at least 16 characters, e.g. from `openssl rand -hex 24`', description: 'Bearer token of the operator API (and of the CLI). Unset: on the embedded default, a token is generated into `HERALD_DATA_DIR/admin.token` (mode 0600), which the CLI on the same machine reads; with `DATABASE_URL`, the operator API is off.' })),
   // Unset by default: Prometheus scrapes over the internal network, and most
   // setups keep /metrics off the public ingress rather than share a token.
@@ -67,7 +67,7 @@ export const ConfigSchema = Type.Object({
   // A revoked key must stop working everywhere within 5 s, so the cache may
   // not hold an entry longer than that unless the revocation is announced to
   // every process (NATS connected, or the embedded database's one process).
-  API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key is trusted without a database look-up while a revocation may not be announced to this process (no NATS, or NATS away).'),
+  API_KEY_CACHE_TTL_MS: Int(2000, 0, 5000, 'How long a verified API key (and a channel known to exist) is trusted without a database look-up while a revocation (or a rename or deletion) may not be announced to this process (no NATS, or NATS away).'),
   // Announcements make the caches exact; the age only bounds what a bug in
   // them could cost. 10 min keeps look-ups rare at any number of workspaces.
   CACHE_MAX_AGE_MS: Int(600000, 0, 86400000, 'How long an API key, a workspace\'s routers or a channel\'s devices are trusted from memory while every change is announced to this process over NATS (or the embedded database\'s one process): a revocation or an edit takes effect at once, and this bounds the age of an entry anyway.'),
@@ -124,7 +124,12 @@ export const ConfigSchema = Type.Object({
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),
-  JETSTREAM_ACK_WAIT_MS: Int(30000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this (a worker reports events still being delivered as in progress).'),
+  // The longest the events of a worker that died wait for another (30 s
+  // made its in-flight events arrive 30 s late). A live worker reports its
+  // events in progress every third of it (bus_jetstream.ts, pump), so only an
+  // event loop stalled for over 5 s lets JetStream give away work in hand, and
+  // then the deliveries already recorded are not sent twice.
+  JETSTREAM_ACK_WAIT_MS: Int(8000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this (a worker reports events still being delivered as in progress every third of it): how long the events of a worker that died wait for another.'),
   // An event stays unacknowledged until its first attempts are made and
   // recorded; at 5,000 events/s and 100 ms each, 500 are pending. The bound
   // keeps a stalled worker from holding the whole stream.

@@ -2,7 +2,9 @@
 // embedded PGlite in this process (src/core/embedded.ts), so that postgres.js
 // and every SQL statement run unchanged on both.
 import postgres from 'postgres'
-import { InProcessSocket, privateDataDir } from './embedded'
+import { InProcessSocket } from './embedded'
+import { privateDataDir } from './data_dir'
+import { lockDataDir } from './dir_lock'
 import type { Config } from './config'
 import type { Logger } from './log'
 
@@ -65,7 +67,16 @@ export async function openEmbedded(dataDir: string, log: Logger): Promise<Databa
   const { PGlite } = await import('@electric-sql/pglite')
   const inMemory = dataDir.startsWith('memory://')
   if (!inMemory) privateDataDir(dataDir)
-  const db = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`)
+  // Before PGlite opens the files: a second process stops here (src/core/dir_lock.ts).
+  const lock = inMemory ? { held: true, release() {} } : lockDataDir(dataDir)
+  if (!lock.held) log.warn({ dataDir }, 'this platform cannot lock the data directory: make sure no other Herald uses it')
+  let db: InstanceType<typeof PGlite>
+  try {
+    db = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`)
+  } catch (err) {
+    lock.release()
+    throw err
+  }
   log.info({ dataDir }, 'embedded PostgreSQL (PGlite) started in-process; it listens on no port or socket')
   // PGlite is a single session: one connection keeps transactions from interleaving.
   // The connection is an in-memory socket (src/core/embedded.ts): no listener exists.
@@ -77,6 +88,7 @@ export async function openEmbedded(dataDir: string, log: Logger): Promise<Databa
     async close() {
       await sql.end({ timeout: 5 })
       await db.close()
+      lock.release()
     },
   }
 }

@@ -3,9 +3,8 @@
 // does on PostgreSQL while nothing listens: no port, no Unix socket, nothing
 // another process (of this user or another) could connect to, and nobody can
 // take Herald's connection from it. Its files live in HERALD_DATA_DIR, made
-// 0700 so that other local users cannot read them either.
+// 0700 so that other local users cannot read them either (src/core/data_dir.ts).
 import { EventEmitter } from 'node:events'
-import { chmodSync, mkdirSync, statSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'
 
 /**
@@ -77,10 +76,4 @@ export class InProcessSocket extends EventEmitter {
   pause(): void {}
   resume(): void {}
   setKeepAlive(): void {}
-}
-
-/** HERALD_DATA_DIR, made (or narrowed to) mode 0700: the database files, the admin token and the keys are Herald's user's alone. */
-export function privateDataDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700)
 }

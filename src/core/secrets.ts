@@ -2,10 +2,11 @@
 // are encrypted at rest with AES-256-GCM under HERALD_SECRET_KEY. Layout of a
 // sealed value: version byte (1), 12-byte IV, 16-byte tag, ciphertext.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config'
 import type { Logger } from './log'
+import { privateDataDir, privateFile } from './data_dir'
 
 const VERSION = 1
 
@@ -50,17 +51,19 @@ export function loadSecretKey(config: Pick<Config, 'HERALD_SECRET_KEY' | 'HERALD
 
 /**
  * The secret kept in `dir`/`name`, made by `make` on first use and written
- * with mode 0600; when two processes start at once, the first file wins.
+ * with mode 0600 in a directory of mode 0700 (src/core/data_dir.ts); when
+ * two processes start at once, the first file wins.
  */
 export function secretInFile(dir: string, name: string, make: () => string): { value: string; file: string } {
   const file = join(dir, name)
   if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true })
+    privateDataDir(dir)
     try {
       writeFileSync(file, make() + '\n', { mode: 0o600, flag: 'wx' })
     } catch (err) {
       if ((err as { code?: string }).code !== 'EEXIST') throw err // another process made it first
     }
   }
+  privateFile(file)
   return { value: readFileSync(file, 'utf8').trim(), file }
 }

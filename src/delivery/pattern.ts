@@ -2,6 +2,7 @@
 // where `*` matches any run of characters, dots included. `user.*` matches
 // `user.signup` and `user.a.b` but neither `user` nor `users.x`. `*` alone
 // matches every event, even one without a key; any other pattern needs a key.
+import { createLru } from '../core/lru'
 
 export const PATTERN_MAX_LENGTH = 200
 // Event keys are free text, but patterns keep to the characters keys use by
@@ -21,9 +22,16 @@ export function validatePattern(p: unknown): string | null {
 
 const matchAll: Matcher = () => true
 // Patterns come from a few routers per workspace and are matched for every
-// event, so each is compiled once. The map only grows with distinct patterns
-// ever saved, which operators write by hand.
-const compiled = new Map<string, Matcher>()
+// event, so each is compiled once per thread. Every pattern ever saved would
+// stay in a plain map, with 50,000 workspaces and patterns made by scripts
+// too: the cache is an LRU, big enough for the patterns in use (the workers'
+// router caches hold WORKER_CACHE_MAX workspaces, most with a few routers), and
+// one dropped costs only a split to compile again.
+export const COMPILED_PATTERNS_MAX = 10_000
+const compiled = createLru<string, Matcher>(COMPILED_PATTERNS_MAX)
+
+/** How many compiled patterns this thread keeps (for tests). */
+export const compiledPatterns = () => compiled.size
 
 /**
  * A matcher of event keys for `p`, which validatePattern has accepted.

@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { inWords } from './words'
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
+import { createOutage, type Outage } from '../core/outage'
 import type { Config } from '../core/config'
 import { loggedPath, type Logger } from '../core/log'
 import { REQUEST_ID_HEADER, requestIdOf } from './request_id'
@@ -67,6 +68,8 @@ export interface AppDeps {
   vapidPublicKey?: string
   /** What every send shares (src/delivery/send_config.ts), made at boot: the outbound rules a destination is checked against, and the dashboard's test send. */
   send: SendConfig
+  /** The process's account of a database outage, shared with the batcher: 503s counted and logged once in a while, Retry-After from the outage's age. */
+  outage?: Outage
 }
 
 const WHERE = { body: 'the body', query: 'the query string', params: 'the path', headers: 'the headers', cookie: 'the cookies', response: 'the response' } as const
@@ -122,8 +125,8 @@ function validationProblem(error: ValidationError): HeraldError {
   return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
 }
 
-/** The one place where an error becomes an HTTP response. */
-export function toProblem(code: string | number, error: unknown): HeraldError {
+/** The one place where an error becomes an HTTP response. `outage`: where a database outage is counted, and what its 503 says. */
+export function toProblem(code: string | number, error: unknown, outage: Outage): HeraldError {
   if (error instanceof HeraldError) return error
   // A route group's guard and body reader run as Elysia parse hooks, which
   // wrap what they throw.
@@ -133,12 +136,13 @@ export function toProblem(code: string | number, error: unknown): HeraldError {
   if (code === 'NOT_FOUND') return new HeraldError('not-found', 'There is nothing at this path.')
   // Any route's query (an API key look-up, say) may meet PostgreSQL down: that
   // is a 503 to retry, as the write path answers, not an unexplained 500.
-  if (isConnectionError(error)) return new HeraldError('unavailable', 'The database is unavailable. Retry later.', undefined, { 'retry-after': '5' })
+  if (isConnectionError(error)) return outage.unavailable(1, error, 'The database is unavailable. Retry later.')
   return new HeraldError('internal', 'An unexpected error occurred.')
 }
 
 export function createApp(deps: AppDeps) {
   const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey, send } = deps
+  const outage = deps.outage ?? createOutage(log)
   const users = createUserAuth(sql, config.HERALD_APP_TOKEN_IDLE_DAYS)
   const check = accessCheck(sql, users)
   const audienceChanged = () => changed({ kind: 'audience' })
@@ -155,12 +159,13 @@ export function createApp(deps: AppDeps) {
     normalize: false,
   })
     .onError({ as: 'global' }, ({ code, error, request, route }) => {
-      const problem = toProblem(code, error)
+      const problem = toProblem(code, error, outage)
       // Answered before routing (an unknown path): no response mapping
       // follows, so the request is counted here.
       if (!route) requestFinished(request, undefined, problem.status)
       const requestId = requestIdOf(request)
-      if (problem.status >= 500) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
+      // A database outage's 503s are said by `outage`, a line per few seconds, not one with a stack per request.
+      if (problem.status >= 500 && !outage.reported(problem)) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
       // A 401 from the headers alone keeps the connection: Bun discards the
       // rest of the body as it arrives and holds none of it. A 413 closes it

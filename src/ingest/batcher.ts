@@ -9,12 +9,12 @@
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
 import type { Outcome, Submission } from './submission'
-import { HeraldError } from '../core/problems'
 import type { Logger } from '../core/log'
 import type { BusEvent } from '../delivery/bus'
 import { batchCommitted, batchFailed } from './metrics'
 import { missingChannels } from '../accounts/channels'
 import { createLru } from '../core/lru'
+import { createOutage, type Outage } from '../core/outage'
 import { Lane } from './lane'
 import { writeSerialBatch, replayKeyed } from './serial'
 import { writeEventBatch } from './statement'
@@ -48,10 +48,13 @@ export interface BatcherOptions {
   maxChannels?: number
   /** The channels this process remembers as existing (see knownChannels below); default: 200,000 for a minute. */
   channelCache?: { max: number; maxAgeMs: number; fallbackMs: number; announced: () => boolean }
+  /** The process's account of a database outage (src/core/outage.ts), shared with the HTTP app; default: the batcher's own. */
+  outage?: Outage
 }
 
 export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: BatcherOptions) {
   const maxChannels = opts.maxChannels ?? Number.MAX_SAFE_INTEGER
+  const outage = opts.outage ?? createOutage(log)
   const lanes: Lane<Item>[] = Array.from({ length: opts.lanes ?? 1 }, () => new Lane<Item>({
     maxEvents: opts.maxEvents,
     windowMs: opts.windowMs,
@@ -111,6 +114,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     const startedAt = performance.now()
     const { outcomes: res, outboxId } = await lane.settled((conn) => writeEventBatch(conn, now, fresh))
     batchCommitted(startedAt, res)
+    outage.recovered()
     remember(now, res, outboxId)
     now.forEach((it, i) => it.resolve(res[i]!))
   }
@@ -120,6 +124,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     const startedAt = performance.now()
     const w = await writeSerialBatch(conn, items, newChannels(items), maxChannels)
     if (w.written.length) batchCommitted(startedAt, w.outcomes)
+    outage.recovered()
     remember(w.written, w.outcomes, w.outboxId)
     w.written.forEach((it, i) => it.resolve(w.outcomes[i]!))
     w.refused.forEach((it) => it.resolve({ kind: 'channel-limit', max: maxChannels }))
@@ -145,7 +150,10 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     const accepted: BusEvent[] = []
     items.forEach((it, i) => {
       if (res[i]?.kind !== 'accepted') return
-      knownChannels.add(`${it.principal.workspaceId}/${it.channel}`)
+      // Its time is when it was last seen in the database: an entry trusted
+      // from memory is not made younger by the events that trusted it.
+      const k = `${it.principal.workspaceId}/${it.channel}`
+      if (!knownChannels.has(k)) knownChannels.add(k)
       accepted.push(busEvent(it))
     })
     if (accepted.length && outboxId !== null) opts.onCommit?.(outboxId, accepted)
@@ -154,8 +162,8 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   async function fail(lane: Lane<Item>, items: Item[], err: unknown) {
     if (isConnectionError(err)) {
       batchFailed('unavailable')
-      log.warn({ err, events: items.length }, 'batch not written: database unavailable')
-      const e = new HeraldError('unavailable', 'The database is unavailable; the event was not stored. Retry later.', undefined, { 'retry-after': '5' })
+      // Counted and logged once in a while, not per batch; Retry-After follows the outage's age.
+      const e = outage.unavailable(items.length, err, 'The database is unavailable; the event was not stored. Retry later.')
       return items.forEach((it) => it.reject(e))
     }
     batchFailed('error')

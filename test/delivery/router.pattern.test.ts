@@ -3,7 +3,7 @@
 // a key; every other pattern needs a key. Everything else is literal.
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { compilePattern, patternIndex, validatePattern } from '../../src/delivery/pattern'
+import { COMPILED_PATTERNS_MAX, compilePattern, compiledPatterns, patternIndex, validatePattern } from '../../src/delivery/pattern'
 
 describe('compilePattern', () => {
   const cases: [string, (string | null)[], (string | null)[]][] = [
@@ -35,6 +35,19 @@ describe('compilePattern', () => {
   test('compiled matchers are cached by pattern', () => {
     expect(compilePattern('cache.*')).toBe(compilePattern('cache.*'))
     expect(compilePattern('cache.*')).not.toBe(compilePattern('cache.x*'))
+  })
+
+  test('the cache of compiled patterns is bounded: patterns saved once and never again do not stay, those in use do', () => {
+    const hot = compilePattern('hot.*')
+    for (let i = 0; i < COMPILED_PATTERNS_MAX * 3; i++) {
+      const m = compilePattern(`ws${i}.*.failed`)
+      expect(m(`ws${i}.x.failed`)).toBe(true)
+      if (i % 1000 === 0) expect(compilePattern('hot.*')).toBe(hot) // used all along: kept
+    }
+    expect(compiledPatterns()).toBeLessThanOrEqual(COMPILED_PATTERNS_MAX)
+    expect(compilePattern('hot.*')).toBe(hot)
+    // One dropped is compiled again, and matches as before.
+    expect(compilePattern('ws0.*.failed')('ws0.y.failed')).toBe(true)
   })
 })
 

@@ -59,7 +59,7 @@ describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
     const waitedMs = performance.now() - started
     expect(first).toBeInstanceOf(HeraldError)
     expect((first as HeraldError).code).toBe('unavailable')
-    expect((first as HeraldError).headers?.['retry-after']).toBe('5')
+    expect((first as HeraldError).headers?.['retry-after']).toBe('1') // a young outage (src/core/outage.ts)
     expect(waitedMs).toBeLessThan(5_000) // the lane's timeout, not postgres.js's connect_timeout
     expect(attempts).toBeGreaterThan(1) // postgres.js kept reconnecting to the closing server
     expect(connections).toEqual(['closing', 'postgres'])

@@ -11,7 +11,8 @@
 //   instance drops its cache and trusts keys long again.
 // And on one process of the embedded default, at once. A channel renamed
 // (or deleted) is forgotten by the instances that knew it existed, so that its
-// next event makes it again.
+// next event makes it again; one that cannot hear (NATS down) trusts what it
+// knew only API_KEY_CACHE_TTL_MS.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ADMIN_TOKEN, createTestDatabase, describePg, startTestHerald } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
@@ -105,6 +106,24 @@ describePg('revoking an API key, across instances', () => {
     expect((await send('ops')).status).toBe(200)
     expect(await slugs()).toEqual(['general', 'ops', 'ops-old'])
   }, 30_000)
+
+  test('with NATS down, a channel renamed on one instance is made again on the other within API_KEY_CACHE_TTL_MS, not a minute', async () => {
+    const w = await workspace(a.url)
+    const send = (channel: string) => fetch(`${b.url}/event`, { method: 'POST', headers: { authorization: `Bearer ${w.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x', channel }) })
+    expect((await send('ops')).status).toBe(200) // b made #ops, and remembers it exists
+    await nats.kill('SIGKILL')
+    try {
+      expect((await admin(a.url, 'PATCH', `/admin/workspaces/${w.name}/channels/ops`, { slug: 'ops-old' })).status).toBe(200)
+      const renamed = Date.now()
+      const slugs = async () => ((await (await admin(a.url, 'GET', `/admin/workspaces/${w.name}/channels`)).json()) as { channels: { slug: string }[] }).channels.map((c) => c.slug).sort()
+      // b cannot hear the rename: its events land in #ops, which has no row, until it looks again.
+      await eventually(async () => (await send('ops')).status === 200 && (await slugs()).includes('ops'), TTL_MS + 5000, 'b to make #ops again')
+      expect(Date.now() - renamed).toBeLessThan(TTL_MS + 5000)
+      expect(await slugs()).toEqual(['general', 'ops', 'ops-old'])
+    } finally {
+      await nats.start()
+    }
+  }, 60_000)
 })
 
 describe('revoking an API key on the embedded default', () => {

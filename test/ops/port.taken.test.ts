@@ -8,18 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PG_URL, createTestDatabase } from '../harness'
-import { spawnHerald, type HeraldProcess } from '../processes'
+import { runToEnd, spawnHerald, type HeraldProcess } from '../processes'
 import { freePort } from '../faults/private_nats'
-
-/** Runs `herald <cmd>` to its end (it must not start): its exit code and output. */
-async function runToEnd(cmd: string, env: Record<string, string>) {
-  const { DATABASE_URL: _, NATS_URL: __, ...inherited } = process.env
-  const proc = Bun.spawn([process.execPath, 'src/cli/main.ts', cmd], { cwd: `${import.meta.dir}/../..`, env: { ...inherited, HOST: '127.0.0.1', ...env }, stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  clearTimeout(timer)
-  return { code, output: out + err }
-}
 
 describe('a taken port', () => {
   const dirs: string[] = []

@@ -7,10 +7,11 @@
 // WEB_PUSH_VAPID_PRIVATE_KEY, or else from HERALD_DATA_DIR/vapid.json,
 // generated on first start as the secret key is (src/core/secrets.ts).
 import { createECDH, createPrivateKey, sign, type KeyObject } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError, type Config } from '../../core/config'
 import type { Logger } from '../../core/log'
+import { privateDataDir, privateFile } from '../../core/data_dir'
 import type { WebPushConfig } from './job'
 
 type VapidSettings = Pick<Config, 'WEB_PUSH_VAPID_PUBLIC_KEY' | 'WEB_PUSH_VAPID_PRIVATE_KEY' | 'WEB_PUSH_SUBJECT' | 'WEB_PUSH_TTL_S' | 'HERALD_DATA_DIR' | 'HERALD_PUBLIC_URL' | 'DATABASE_URL'>
@@ -47,13 +48,14 @@ export function vapidPairProblem(publicKey: string, privateKey: string): string 
 /** The pair in `file`, made (mode 0600) when there is none yet. */
 function pairInFile(file: string, dir: string): { publicKey: string; privateKey: string } {
   if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true })
+    privateDataDir(dir)
     try {
       writeFileSync(file, JSON.stringify(generateVapidPair(), null, 2) + '\n', { mode: 0o600, flag: 'wx' })
     } catch (err) {
       if ((err as { code?: string }).code !== 'EEXIST') throw err // another process made it first
     }
   }
+  privateFile(file)
   let pair: { publicKey?: unknown; privateKey?: unknown }
   try {
     pair = JSON.parse(readFileSync(file, 'utf8'))
