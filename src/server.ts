@@ -13,7 +13,7 @@ import { createBatcher } from './ingest/batcher'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
 import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
-import { withPeer } from './http/peer'
+import { withPeer } from './core/peer'
 import { createSecretBox, loadSecretKey } from './core/secrets'
 import { narrowDataDir } from './core/data_dir'
 import { createOutage } from './core/outage'
@@ -323,7 +323,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // change of default cannot lift it.
     idleTimeout: 10,
     // Each request carries its peer's address to the routes that count per
-    // client (src/http/peer.ts): Elysia's own `server` is null here.
+    // client (src/core/peer.ts).
     fetch: (req, srv) => {
       const peer = srv.requestIP(req)?.address
       if (peer) withPeer(req, peer)
@@ -336,6 +336,10 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     mailer.close()
     await db.close()
   })
+  // Elysia's handlers see `server` as the app's own, which is null when it is
+  // not Elysia that listens: the live feed lifts the idle time-out of its
+  // stream through it (server.timeout), which did nothing without this.
+  ;(app as { server: unknown }).server = server
   const publicUrl = (config.HERALD_PUBLIC_URL ?? `http://localhost:${server.port}`).replace(/\/+$/, '')
   if (opts.banner !== false) await printBanner(db, publicUrl, demoKey, admin.file)
   log.info({ port: server.port, embedded: db.embedded, bus: pipeline.bus.kind, delivers: !!pipeline.fanout }, 'Herald is listening')

@@ -7,7 +7,7 @@ import { bearer } from '../core/keys'
 import { isWellFormedSecret } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
 import { HeraldError } from '../core/problems'
-import { peerOf } from '../http/peer'
+import { peerOf } from '../core/peer'
 import { DAY_MS, SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, lookupSession, touchSession, type Session } from './users'
 
 export const SESSION_COOKIE = 'herald_session'

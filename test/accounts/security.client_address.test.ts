@@ -9,7 +9,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { request } from 'node:http'
 import { MAIL_LIMITS, SIGNIN_LIMITS, signinCounters } from '../../src/accounts/throttle'
-import { withPeer } from '../../src/http/peer'
+import { withPeer } from '../../src/core/peer'
 import { backends, startTestHerald, useTestHerald } from '../harness'
 import { newEmail, PASSWORD, signUp, type Person } from '../users'
 

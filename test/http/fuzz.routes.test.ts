@@ -21,7 +21,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { generateSecret } from '../../src/core/keys'
-import { withPeer } from '../../src/http/peer'
+import { withPeer } from '../../src/core/peer'
 import { ADMIN_TOKEN, backends, useTestHerald, type TestHerald } from '../harness'
 import { newEmail, PASSWORD, signUp } from '../users'
 import { chunked, describeCase, problemFault, requestArb, target, type Caller, type Ref, type RouteCase, type RouteInfo } from '../fuzz_routes'
