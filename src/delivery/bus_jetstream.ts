@@ -7,7 +7,8 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from '../core/log'
-import { createWatchers, isChange, type BusEvent, type BusState, type Change, type EventBus, type EventHandler, type Incoming, type OutboxRef } from './bus'
+import { isChange, type Change } from '../core/changes'
+import { createWatchers, type BusEvent, type BusState, type EventBus, type EventHandler, type Incoming, type OutboxRef } from './bus'
 import type { EventView } from './event_view'
 
 // Each message is one event's view as JSON; its ids travel in the subject and

@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
-import type { Change } from '../../delivery/bus'
+import type { Change } from '../../core/changes'
 import { HeraldError } from '../../core/problems'
 import { LIMITS, SLUG } from '../../ingest/event'
 import { channelExists, channelLimitDetail, createChannel, listChannels, pageOfChannels, renameChannel } from '../../accounts/channels'

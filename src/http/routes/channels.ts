@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { AccessCheck } from '../../accounts/access'
-import type { Change } from '../../delivery/bus'
+import type { Change } from '../../core/changes'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
 import { LIMITS, SLUG } from '../../ingest/event'
