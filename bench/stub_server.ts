@@ -6,6 +6,8 @@
 // Herald's HTTP side costs before the database.
 //
 //   PORT=0 bun bench/stub_server.ts   → prints {"port":<n>} once listening
+import { createChanges } from '../src/core/changes'
+import { createInProcessBus } from '../src/delivery/bus'
 import { randomBytes } from 'node:crypto'
 import { createApp } from '../src/http/app'
 import { apiKeyCacheOptions, createApiKeyAuth, type Principal } from '../src/ingest/auth'
@@ -35,8 +37,8 @@ const app = createApp({
   auth: createApiKeyAuth(sql, apiKeyCacheOptions(config, () => true)),
   state: { draining: false },
   secrets: createSecretBox(randomBytes(32)),
-  changed: () => {},
-  bus: { watch: () => () => {}, onChange: () => {} },
+  changes: createChanges(),
+  bus: createInProcessBus(),
   mailer: createMailer(config, log),
   send: sendConfigFrom(config),
 })

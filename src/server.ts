@@ -18,6 +18,7 @@ import { createSecretBox, loadSecretKey } from './core/secrets'
 import { narrowDataDir } from './core/data_dir'
 import { createOutage } from './core/outage'
 import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus'
+import { createChanges, type Changes } from './core/changes'
 import { createJetStreamBus } from './delivery/bus_jetstream'
 import { createRelay } from './delivery/relay'
 import { createPool } from './delivery/pool'
@@ -55,6 +56,8 @@ export type Role = 'all' | 'api' | 'worker'
 
 interface Pipeline {
   bus: EventBus
+  /** This process's changes, carried by the bus to the other processes. */
+  changes: Changes
   fanout: Fanout | null
   handoff(outboxId: number, events: BusEvent[]): void
   stop(): Promise<void>
@@ -63,12 +66,13 @@ interface Pipeline {
 /** The bus, the relay and, when this process delivers, the pool and the fan-out. `send`: sendConfigFrom's, made at boot. */
 async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, send: SendConfig, onFatal?: (err: Error) => void): Promise<Pipeline> {
   const instance = config.NATS_URL ? await instanceId(db.sql) : ''
+  const changes = createChanges()
   // Without NATS at start, the bus joins it when it comes: the API keeps
   // taking events into the ledger, and a worker is not ready until then.
   const bus = config.NATS_URL
     ? await createJetStreamBus({
         url: config.NATS_URL, stream: config.NATS_STREAM, replicas: config.NATS_STREAM_REPLICAS,
-        maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance, onFatal,
+        maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance, onFatal, changes,
       })
     : createInProcessBus({ alone: db.embedded })
   let fanout: Fanout | null = null
@@ -76,7 +80,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   if (deliver) {
     const room = workRoom(config.WORKER_CONCURRENCY)
     pool = createPool(config.WORKER_THREADS, room)
-    fanout = createFanout(db.sql, bus, pool, secrets, send, log, {
+    fanout = createFanout(db.sql, bus, changes, pool, secrets, send, log, {
       schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000,
       cacheMaxAgeMs: config.CACHE_MAX_AGE_MS, cacheMax: config.WORKER_CACHE_MAX,
     })
@@ -86,6 +90,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })
   return {
     bus,
+    changes,
     fanout,
     handoff: relay.handoff,
     async stop() {
@@ -259,7 +264,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
 
   const state = { draining: false }
   const auth = createApiKeyAuth(db.sql, apiKeyCacheOptions(config, () => pipeline.bus.announcesEverywhere()))
-  pipeline.bus.onChange((c) => {
+  pipeline.changes.onChange((c) => {
     if (c.kind === 'keys') auth.forget(c.workspaceId)
     else if (c.kind === 'everything') auth.forget(null)
   })
@@ -275,14 +280,14 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     // up again (and made again by its next event).
     channelCache: { max: config.INGEST_CHANNEL_CACHE_MAX, maxAgeMs: config.CACHE_MAX_AGE_MS, fallbackMs: config.API_KEY_CACHE_TTL_MS, announced: () => pipeline.bus.announcesEverywhere() },
   })
-  pipeline.bus.onChange((c) => {
+  pipeline.changes.onChange((c) => {
     if (c.kind === 'channels') batcher.forgetChannels(c.workspaceId)
     else if (c.kind === 'everything') batcher.forgetChannels(null)
   })
   const mailer = createMailer(config, log)
   const app = createApp({
     sql: db.sql, config: { ...config, HERALD_ADMIN_TOKEN: admin.token }, log, auth, batcher, state, secrets,
-    changed: (c) => pipeline.bus.announce(c),
+    changes: pipeline.changes,
     bus: pipeline.bus,
     mailer,
     wakeScheduler: () => pipeline.fanout?.wake(),

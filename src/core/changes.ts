@@ -46,3 +46,38 @@ export function isChange(c: unknown): c is Change {
 
 /** Tells every process (this one at once) that something it may cache changed. */
 export type Announce = (change: Change) => void
+
+/**
+ * The changes a process hears and says. `announce` tells this process's
+ * listeners at once, then whatever carries changes to the other processes
+ * (the JetStream bus, when there is one); what the carrier brings from them
+ * is `heard`. A process without a carrier (the embedded default, which no
+ * other process can open) needs nothing more.
+ */
+export interface Changes {
+  announce: Announce
+  onChange(f: (change: Change) => void): void
+  /** A change from another process, or `everything` when some may have been missed. */
+  heard(change: Change): void
+  /** Sends this process's announcements on to the other processes. */
+  carry(send: (change: Change) => void): void
+}
+
+export function createChanges(): Changes {
+  const listeners: ((c: Change) => void)[] = []
+  let send: ((c: Change) => void) | null = null
+  const tell = (c: Change) => {
+    for (const f of listeners) f(c)
+  }
+  return {
+    announce(change) {
+      tell(change) // this process at once, even if the carrier is away
+      send?.(change)
+    },
+    onChange: (f) => void listeners.push(f),
+    heard: tell,
+    carry(f) {
+      send = f
+    },
+  }
+}

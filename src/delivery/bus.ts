@@ -5,7 +5,6 @@
 // outbox row only after the bus has the row's events durably (a PubAck, or the
 // in-process handler having created their deliveries).
 import type { EventView } from './event_view'
-import type { Change } from '../core/changes'
 
 /** Where an event is owed in the ledger: its outbox row, its place in the row's event_ids (from 0), and how many the row lists. */
 export interface OutboxRef {
@@ -70,9 +69,6 @@ export interface EventBus {
    * feed). Best effort: a copy may come twice, and nothing is replayed.
    */
   watch(workspaceId: number, f: (view: EventView) => void): () => void
-  /** Tells every process (this one at once) that what its caches hold changed. */
-  announce(change: Change): void
-  onChange(f: (change: Change) => void): void
   /**
    * Whether an announcement reaches every process that may cache what it
    * changes: JetStream while connected (on a reconnect `everything` is said,
@@ -109,7 +105,6 @@ export interface BusState {
  */
 export function createInProcessBus(opts: { alone: boolean } = { alone: true }): EventBus {
   let handler: EventHandler | null = null
-  const listeners: ((c: Change) => void)[] = []
   const watchers = createWatchers()
   return {
     kind: 'in-process',
@@ -121,12 +116,6 @@ export function createInProcessBus(opts: { alone: boolean } = { alone: true }): 
     watch: (ws, f) => watchers.add(ws, f),
     async consume(h) {
       handler = h
-    },
-    announce(change) {
-      for (const f of listeners) f(change)
-    },
-    onChange(f) {
-      listeners.push(f)
     },
     announcesEverywhere: () => opts.alone,
     state: async () => null,

@@ -7,7 +7,7 @@
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from '../core/log'
-import { isChange, type Change } from '../core/changes'
+import { isChange, type Changes } from '../core/changes'
 import { createWatchers, type BusEvent, type BusState, type EventBus, type EventHandler, type Incoming, type OutboxRef } from './bus'
 import type { EventView } from './event_view'
 
@@ -33,6 +33,8 @@ export interface JetStreamOptions {
   instance: string
   /** Called when NATS, once reached, turns out unusable for good (another database's stream, an incompatible stream): the process should stop. */
   onFatal?: (err: Error) => void
+  /** This process's changes: the bus carries its announcements to the other processes, and theirs to it (core NATS, at most once). */
+  changes: Changes
 }
 
 /** Where a NATS URL points, without its credentials: "127.0.0.1:4222". */
@@ -147,7 +149,8 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
   // Cache invalidation between processes: core NATS, at most once. A lost
   // message only means a cache lives out its time-to-live.
   const CONTROL = `herald.control.${opts.stream}`
-  const listeners: ((c: Change) => void)[] = []
+  const { changes } = opts
+  changes.carry((change) => link?.nc.publish(CONTROL, JSON.stringify(change)))
   let link: Link | null = null
   let closed = false
   let handler: EventHandler | null = null
@@ -204,7 +207,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       if (s.type === 'disconnect') hearing = false
       else if (s.type === 'reconnect') {
         hearing = true
-        for (const f of listeners) f({ kind: 'everything' })
+        changes.heard({ kind: 'everything' })
       }
     }
   }
@@ -214,7 +217,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
     hearing = true
     void followStatus(l).catch(() => {})
     // The first link may come after start-up: what was announced before it was not heard either.
-    for (const f of listeners) f({ kind: 'everything' })
+    changes.heard({ kind: 'everything' })
     l.nc.subscribe(CONTROL, {
       callback: (_err, msg) => {
         let change: unknown
@@ -223,7 +226,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
         } catch {
           return
         }
-        if (isChange(change)) for (const f of listeners) f(change)
+        if (isChange(change)) changes.heard(change)
       },
     })
     for (const ws of watchers.watched()) subscribeFeed(ws)
@@ -321,13 +324,6 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       for (const end = Date.now() + FIRST_CONNECT_MS; link && !consumerReady && Date.now() < end; ) await Bun.sleep(20)
     },
     watch: (ws, f) => watchers.add(ws, f),
-    announce(change) {
-      for (const f of listeners) f(change) // this process at once, even if NATS is away
-      link?.nc.publish(CONTROL, JSON.stringify(change))
-    },
-    onChange(f) {
-      listeners.push(f)
-    },
     announcesEverywhere: () => hearing && !!link && !link.nc.isClosed(),
     // Every process reads the workers' consumer, those that do not consume
     // too: with every worker down, the API's scrape is the one that still

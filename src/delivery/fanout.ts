@@ -14,6 +14,7 @@ import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
 import type { SecretBox } from '../core/secrets'
 import { eventKeyOf, type EventBus, type Incoming } from './bus'
+import type { Changes } from '../core/changes'
 import type { Pool } from './pool'
 import type { RouterSpec, SendConfig, Sent } from './job'
 import type { PushTarget } from './push/job'
@@ -55,11 +56,11 @@ interface FirstAttemptDeps {
 }
 
 /** `send`: the send configuration (send_config.ts), made once at boot. */
-export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: SecretBox, send: SendConfig, log: Logger, opts: FanoutOptions) {
+export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'onChange'>, pool: Pool, secrets: SecretBox, send: SendConfig, log: Logger, opts: FanoutOptions) {
   const age = { maxAgeMs: opts.cacheMaxAgeMs, max: opts.cacheMax, announced: () => bus.announcesEverywhere() }
   const routers = routerCache(sql, secrets, { ...age, fallbackMs: ROUTERS_FALLBACK_MS })
   const devices = pushTargetCache(sql, { ...age, fallbackMs: AUDIENCE_FALLBACK_MS })
-  bus.onChange((c) => {
+  changes.onChange((c) => {
     if (c.kind === 'routers') routers.forget(c.workspaceId)
     else if (c.kind === 'audience') devices.clear()
     else if (c.kind === 'everything') {

@@ -13,7 +13,7 @@ import type { ApiKeyAuth } from '../ingest/auth'
 import type { Batcher } from '../ingest/batcher'
 import type { SecretBox } from '../core/secrets'
 import type { EventBus } from '../delivery/bus'
-import type { Change } from '../core/changes'
+import type { Changes } from '../core/changes'
 import type { Mailer } from '../accounts/mailer'
 import type { SendConfig } from '../delivery/job'
 import { accessCheck } from '../accounts/access'
@@ -58,12 +58,12 @@ export interface AppDeps {
   batcher: Batcher
   state: { draining: boolean }
   secrets: SecretBox
-  /** Called after routers, members, devices or mutes change, so the delivery workers drop what they cached. */
-  changed: (change: Change) => void
+  /** This process's changes: announced after routers, keys, channels, members, devices or mutes change, so every process drops what it cached; heard by the live feed (a session or a membership ended). */
+  changes: Pick<Changes, 'announce' | 'onChange'>
   /** Called after a delivery is replayed, so the worker of this process picks it up at once. */
   wakeScheduler?: () => void
-  /** The live feed's source of new events, and of the announcements that end its streams (a session or a membership ended). */
-  bus: Pick<EventBus, 'watch' | 'onChange'>
+  /** The live feed's source of new events; the bus's state for the operator. */
+  bus: EventBus
   mailer: Mailer
   /** The VAPID public key browsers subscribe with (GET /v1/push/vapid-public-key); unset: Web Push is off. */
   vapidPublicKey?: string
@@ -142,7 +142,8 @@ export function toProblem(code: string | number, error: unknown, outage: Outage)
 }
 
 export function createApp(deps: AppDeps) {
-  const { sql, config, log, auth, batcher, state, secrets, changed, wakeScheduler = () => {}, bus, mailer, vapidPublicKey, send } = deps
+  const { sql, config, log, auth, batcher, state, secrets, changes, wakeScheduler = () => {}, bus, mailer, vapidPublicKey, send } = deps
+  const changed = changes.announce
   const outage = deps.outage ?? createOutage(log)
   const users = createUserAuth(sql, config.HERALD_APP_TOKEN_IDLE_DAYS)
   const check = accessCheck(sql, users)
@@ -198,7 +199,7 @@ export function createApp(deps: AppDeps) {
         .use(adminMembersRoute(sql, changed))
         .use(adminChannelsRoute(sql, changed, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
-        .use(adminStatusRoute(sql, bus as EventBus)),
+        .use(adminStatusRoute(sql, bus)),
     )
     .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
     .use(pushKeyRoute(vapidPublicKey))
@@ -214,7 +215,7 @@ export function createApp(deps: AppDeps) {
     .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
     .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
-    .use(feedRoute(sql, users, check, bus as EventBus))
+    .use(feedRoute(sql, users, check, bus, changes))
     .use(workspaceEventRoute(sql, users, check))
     .use(deliveriesRoute(sql, users, check, wakeScheduler))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))

@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks'
 import { ADMIN_TOKEN, backends, useTestHerald } from '../harness'
 import { UUIDV7, expectFieldError, expectProblem, schemaIn, send, vias, type Via } from '../support'
 import { createInProcessBus } from '../../src/delivery/bus'
+import { createChanges } from '../../src/core/changes'
 import { createMailer } from '../../src/accounts/mailer'
 import { createApp } from '../../src/http/app'
 import { createApiKeyAuth } from '../../src/ingest/auth'
@@ -358,11 +359,13 @@ describe.each(backends)('router operator API on %s', (backend) => {
   describe('changed({ kind: "routers" })', () => {
     test('is called with the workspace id after each create, update and delete, and not after a failure or a read', async () => {
       const calls: number[] = []
+      const counted = createChanges()
+      counted.onChange((c) => c.kind === 'routers' && calls.push(c.workspaceId))
       const config = loadConfig({ HERALD_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent' })
       const log = createLogger('silent')
       const auth = createApiKeyAuth(h.db.sql, { ttlMs: 0, maxAgeMs: 0, max: 1000, announced: () => false })
       const batcher = createBatcher(h.db.sql, () => h.db.sql, log, { maxEvents: 10, windowMs: 0 })
-      const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changed: (c) => c.kind === 'routers' && calls.push(c.workspaceId), bus: createInProcessBus(), mailer: createMailer(config, log), send: sendConfigFrom(config) })
+      const app = createApp({ sql: h.db.sql, config, log, auth, batcher, state: { draining: false }, secrets: box, changes: counted, bus: createInProcessBus(), mailer: createMailer(config, log), send: sendConfigFrom(config) })
       const call = (method: string, path: string, body?: unknown) =>
         app.handle(new Request('http://localhost' + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
       try {

@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import { findAccess, type AccessCheck } from '../../accounts/access'
 import type { EventBus } from '../../delivery/bus'
+import type { Changes } from '../../core/changes'
 import type { EventView } from '../../delivery/event_view'
 import { userSecurity } from '../../accounts/session'
 import { HeraldError } from '../../core/problems'
@@ -59,11 +60,11 @@ interface LiveStream {
  * The live streams open on this instance, by person: how many each has, and
  * the end of those whose session or membership ended, as soon as any
  * instance announces it (POST /v1/auth/signout, a password reset, a member
- * removed: bus.onChange).
+ * removed: changes.onChange).
  */
-function liveStreams(bus: Pick<EventBus, 'onChange'>) {
+function liveStreams(changes: Pick<Changes, 'onChange'>) {
   const byUser = new Map<string, Set<LiveStream>>()
-  bus.onChange((c) => {
+  changes.onChange((c) => {
     if (c.kind !== 'session-ended' && c.kind !== 'member-removed') return
     for (const s of byUser.get(c.userId) ?? []) {
       if (c.kind === 'session-ended' ? c.tokenId === undefined || c.tokenId === s.tokenId : c.workspaceId === s.workspaceId) s.end()
@@ -84,8 +85,8 @@ function liveStreams(bus: Pick<EventBus, 'onChange'>) {
   }
 }
 
-export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: EventBus) => {
-  const streams = liveStreams(bus)
+export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Pick<EventBus, 'watch'>, changes: Pick<Changes, 'onChange'>) => {
+  const streams = liveStreams(changes)
   return routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
     .get(
       '/feed',
