@@ -141,6 +141,12 @@ export async function createApiKey(sql: Sql, workspaceId: number, name: string, 
 
 export const workspaceNameTaken = async (sql: Tx, name: string) => (await findWorkspaceId(sql, name)) !== null
 
+/** A workspace by name: its id and default channel, or null. */
+export async function findWorkspaceRef(sql: Tx, name: string): Promise<{ id: number; name: string; defaultChannel: string } | null> {
+  const [row] = await sql<{ id: number; name: string; defaultChannel: string }[]>`SELECT id, name, default_channel AS "defaultChannel" FROM workspaces WHERE name = ${name}`
+  return row ?? null
+}
+
 export async function findWorkspaceId(sql: Tx, name: string): Promise<number | null> {
   const [row] = await sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${name}`
   return row?.id ?? null

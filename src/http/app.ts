@@ -21,6 +21,7 @@ import { authRoute } from './routes/auth'
 import { meRoute } from './routes/me'
 import { workspacesRoute } from './routes/workspaces'
 import { channelsRoute } from './routes/channels'
+import { operatorSide, personSide } from './routes/side'
 import { membersRoute } from './routes/members'
 import { invitationLinkRoute, invitationsRoute } from './routes/invitations'
 import { keysRoute } from './routes/keys'
@@ -34,7 +35,6 @@ import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminMembersRoute } from './routes/admin_members'
-import { adminChannelsRoute } from './routes/admin_channels'
 import { adminInvitesRoute } from './routes/admin_invites'
 import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
@@ -147,6 +147,10 @@ export function createApp(deps: AppDeps) {
   const outage = deps.outage ?? createOutage(log)
   const users = createUserAuth(sql, config.HERALD_APP_TOKEN_IDLE_DAYS)
   const check = accessCheck(sql, users)
+  // Who acts, on each API: the routes of a resource are defined once and mounted on both.
+  const sides = { sql, announce: changes.announce, limits: config }
+  const person = personSide({ ...sides, users, check })
+  const operator = operatorSide(sides)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
   const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
@@ -197,7 +201,7 @@ export function createApp(deps: AppDeps) {
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
-        .use(adminChannelsRoute(sql, changed, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
+        .use(channelsRoute(operator))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
         .use(adminStatusRoute(sql, bus)),
     )
@@ -206,7 +210,7 @@ export function createApp(deps: AppDeps) {
     .use(authRoute({ sql, config, log, mailer, users, changed }))
     .use(meRoute(sql, users))
     .use(workspacesRoute(sql, config, users, check))
-    .use(channelsRoute(sql, users, check, changed, config.HERALD_MAX_CHANNELS_PER_WORKSPACE))
+    .use(channelsRoute(person))
     // The invitation's link before the members and the rest of the
     // invitations after: the order of the OpenAPI document the client's types
     // were generated from (clients/typescript/openapi.json).

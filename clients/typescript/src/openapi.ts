@@ -367,11 +367,15 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a channel
+         * @description Its events stay in the feed. Not the default channel (409).
+         */
+        delete: operations["deleteAdminWorkspacesByWorkspaceChannelsByChannel"];
         options?: never;
         head?: never;
         /**
-         * Rename a channel
+         * Rename a channel, or make it the default
          * @description Its events, its mutes and, if it is the default, the default move to the new slug. 409 if the new slug is taken.
          */
         patch: operations["patchAdminWorkspacesByWorkspaceChannelsByChannel"];
@@ -1872,12 +1876,17 @@ export interface components {
                 burst?: number;
             };
         };
-        OperatorRenameChannelBody: {
+        OperatorUpdateChannelBody: {
             /**
-             * @description The new slug: its past events and mutes move with it; events must use the new one.
+             * @description A new slug: its past events and mutes move with it; events must use the new one.
              * @example deploys
              */
-            slug: string;
+            slug?: string;
+            /**
+             * @description Make it the default channel.
+             * @constant
+             */
+            default?: true;
         };
         OperatorWorkspace: {
             workspace: string;
@@ -4086,6 +4095,74 @@ export interface operations {
             };
         };
     };
+    deleteAdminWorkspacesByWorkspaceChannelsByChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no such channel in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This is the default channel: make another one the default first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     patchAdminWorkspacesByWorkspaceChannelsByChannel: {
         parameters: {
             query?: never;
@@ -4098,7 +4175,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OperatorRenameChannelBody"];
+                "application/json": components["schemas"]["OperatorUpdateChannelBody"];
             };
         };
         responses: {
