@@ -21,6 +21,7 @@ import { clearOwed, existingDeliveryIds, insertDeliveries } from './deliveries'
 import { ledgerMasks } from './relay'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { circuitBoard } from './metrics'
+import { routerHealthWriter } from './health'
 import { withPushTokens } from './push/tokens'
 import { createWorkRoom, type WorkRoom } from './backpressure'
 import { chunkBatch, type Chunk } from './chunks'
@@ -72,7 +73,8 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   const room = createWorkRoom(opts.room)
   const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!send.apns : d.provider === 'fcm' ? !!send.fcm : !!send.webpush)
   const dispatch: Dispatch = async (task, providers) => pool.send({ ...task, config: await withPushTokens(send, providers) })
-  const outcome = attemptOutcomes(opts.schedule, circuits, log)
+  const health = routerHealthWriter(sql, log)
+  const outcome = attemptOutcomes(opts.schedule, circuits, health, log)
   const first: FirstAttemptDeps = { sql, log, room, devices, dispatch, outcome }
 
   /** The first attempts of a batch, then their rows. Throws (the bus redelivers) when the rows cannot be written. */
@@ -106,7 +108,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
       const settled = Promise.allSettled([...inFlight.underWay(), ...scheduler.underWay()])
       await Promise.race([settled, Bun.sleep(ms)])
       await ended
-      await Promise.race([recorder.flush(), Bun.sleep(Math.max(ms, 1000))])
+      await Promise.race([Promise.all([recorder.flush(), health.flush()]), Bun.sleep(Math.max(ms, 1000))])
     },
   }
 }
