@@ -12,6 +12,18 @@ import { eventually, startReceiver, type Receiver } from '../receiver'
 import { scrapeMetrics, sample } from '../exposition'
 import { newEmail } from '../users'
 import { EXHAUSTED } from '../../src/delivery/health'
+import { join } from 'node:path'
+import { ADMIN_TOKEN } from '../harness'
+
+/** `herald …` as a subprocess against `h`, as an operator: its stdout. */
+async function cli(h: TestHerald, ...args: string[]): Promise<string> {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts'), ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', HERALD_URL: h.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN }, stdout: 'pipe', stderr: 'pipe',
+  })
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+  expect(code).toBe(0)
+  return out
+}
 
 const SPAN_MS = 2000 // the schedule below
 const GRACE_MS = 2000
@@ -70,6 +82,8 @@ for (const backend of backends) {
       expect(failing.health!.lastError).toContain('503')
       const listed = (await (await h.admin('GET', `/admin/workspaces/${ws}/routers`)).json()) as { id: string; health: { state: string } | null }[]
       expect(listed.find((r) => r.id === router)!.health!.state).toBe('failing')
+      expect(await cli(h, 'router', 'list', ws)).toMatch(/dead .* failing since \d{4}-\d\d-\d\d/)
+      expect(await cli(h, 'router', 'show', ws, 'dead')).toContain('503')
 
       // Every delivery failed within the span plus the grace (and the sweep's interval, with room for a loaded machine).
       const rows = await eventually(async () => {
@@ -112,9 +126,7 @@ for (const backend of backends) {
       await eventually(async () => (await deliveriesOf(h, router)).length === 5, 10_000, 'the deliveries')
       // A retry (the second attempt, 1 s after the first) under way: its request arrived, its answer not yet.
       await eventually(async () => dead[1]!.received.length > before + 5, 10_000, 'a retry under way')
-      const res = await h.admin('POST', `/admin/workspaces/${ws}/routers/${router}/deliveries/settle`, { state: 'cancelled' })
-      expect(res.status).toBe(200)
-      expect(((await res.json()) as { settled: number }).settled).toBe(5)
+      expect(await cli(h, 'router', 'cancel-pending', ws, 'slow')).toContain('Cancelled 5 pending deliveries')
       await Bun.sleep(2500) // the retry under way has answered, and been recorded
       const rows = await deliveriesOf(h, router)
       expect(rows.map((r) => r.status)).toEqual(Array(5).fill('cancelled'))
