@@ -30,9 +30,11 @@ export interface FirstAttempt extends AttemptRecord {
 /**
  * Creates the rows of deliveries whose first attempt has been made, each in
  * the state that attempt left it: one statement, so one round trip and one
- * implicit transaction for a whole batch. A delivery that already has a row
- * (a duplicate of a redelivered event) keeps it; its duplicate attempt is not
- * recorded. A first attempt the circuit held back makes a pending row with
+ * implicit transaction for a whole batch. A retry is due its delay after
+ * the attempt ended, not after the row is written: a pool task's rows are
+ * written once its slowest send is over, which may be a time-out later. A
+ * delivery that already has a row (a duplicate of a redelivered event) keeps
+ * it; its duplicate attempt is not recorded. A first attempt the circuit held back makes a pending row with
  * no attempt. Devices that APNs or FCM no longer know are deleted with it.
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
@@ -50,7 +52,7 @@ export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: Le
         AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text, x bool)
     ), d AS (
       INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
-      SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN x THEN 0 ELSE 1 END, now() + d * interval '1 ms', h, r
+      SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN x THEN 0 ELSE 1 END, to_timestamp((s + u) / 1000.0) + d * interval '1 ms', h, r
       FROM r
       ON CONFLICT DO NOTHING
       RETURNING id

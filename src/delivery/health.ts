@@ -83,6 +83,38 @@ export async function writeRouterHealth(sql: Tx, back: string[], failing: { id: 
       last_failure_at = CASE WHEN excluded.last_error IS NULL THEN router_health.last_failure_at ELSE now() END`
 }
 
+// How long the fan-out trusts its list of parked routers: a router parked a
+// moment ago costs at most this many first attempts sent to the pool (where
+// the thread's own circuit holds them).
+const PARKED_FRESH_MS = 500
+
+/**
+ * The routers parked now (open_until ahead), by id, with the time their
+ * open period ends: the fan-out holds their first attempts itself, without
+ * sending them to the pool, where a trial that hangs would hold back every
+ * other delivery of its task until it times out.
+ */
+export function parkedRouters(sql: Sql, log: Logger) {
+  let at = 0
+  let list = new Map<string, number>()
+  let loading: Promise<void> | null = null
+  const load = async () => {
+    try {
+      const rows = await sql<{ id: string; until: number }[]>`
+        SELECT router_id::text AS id, (extract(epoch FROM open_until) * 1000)::float8 AS until FROM router_health WHERE open_until > now()`
+      list = new Map(rows.map((r) => [r.id, r.until]))
+    } catch (err) {
+      log.warn({ err }, 'could not read the parked routers; the circuits alone hold their sends')
+      list = new Map()
+    }
+    at = Date.now()
+  }
+  return async (): Promise<Map<string, number>> => {
+    if (Date.now() - at > PARKED_FRESH_MS) await (loading ??= load().finally(() => (loading = null)))
+    return list
+  }
+}
+
 /** Forgets a router's failing state: an owner mended it (a new destination, or enabled it again). */
 export async function clearRouterHealth(sql: Tx, routerId: string) {
   await sql`DELETE FROM router_health WHERE router_id = ${routerId}::uuid`
