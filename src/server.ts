@@ -78,6 +78,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     pool = createPool(config.WORKER_THREADS, room)
     fanout = createFanout(db.sql, bus, pool, secrets, send, log, {
       schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000,
+      trialMs: Math.max(config.CIRCUIT_COOLDOWN_MS, config.CIRCUIT_COOLDOWN_MAX_MS),
       cacheMaxAgeMs: config.CACHE_MAX_AGE_MS, cacheMax: config.WORKER_CACHE_MAX,
     })
     await bus.consume(fanout.accept)

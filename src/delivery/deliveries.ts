@@ -103,11 +103,12 @@ export async function existingDeliveryIds(sql: Tx, eventIds: string[]): Promise<
  * of deliveries_pending_target (one index probe per pair, sql/0015), at most
  * `limit` per pair. A router whose circuit is open (router_health, see
  * health.ts) is parked: its pair is skipped without reading its rows; once
- * its open time is over, one delivery, the trial, is taken per claim.
+ * its open time is over, one delivery, the trial, is taken per claim, and
+ * the router stays parked `trialMs` more while it is under way.
  * The lease is set only on rows still due: a row another claim leased in
  * the meantime is skipped, not taken twice.
  */
-export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number): Promise<ClaimedWithEvent[]> {
+export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number, trialMs = leaseMs): Promise<ClaimedWithEvent[]> {
   return sql<ClaimedWithEvent[]>`
     WITH RECURSIVE pairs AS (
       (SELECT workspace_id, target FROM deliveries WHERE status = 'pending' ORDER BY workspace_id, target LIMIT 1)
@@ -134,8 +135,10 @@ export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number): Pr
       RETURNING d.id, d.event_id, d.workspace_id, d.kind, d.target, d.attempts
     ), trials AS (
       -- A parked router's trial is under way: no other until its outcome
-      -- (which sets open_until again, or deletes the row), or its lease ends.
-      UPDATE router_health h SET open_until = now() + ${leaseMs} * interval '1 ms'
+      -- (which sets open_until again, or deletes the row), or for trialMs
+      -- (a trial that fails without opening its thread's circuit reports
+      -- nothing: the next goes then).
+      UPDATE router_health h SET open_until = now() + ${trialMs} * interval '1 ms'
       FROM claimed c WHERE h.router_id::text = c.target AND h.open_until <= now()
     )
     SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.kind, c.target, c.attempts,

@@ -43,6 +43,7 @@ export interface FanoutOptions {
   schedule: number[] // HERALD_RETRY_SCHEDULE, parsed (retry.ts)
   room: number // units of work under way at most (backpressure.ts workRoom)
   leaseMs: number // a retry taken by a worker that then died is taken again after this
+  trialMs: number // a parked router's trial is the only one for this long (the circuits' longest open period)
   schedulerIntervalMs: number
   cacheMaxAgeMs: number // CACHE_MAX_AGE_MS: routers and audiences, while every change is announced here
   cacheMax: number // WORKER_CACHE_MAX: workspaces' routers and channels' audiences kept
@@ -94,7 +95,7 @@ export function createFanout(sql: Sql, bus: EventBus, pool: Pool, secrets: Secre
   }
 
   const inFlight = createInFlight(fanOut)
-  const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, intervalMs: opts.schedulerIntervalMs })
+  const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, trialMs: opts.trialMs, intervalMs: opts.schedulerIntervalMs })
   let stopped = false
 
   return {

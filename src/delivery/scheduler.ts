@@ -31,6 +31,7 @@ export interface SchedulerDeps {
   dispatch: Dispatch
   outcome: AttemptOutcome
   leaseMs: number
+  trialMs: number // a parked router's trial: no other for this long (the longest open period of a circuit)
   intervalMs: number
 }
 
@@ -72,7 +73,7 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise
   const free = room.free()
   if (free <= 0) return false
   const want = Math.min(free, CHUNK)
-  const due = await claimDueDeliveries(sql, want, deps.leaseMs)
+  const due = await claimDueDeliveries(sql, want, deps.leaseMs, deps.trialMs)
   const full = due.length === want
   const views: EventView[] = []
   const index = new Map<string, number>()
