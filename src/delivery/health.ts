@@ -13,11 +13,16 @@ import type { Sql, Tx } from '../core/db'
 import type { Logger } from '../core/log'
 import type { CircuitReport } from './job'
 
-/** What the last sends to a router said of its destination: back (ok), or failing with its circuit open until then. */
+/**
+ * What the last sends to a router said of its destination: back (ok), or
+ * failing with its circuit open until then. A held send (`error` null) only
+ * tells how long its thread's circuit stays open: it makes no row, and does
+ * not undo a success reported with it.
+ */
 type Report = { ok: true } | { ok: false; openUntil: number; error: string | null }
 
 // Reports are gathered per router and written together: one statement per
-// flush, whatever the number of sends; the last report of a router wins.
+// flush, whatever the number of sends.
 const FLUSH_MS = 200
 
 /** Writes the circuits' reports to router_health in batches. */
@@ -42,14 +47,19 @@ export function routerHealthWriter(sql: Sql, log: Logger) {
   }
   const flush = () => (writing = writing.then(write))
   return {
-    /** A router send's outcome and its circuit (as its thread reported it; absent: closed and was). */
+    /** A router send's outcome and its circuit (as its thread reported it; absent: closed and was); `error` undefined for a held send. */
     report(routerId: string, ok: boolean, circuit: CircuitReport | undefined, error: string | undefined) {
+      const was = pending.get(routerId)
       if (ok) {
-        if (!circuit && !pending.has(routerId)) return // healthy, and was: nothing to write (the usual case)
+        if (!circuit && !was) return // healthy, and was: nothing to write (the usual case)
         pending.set(routerId, { ok: true })
       } else if (circuit && circuit.openUntil > 0) {
-        const was = pending.get(routerId)
-        pending.set(routerId, { ok: false, openUntil: circuit.openUntil, error: error ?? (was && !was.ok ? was.error : null) })
+        const held = error === undefined
+        if (held && was) {
+          if (!was.ok) was.openUntil = Math.max(was.openUntil, circuit.openUntil)
+          return
+        }
+        pending.set(routerId, { ok: false, openUntil: circuit.openUntil, error: error ?? null })
       } else return
       timer ??= setTimeout(() => {
         timer = null
@@ -67,20 +77,28 @@ export function routerHealthWriter(sql: Sql, log: Logger) {
 /**
  * Deletes the rows of routers that are back, and makes or updates those of
  * routers failing: open until their circuit's time; failing since the first
- * report (kept while it fails). A held send reports no error: the last real
- * one is kept. Routers deleted meanwhile are skipped.
+ * report (kept while it fails). A held send's report (no error) only moves
+ * the open time of a router already failing: a success deleted its row, and
+ * another thread's circuit, still open, must not bring it back. Routers
+ * deleted meanwhile are skipped.
  */
 export async function writeRouterHealth(sql: Tx, back: string[], failing: { id: string; openUntil: number; error: string | null }[]) {
   if (back.length) await sql`DELETE FROM router_health WHERE router_id = ANY(${back}::uuid[])`
-  if (!failing.length) return
+  const failed = failing.filter((f) => f.error !== null)
+  const held = failing.filter((f) => f.error === null)
+  if (held.length) {
+    await sql`
+      UPDATE router_health h SET open_until = to_timestamp(f.open_until / 1000.0)
+      FROM unnest(${held.map((f) => f.id)}::uuid[], ${held.map((f) => f.openUntil)}::float8[]) AS f(id, open_until)
+      WHERE h.router_id = f.id`
+  }
+  if (!failed.length) return
   await sql`
     INSERT INTO router_health (router_id, open_until, last_error)
     SELECT r.id, to_timestamp(f.open_until / 1000.0), f.error
-    FROM unnest(${failing.map((f) => f.id)}::uuid[], ${failing.map((f) => f.openUntil)}::float8[], ${failing.map((f) => f.error)}::text[]) AS f(id, open_until, error)
+    FROM unnest(${failed.map((f) => f.id)}::uuid[], ${failed.map((f) => f.openUntil)}::float8[], ${failed.map((f) => f.error)}::text[]) AS f(id, open_until, error)
     JOIN routers r ON r.id = f.id
-    ON CONFLICT (router_id) DO UPDATE SET open_until = excluded.open_until,
-      last_error = COALESCE(excluded.last_error, router_health.last_error),
-      last_failure_at = CASE WHEN excluded.last_error IS NULL THEN router_health.last_failure_at ELSE now() END`
+    ON CONFLICT (router_id) DO UPDATE SET open_until = excluded.open_until, last_error = excluded.last_error, last_failure_at = now()`
 }
 
 // How long the fan-out trusts its list of parked routers: a router parked a
