@@ -26,7 +26,7 @@ async function cli(h: TestHerald, ...args: string[]): Promise<string> {
 }
 
 const SPAN_MS = 2000 // the schedule below
-const GRACE_MS = 2000
+const GRACE_MS = 6000 // long enough for the cancel test to find its deliveries still pending on a loaded machine
 const env = {
   HERALD_OUTBOUND_ALLOW: '127.0.0.0/8',
   HERALD_RETRY_SCHEDULE: '0s,1s,1s',
@@ -37,7 +37,7 @@ const env = {
   DELIVERY_EXPIRY_GRACE_MS: String(GRACE_MS),
   DELIVERY_SWEEP_INTERVAL_MS: '200',
   ROUTER_FAILING_AFTER_MS: '1500',
-  ROUTER_DISABLE_AFTER_MS: '9000',
+  ROUTER_DISABLE_AFTER_MS: '14000', // after the expiry of the first test's deliveries
 }
 
 interface Row { status: string; attempts: number; error: string | null }
@@ -108,7 +108,7 @@ for (const backend of backends) {
       const disabled = await eventually(async () => {
         const r = (await (await h.admin('GET', `/admin/workspaces/${ws}/routers/${router}`)).json()) as { enabled: boolean; health: { state: string } | null }
         return !r.enabled && r
-      }, 15_000, 'the router disabled')
+      }, 20_000, 'the router disabled')
       expect(disabled.health!.state).toBe('disabled')
       await eventually(async () => about(owner, /was disabled/).length > 0 && about(admin, /was disabled/).length > 0, 5000, 'the disabled e-mails')
       await Bun.sleep(1000) // more sweeps: still one of each
