@@ -100,8 +100,9 @@ export async function existingDeliveryIds(sql: Tx, eventIds: string[]): Promise<
  * and the claim takes the first of every workspace, then the second, and so
  * on, so that one workspace's backlog cannot hold another's retries behind
  * it. The candidates come per (workspace, target) pair, found by a skip scan
- * of deliveries_pending_target (one index probe per pair, sql/0015), at most
- * `limit` per pair. A router whose circuit is open (router_health, see
+ * of deliveries_pending_target (one index probe per pair, sql/0015), each
+ * pair's share of `limit` (four times its even share, at least 10), so that a
+ * claim reads a bounded number of rows however many pairs there are. A router whose circuit is open (router_health, see
  * health.ts) is parked: its pair is skipped without reading its rows; once
  * its open time is over, one delivery, the trial, is taken per claim, and
  * the router stays parked `trialMs` more while it is under way.
@@ -117,13 +118,15 @@ export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number, tri
         SELECT workspace_id, target FROM deliveries
         WHERE status = 'pending' AND (workspace_id, target) > (p.workspace_id, p.target)
         ORDER BY workspace_id, target LIMIT 1) n
+    ), counted AS (
+      SELECT workspace_id, target, count(*) OVER () AS n FROM pairs
     ), due AS (
-      SELECT c.id, c.event_at, c.workspace_id, c.next_attempt_at FROM pairs p
+      SELECT c.id, c.event_at, c.workspace_id, c.next_attempt_at FROM counted p
       LEFT JOIN router_health h ON h.router_id::text = p.target
       CROSS JOIN LATERAL (
         SELECT id, event_at, workspace_id, next_attempt_at FROM deliveries d
         WHERE d.workspace_id = p.workspace_id AND d.target = p.target AND d.status = 'pending' AND d.next_attempt_at <= now()
-        ORDER BY d.next_attempt_at LIMIT CASE WHEN h.router_id IS NULL THEN ${limit} ELSE 1 END) c
+        ORDER BY d.next_attempt_at LIMIT CASE WHEN h.router_id IS NULL THEN LEAST(${limit}, GREATEST(10, ceil(${limit} * 4.0 / p.n)))::int ELSE 1 END) c
       WHERE h.router_id IS NULL OR h.open_until <= now()
     ), chosen AS (
       SELECT id, event_at FROM (
