@@ -29,6 +29,7 @@ import { sendConfigFrom } from './delivery/send_config'
 import type { SendConfig } from './delivery/job'
 import { loadPushConfig } from './delivery/push/config'
 import { createMailer } from './accounts/mailer'
+import { startHealthSweeps } from './delivery/health_sweep'
 import { deleteExpiredSigninFailures } from './accounts/throttle'
 import { deleteExpiredSignupRequests } from './accounts/users'
 import { countWorkspaces, insertWorkspace, waitingWorkspace } from './accounts/workspaces'
@@ -77,14 +78,19 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     : createInProcessBus({ alone: db.embedded })
   let fanout: Fanout | null = null
   let pool: ReturnType<typeof createPool> | null = null
+  let sweeps: ReturnType<typeof startHealthSweeps> | null = null
+  let mailer: ReturnType<typeof createMailer> | null = null
   if (deliver) {
     const room = workRoom(config.WORKER_CONCURRENCY)
     pool = createPool(config.WORKER_THREADS, room)
     fanout = createFanout(db.sql, bus, changes, pool, secrets, send, log, {
       schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000,
+      trialMs: Math.max(config.CIRCUIT_COOLDOWN_MS, config.CIRCUIT_COOLDOWN_MAX_MS),
       cacheMaxAgeMs: config.CACHE_MAX_AGE_MS, cacheMax: config.WORKER_CACHE_MAX,
     })
     await bus.consume(fanout.accept)
+    mailer = createMailer(config, log)
+    sweeps = startHealthSweeps({ sql: db.sql, log, mailer, config, schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), announce: (c) => bus.announce(c) })
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, rowsPerRound: 20, replayAfterMs: config.FANOUT_REPLAY_AFTER_MS })
   const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })
@@ -95,6 +101,8 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     handoff: relay.handoff,
     async stop() {
       unwatch()
+      await sweeps?.stop()
+      mailer?.close()
       await relay.stop()
       await fanout?.stop(Math.min(config.SHUTDOWN_TIMEOUT_MS, config.DELIVERY_TIMEOUT_MS))
       await bus.close()

@@ -77,14 +77,24 @@ export function destinationText(d: Record<string, unknown>): string {
   return destinationType(d.type)?.summary(d) ?? `${d.type} ${d.url ?? ''}`.trimEnd() // a type this CLI does not know
 }
 
+/** "enabled", "disabled", or how it fails: "failing since 2026-… UTC" (health.ts). */
+export function routerStatus(r: Pick<RouterView, 'enabled' | 'health'>): string {
+  const h = r.health
+  if (!h) return r.enabled ? 'enabled' : 'disabled'
+  const since = `since ${utc(h.since)}`
+  if (h.state === 'disabled') return r.enabled ? `enabled, circuit open ${since}` : `disabled (failing ${since})`
+  return h.state === 'failing' ? `failing ${since}` : `circuit open ${since}`
+}
+
 function routerText(r: RouterView): string {
   const pairs: [string, string][] = [
     ['id', r.id],
     ['name', r.name],
     ['pattern', r.pattern],
     ['destination', destinationText(r.destination)],
-    ['status', r.enabled ? 'enabled' : 'disabled'],
+    ['status', routerStatus(r)],
   ]
+  if (r.health?.lastError) pairs.push(['last error', r.health.lastError])
   if (r.template?.title !== undefined) pairs.push(['title template', JSON.stringify(r.template.title)])
   if (r.template?.body !== undefined) pairs.push(['body template', JSON.stringify(r.template.body)])
   pairs.push(['created (UTC)', utc(r.createdAt)], ['updated (UTC)', utc(r.updatedAt)])
@@ -95,7 +105,7 @@ function routersTable(workspace: string, list: RouterView[]): string {
   if (list.length === 0) return `Workspace ${workspace} has no routers. Create one with: herald router create ${workspace} --name NAME --pattern 'user.*' --webhook URL`
   return table(
     ['ID', 'NAME', 'PATTERN', 'DESTINATION', 'STATUS', 'UPDATED (UTC)'],
-    list.map((r) => [r.id, r.name, r.pattern, destinationText(r.destination), r.enabled ? 'enabled' : 'disabled', utc(r.updatedAt)]),
+    list.map((r) => [r.id, r.name, r.pattern, destinationText(r.destination), routerStatus(r), utc(r.updatedAt)]),
   )
 }
 
@@ -128,6 +138,24 @@ function setEnabled(g: Command, enabled: boolean) {
       const r = await client.request<RouterView>('PATCH', await routerPath(client, workspace!, id!), { enabled })
       if (opts.json) return json(r)
       return `${enabled ? 'Enabled' : 'Disabled'} router ${r.name} (${r.id}) in workspace ${workspace}.`
+    },
+  })
+}
+
+/** `herald router fail-pending` / `cancel-pending`: every pending delivery of a router ends at once. */
+function settle(g: Command, state: 'failed' | 'cancelled') {
+  const verb = state === 'failed' ? 'fail' : 'cancel'
+  operatorCommand(g, {
+    name: `${verb}-pending`,
+    args: [WORKSPACE, ROUTER],
+    summary: state === 'failed'
+      ? "Fail a router's pending deliveries now (retrying, or held while its destination fails); a replay sends them again."
+      : "Cancel a router's pending deliveries now: they end 'cancelled', and a bulk replay leaves them alone.",
+    examples: [`herald router ${verb}-pending acme deploys`],
+    async run(client, [workspace, id], opts) {
+      const r = await client.request<{ settled: number }>('POST', `${await routerPath(client, workspace!, id!)}/deliveries/settle`, { state })
+      if (opts.json) return json(r)
+      return `${state === 'failed' ? 'Failed' : 'Cancelled'} ${r.settled} pending ${r.settled === 1 ? 'delivery' : 'deliveries'} of router ${id} in workspace ${workspace}.`
     },
   })
 }
@@ -214,6 +242,8 @@ export const addRouterCommands = (program: Command) =>
     })
     setEnabled(g, false)
     setEnabled(g, true)
+    settle(g, 'failed')
+    settle(g, 'cancelled')
     operatorCommand(g, {
       name: 'delete',
       args: [WORKSPACE, ROUTER],

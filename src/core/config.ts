@@ -124,6 +124,16 @@ export const ConfigSchema = Type.Object({
   // Longer than any attempt can take (DELIVERY_TIMEOUT_MS) plus the queue in
   // front of it; a worker that dies holds its deliveries this long at most.
   DELIVERY_LEASE_MS: Int(60000, 1000, 3600000, 'A delivery taken by a worker that then died is retried by another after this.'),
+  // The circuit holds a dead destination's deliveries without using their
+  // attempts: this bounds their life. An hour past the schedule's span covers
+  // the time its attempts themselves took and a lease or two.
+  DELIVERY_EXPIRY_GRACE_MS: Int(3600000, 0, 604800000, 'A pending delivery whose event (or last replay) is older than the span of `HERALD_RETRY_SCHEDULE` plus this fails for good ("retries exhausted: destination unreachable since …"), even if its destination\'s circuit held it back and it used no attempt.'),
+  // Long enough for a deploy or a short outage of the receiver to pass
+  // unremarked; an open circuit is visible in the metrics at once.
+  ROUTER_FAILING_AFTER_MS: Int(900000, 1000, 604800000, 'A router whose destination has failed (its circuit open, no success since) this long is shown as failing in the API, the dashboard and the CLI, and its workspace\'s owners and admins get one e-mail.'),
+  // Svix's default: 5 days.
+  ROUTER_DISABLE_AFTER_MS: Int(432000000, 1000, 2592000000, 'A router whose destination has failed this long is disabled, its pending deliveries fail, and its owners and admins get one more e-mail.'),
+  DELIVERY_SWEEP_INTERVAL_MS: Int(5000, 100, 600000, 'How often each worker fails deliveries past their schedule, and looks for routers to report as failing or to disable.'),
   // The longest the events of a worker that died wait for another (30 s
   // made its in-flight events arrive 30 s late). A live worker reports its
   // events in progress every third of it (bus_jetstream.ts, pump), so only an

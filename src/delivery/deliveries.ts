@@ -30,9 +30,11 @@ export interface FirstAttempt extends AttemptRecord {
 /**
  * Creates the rows of deliveries whose first attempt has been made, each in
  * the state that attempt left it: one statement, so one round trip and one
- * implicit transaction for a whole batch. A delivery that already has a row
- * (a duplicate of a redelivered event) keeps it; its duplicate attempt is not
- * recorded. A first attempt the circuit held back makes a pending row with
+ * implicit transaction for a whole batch. A retry is due its delay after
+ * the attempt ended, not after the row is written: a pool task's rows are
+ * written once its slowest send is over, which may be a time-out later. A
+ * delivery that already has a row (a duplicate of a redelivered event) keeps
+ * it; its duplicate attempt is not recorded. A first attempt the circuit held back makes a pending row with
  * no attempt. Devices that APNs or FCM no longer know are deleted with it.
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
@@ -50,7 +52,7 @@ export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: Le
         AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text, x bool)
     ), d AS (
       INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
-      SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN x THEN 0 ELSE 1 END, now() + d * interval '1 ms', h, r
+      SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN x THEN 0 ELSE 1 END, to_timestamp((s + u) / 1000.0) + d * interval '1 ms', h, r
       FROM r
       ON CONFLICT DO NOTHING
       RETURNING id
@@ -92,18 +94,55 @@ export async function existingDeliveryIds(sql: Tx, eventIds: string[]): Promise<
   return rows.map((r) => r.id)
 }
 
-/** Leases up to `limit` deliveries that are due, oldest first, with their events. */
-export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number): Promise<ClaimedWithEvent[]> {
+/**
+ * Leases up to `limit` deliveries that are due, with their events, fairly
+ * across workspaces: each workspace's due deliveries are ranked oldest first
+ * and the claim takes the first of every workspace, then the second, and so
+ * on, so that one workspace's backlog cannot hold another's retries behind
+ * it. The candidates come per (workspace, target) pair, found by a skip scan
+ * of deliveries_pending_target (one index probe per pair, sql/0015), each
+ * pair's share of `limit` (four times its even share, at least 10), so that a
+ * claim reads a bounded number of rows however many pairs there are. A router whose circuit is open (router_health, see
+ * health.ts) is parked: its pair is skipped without reading its rows; once
+ * its open time is over, one delivery, the trial, is taken per claim, and
+ * the router stays parked `trialMs` more while it is under way.
+ * The lease is set only on rows still due: a row another claim leased in
+ * the meantime is skipped, not taken twice.
+ */
+export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number, trialMs = leaseMs): Promise<ClaimedWithEvent[]> {
   return sql<ClaimedWithEvent[]>`
-    WITH due AS (
-      SELECT id, event_at FROM deliveries
-      WHERE status = 'pending' AND next_attempt_at <= now()
-      ORDER BY next_attempt_at LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
+    WITH RECURSIVE pairs AS (
+      (SELECT workspace_id, target FROM deliveries WHERE status = 'pending' ORDER BY workspace_id, target LIMIT 1)
+      UNION ALL
+      SELECT n.workspace_id, n.target FROM pairs p CROSS JOIN LATERAL (
+        SELECT workspace_id, target FROM deliveries
+        WHERE status = 'pending' AND (workspace_id, target) > (p.workspace_id, p.target)
+        ORDER BY workspace_id, target LIMIT 1) n
+    ), counted AS (
+      SELECT workspace_id, target, count(*) OVER () AS n FROM pairs
+    ), due AS (
+      SELECT c.id, c.event_at, c.workspace_id, c.next_attempt_at FROM counted p
+      LEFT JOIN router_health h ON h.router_id::text = p.target
+      CROSS JOIN LATERAL (
+        SELECT id, event_at, workspace_id, next_attempt_at FROM deliveries d
+        WHERE d.workspace_id = p.workspace_id AND d.target = p.target AND d.status = 'pending' AND d.next_attempt_at <= now()
+        ORDER BY d.next_attempt_at LIMIT CASE WHEN h.router_id IS NULL THEN LEAST(${limit}, GREATEST(10, ceil(${limit} * 4.0 / p.n)))::int ELSE 1 END) c
+      WHERE h.router_id IS NULL OR h.open_until <= now()
+    ), chosen AS (
+      SELECT id, event_at FROM (
+        SELECT id, event_at, next_attempt_at, row_number() OVER (PARTITION BY workspace_id ORDER BY next_attempt_at) AS turn FROM due) r
+      ORDER BY turn, next_attempt_at LIMIT ${limit}
     ), claimed AS (
       UPDATE deliveries d SET next_attempt_at = now() + ${leaseMs} * interval '1 ms'
-      FROM due WHERE d.id = due.id AND d.event_at = due.event_at
+      FROM chosen WHERE d.id = chosen.id AND d.event_at = chosen.event_at AND d.status = 'pending' AND d.next_attempt_at <= now()
       RETURNING d.id, d.event_id, d.workspace_id, d.kind, d.target, d.attempts
+    ), trials AS (
+      -- A parked router's trial is under way: no other until its outcome
+      -- (which sets open_until again, or deletes the row), or for trialMs
+      -- (a trial that fails without opening its thread's circuit reports
+      -- nothing: the next goes then).
+      UPDATE router_health h SET open_until = now() + ${trialMs} * interval '1 ms'
+      FROM claimed c WHERE h.router_id::text = c.target AND h.open_until <= now()
     )
     SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.kind, c.target, c.attempts,
       CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
@@ -181,7 +220,7 @@ export interface DeliveryView {
   kind: 'router' | 'push'
   routerId: string | null
   deviceId: string | null
-  status: 'pending' | 'succeeded' | 'failed'
+  status: DeliveryState
   attempts: { attempt: number; at: string; durationMs: number; ok: boolean; status: number | null; error: string | null; response: string | null }[]
   nextAttemptAt: string | null
   createdAt: string
@@ -233,7 +272,7 @@ export async function replayDelivery(sql: Tx, workspaceId: number, id: string): 
   return rows.length > 0
 }
 
-export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const
 export type DeliveryState = (typeof DELIVERY_STATES)[number]
 
 /** An event's deliveries by state, as the feed shows them. */

@@ -22,6 +22,10 @@ import { clearOwed, existingDeliveryIds, insertDeliveries } from './deliveries'
 import { ledgerMasks } from './relay'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { circuitBoard } from './metrics'
+import { parkedRouters, routerHealthWriter } from './health'
+import { deliveryId } from './send_task'
+import { deliveryHeld } from './metrics'
+import type { FirstAttempt } from './deliveries'
 import { withPushTokens } from './push/tokens'
 import { createWorkRoom, type WorkRoom } from './backpressure'
 import { chunkBatch, type Chunk } from './chunks'
@@ -40,6 +44,7 @@ export interface FanoutOptions {
   schedule: number[] // HERALD_RETRY_SCHEDULE, parsed (retry.ts)
   room: number // units of work under way at most (backpressure.ts workRoom)
   leaseMs: number // a retry taken by a worker that then died is taken again after this
+  trialMs: number // a parked router's trial is the only one for this long (the circuits' longest open period)
   schedulerIntervalMs: number
   cacheMaxAgeMs: number // CACHE_MAX_AGE_MS: routers and audiences, while every change is announced here
   cacheMax: number // WORKER_CACHE_MAX: workspaces' routers and channels' audiences kept
@@ -73,19 +78,25 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
   const room = createWorkRoom(opts.room)
   const pushable = (d: PushTarget) => (d.provider === 'apns' ? !!send.apns : d.provider === 'fcm' ? !!send.fcm : !!send.webpush)
   const dispatch: Dispatch = async (task, providers) => pool.send({ ...task, config: await withPushTokens(send, providers) })
-  const outcome = attemptOutcomes(opts.schedule, circuits, log)
+  const health = routerHealthWriter(sql, log)
+  const outcome = attemptOutcomes(opts.schedule, circuits, health, log)
   const first: FirstAttemptDeps = { sql, log, room, devices, dispatch, outcome }
+  const parked = parkedRouters(sql, log)
 
   /** The first attempts of a batch, then their rows. Throws (the bus redelivers) when the rows cannot be written. */
   async function fanOut(batch: Incoming[]) {
-    const { routersOf, byChannel } = await targetsOf(batch, routers, devices, pushable)
+    const targets = await targetsOf(batch, routers, devices, pushable)
+    const { routersOf, held } = holdParked(targets.routersOf, await parked())
     const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
-    await recordChunks(first, batch, chunkBatch(batch, routersOf, byChannel), skip)
+    const chunks = chunkBatch(batch, routersOf, targets.byChannel)
+    // Before the ledger is cleared (recordChunks): a redelivered event makes them again, as the same rows.
+    if (held.length) await persist(() => insertDeliveries(sql, held), held.length, log)
+    await recordChunks(first, batch, chunks, skip)
   }
 
   const inFlight = createInFlight(fanOut)
-  const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, intervalMs: opts.schedulerIntervalMs })
+  const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, trialMs: opts.trialMs, intervalMs: opts.schedulerIntervalMs })
   let stopped = false
 
   return {
@@ -107,7 +118,7 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
       const settled = Promise.allSettled([...inFlight.underWay(), ...scheduler.underWay()])
       await Promise.race([settled, Bun.sleep(ms)])
       await ended
-      await Promise.race([recorder.flush(), Bun.sleep(Math.max(ms, 1000))])
+      await Promise.race([Promise.all([recorder.flush(), health.flush()]), Bun.sleep(Math.max(ms, 1000))])
     },
   }
 }
@@ -136,6 +147,36 @@ async function targetsOf(batch: Incoming[], routers: ReturnType<typeof routerCac
     if (list.length) byChannel[k] = list
   })
   return { routersOf, byChannel }
+}
+
+/**
+ * Takes the routers parked in PostgreSQL (health.ts) out of the batch's
+ * targets: their first attempts are held here, as pending rows due when the
+ * router's open period ends, with no attempt, as a thread's circuit would
+ * hold them, but without a trip through the pool.
+ */
+function holdParked(routersOf: (e: Incoming) => RouterSpec[], parked: Map<string, number>) {
+  const held: FirstAttempt[] = []
+  if (!parked.size) return { routersOf, held }
+  const now = Date.now()
+  return {
+    held,
+    routersOf(e: Incoming): RouterSpec[] {
+      const all = routersOf(e)
+      const keep = all.filter((r) => !parked.has(r.id))
+      if (keep.length === all.length) return all
+      for (const r of all) {
+        const until = parked.get(r.id)
+        if (until === undefined) continue
+        deliveryHeld(r.destination.type, 'circuit_open')
+        held.push({
+          deliveryId: deliveryId(e.eventId, 'router', r.id), eventId: e.eventId, workspaceId: e.workspaceId, kind: 'router', target: r.id,
+          attempt: 1, startedAt: new Date(now), durationMs: 0, ok: false, next: 'pending', delayMs: Math.max(0, until - now), held: true,
+        })
+      }
+      return keep
+    },
+  }
 }
 
 /** The ledger bits of events whose fan-out is recorded (the relay deletes the rows it completes). */

@@ -50,6 +50,18 @@ export function deliveryHeld(type: string, reason: 'circuit_open' | 'busy') {
   held.inc({ type, reason })
 }
 
+const expired = new Counter({
+  name: 'herald_deliveries_expired_total',
+  help: 'Deliveries failed for good because their retry schedule ran out (their event older than the schedule\'s span plus DELIVERY_EXPIRY_GRACE_MS) while their destination\'s circuit held them, by kind (router, push). Also in herald_deliveries_failed_last_hour.',
+  labelNames: ['kind'] as const,
+  registers,
+})
+
+/** Deliveries the expiry sweep failed (src/delivery/health.ts expireDeliveries). */
+export function deliveriesExpired(kind: string, n: number) {
+  expired.inc({ kind }, n)
+}
+
 /** What a running Herald lets the scrape read: its database, bus, pool and fan-out. */
 export interface MetricSource {
   sql: Sql

@@ -6,6 +6,7 @@ import type { AttemptRecord } from './deliveries'
 import type { DeliveryKind, Sent } from './job'
 import { nextStep } from './retry'
 import { deliveryAttempted, deliveryHeld, type circuitBoard } from './metrics'
+import type { routerHealthWriter } from './health'
 
 /** Which delivery a log line is about. */
 export interface DeliveryRef {
@@ -25,16 +26,23 @@ export const deliveryLog = (log: Logger, d: DeliveryRef): Logger =>
   log.child({ deliveryId: d.id, attempt: d.attempt, [d.kind === 'router' ? 'routerId' : 'deviceId']: d.target, eventId: d.eventId })
 
 type Circuits = Pick<ReturnType<typeof circuitBoard>, 'report'>
+type Health = Pick<ReturnType<typeof routerHealthWriter>, 'report'>
 
-/** `outcome(s, eventId)`: the record of attempt `s` of a delivery of event `eventId`. */
-export function attemptOutcomes(schedule: number[], circuits: Circuits, log: Logger) {
-  return function outcome(s: Sent, eventId: string): AttemptRecord {
+/**
+ * `outcome(s, eventId, retry)`: the record of attempt `s` of a delivery of
+ * event `eventId`. A router's circuit goes to the shared health (health.ts)
+ * when it is open or was; so does a retry that succeeded, which may be the
+ * trial of a router parked by another thread's circuit.
+ */
+export function attemptOutcomes(schedule: number[], circuits: Circuits, health: Health, log: Logger) {
+  return function outcome(s: Sent, eventId: string, retry = false): AttemptRecord {
     const r = s.result
     const next = nextStep(schedule, s.attempt, r)
     if (r.held) deliveryHeld(s.destination, r.held) // not sent: not an attempt, no row (see holdDeliveries)
     else deliveryAttempted(s.destination, next.status, r.durationMs)
     if (s.circuit) circuits.report(s.target, s.circuit)
     const error = r.error ?? r.reason
+    if (s.kind === 'router' && (s.circuit || (retry && r.ok))) health.report(s.target, r.ok, s.circuit, r.held ? undefined : error)
     if (!r.ok && !r.held) {
       deliveryLog(log, { ...s, eventId }).info({ kind: s.kind, destination: s.destination, status: r.status, error, durationMs: r.durationMs, next: next.status }, 'delivery attempt failed')
     }

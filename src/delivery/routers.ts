@@ -10,6 +10,7 @@ import type { SecretBox } from '../core/secrets'
 import { redactDestination, type Destination } from './destinations'
 import type { Template } from './template'
 import type { RouterSpec } from './job'
+import { clearRouterHealth, healthColumn, type RouterHealthView } from './health'
 
 /** What an operator sees of a router: no URL path, token, password or signing secret. */
 export interface RouterView {
@@ -19,6 +20,8 @@ export interface RouterView {
   destination: Record<string, unknown>
   template: Template | null
   enabled: boolean
+  /** Null while its destination takes deliveries; else since when it fails, and how (health.ts). */
+  health: RouterHealthView | null
   createdAt: string
   updatedAt: string
 }
@@ -70,7 +73,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isRouterId = (id: string) => UUID.test(id)
 
 const viewColumns = (sql: Tx) => sql`
-  id::text AS id, name, pattern, destination_view AS destination, template, enabled,
+  id::text AS id, name, pattern, destination_view AS destination, template, enabled, ${healthColumn(sql)},
   iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
@@ -139,6 +142,11 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
         updated_at = now()
       WHERE workspace_id = ${workspaceId} AND id = ${id}
       RETURNING ${viewColumns(sql)}`
+    // Enabled again, or sent elsewhere: its failing state is the old one's.
+    if (row && (patch.enabled === true || patch.destination)) {
+      await clearRouterHealth(sql, id)
+      row.health = null
+    }
     return row ?? 'not-found'
   } catch (err) {
     if ((err as { code?: string }).code === '23505') return 'name-taken' // UNIQUE (workspace_id, name)

@@ -31,6 +31,7 @@ export interface SchedulerDeps {
   dispatch: Dispatch
   outcome: AttemptOutcome
   leaseMs: number
+  trialMs: number // a parked router's trial: no other for this long (the longest open period of a circuit)
   intervalMs: number
 }
 
@@ -42,7 +43,11 @@ export function startScheduler(deps: SchedulerDeps) {
   let wake: (() => void) | null = null
   const loop = (async () => {
     while (!stopped) {
-      await sweep(deps, retrying).catch((err) => log.warn({ err }, 'delivery scheduler: could not claim due deliveries'))
+      const full = await sweep(deps, retrying).catch((err) => (log.warn({ err }, 'delivery scheduler: could not claim due deliveries'), false))
+      // A full claim means more are due: claim again at once while there is
+      // room, rather than one claim per interval (which is how far behind a
+      // backlog of overdue retries fell). Room runs out as the sends go on.
+      if (full && !stopped) continue
       await new Promise<void>((res) => {
         const t = setTimeout(res, intervalMs)
         wake = () => (clearTimeout(t), res())
@@ -62,12 +67,14 @@ export function startScheduler(deps: SchedulerDeps) {
   }
 }
 
-/** Takes due deliveries while there is room, and hands their attempts to the pool. */
-async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>) {
+/** Takes due deliveries while there is room, and hands their attempts to the pool; true when it took as many as it asked for. */
+async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise<boolean> {
   const { sql, room, log, recorder, devices } = deps
   const free = room.free()
-  if (free <= 0) return
-  const due = await claimDueDeliveries(sql, Math.min(free, CHUNK), deps.leaseMs)
+  if (free <= 0) return false
+  const want = Math.min(free, CHUNK)
+  const due = await claimDueDeliveries(sql, want, deps.leaseMs, deps.trialMs)
+  const full = due.length === want
   const views: EventView[] = []
   const index = new Map<string, number>()
   const planned: Planned[] = []
@@ -75,12 +82,12 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>) {
     const p = await planRetry(deps, d, views, index)
     if (p) planned.push(p)
   }
-  if (!planned.length) return
+  if (!planned.length) return full
   room.take(planned.length)
   const providers = new Set(planned.flatMap((p) => (p.device ? [p.device.provider] : [])))
   const task = deps.dispatch({ events: views, planned }, providers)
     .then((sent) => {
-      for (const s of sent) recorder.add(deps.outcome(s, views[s.event]!.eventId))
+      for (const s of sent) recorder.add(deps.outcome(s, views[s.event]!.eventId, true))
       if (sent.some((s) => s.result.unregistered)) devices.clear()
     })
     // Still leased: taken again once the lease runs out.
@@ -90,6 +97,7 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>) {
       retrying.delete(task)
     })
   retrying.add(task)
+  return full
 }
 
 /** Plans the attempt of a due delivery, or records (and logs) why it cannot be made. */

@@ -9,7 +9,7 @@ import { html, path, render, type Html } from './html'
 import { navigate, type PageContext } from './router'
 import { act, announce, copyButtons, on, onSubmit, secretField } from './ui'
 import { DESTINATIONS, destinationFields, readDestination } from './router_fields'
-import { destinationSummary, testResult, type RouterView } from './page_routers'
+import { destinationSummary, routerState, testResult, type RouterView } from './page_routers'
 import { readRouter, testRouter } from './state/routers'
 import { createRouter, routerPreviews, routerSettings, templateOf, updateRouter, type RouterDraft } from './state/router_form'
 
@@ -71,7 +71,7 @@ function readOnly(ctx: PageContext, router: RouterView | null) {
     ctx.root,
     html`<h1 tabindex="-1">${router ? `Router “${router.name}”` : 'New router'}</h1>
     <p class="notice">Only owners and admins create and change routers.</p>
-    ${router ? html`<dl class="details"><dt>Pattern</dt><dd><code>${router.pattern}</code></dd><dt>Destination</dt><dd>${destinationSummary(router.destination)}</dd><dt>State</dt><dd>${router.enabled ? 'enabled' : 'disabled'}</dd></dl>` : ''}
+    ${router ? html`<dl class="details"><dt>Pattern</dt><dd><code>${router.pattern}</code></dd><dt>Destination</dt><dd>${destinationSummary(router.destination)}</dd><dt>State</dt><dd>${routerState(router)}</dd></dl>` : ''}
     <p><a href="${path('w', ws, 'routers')}">Back to routers</a></p>`,
   )
 }

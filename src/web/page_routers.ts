@@ -6,7 +6,7 @@ import { api } from './api'
 import { html, path, render } from './html'
 import type { PageContext } from './router'
 import { act, announce, confirmDialog, on } from './ui'
-import { deleteRouter, destinationParts, listRouters, shownUrl, testRouter, type RouterView, type TestResult } from './state/routers'
+import { deleteRouter, destinationParts, listRouters, settleRouterDeliveries, shownUrl, testRouter, type RouterView, type TestResult } from './state/routers'
 import { DESTINATIONS } from './router_fields'
 
 export type { RouterView, TestResult } from './state/routers'
@@ -35,16 +35,28 @@ export const testResult = (name: string, r: TestResult) => html`<div class="call
   ${r.response ? html`<p>Response:</p><pre class="excerpt"><code>${r.response.slice(0, 500)}</code></pre>` : ''}
 </div>`
 
+/** Enabled or disabled, or how its destination fails: since when, and its last error (src/delivery/health.ts). */
+export function routerState(r: Pick<RouterView, 'enabled' | 'health'>) {
+  const h = r.health
+  const plain = r.enabled ? html`<span class="badge succeeded">enabled</span>` : html`<span class="badge">disabled</span>`
+  if (!h) return plain
+  const label = h.state === 'failing' ? 'failing' : h.state === 'disabled' ? 'disabled: failing' : 'circuit open'
+  return html`<span class="badge ${h.state === 'circuit-open' ? 'pending' : 'failed'}">${label}</span>
+    <span class="muted">since <time datetime="${h.since}">${new Date(h.since).toLocaleString()}</time></span>
+    ${h.lastError ? html`<br><span class="error">${h.lastError}</span>` : ''}`
+}
+
 function routerRow(r: RouterView, ws: string, canManage: boolean) {
   const edit = path('w', ws, 'routers', r.id)
   return html`<tr data-router-id="${r.id}" data-name="${r.name}">
     <th scope="row">${canManage ? html`<a href="${edit}">${r.name}</a>` : r.name}</th>
     <td data-label="Pattern"><code class="pattern">${r.pattern}</code></td>
     <td class="wrap" data-label="Destination">${destinationSummary(r.destination)}</td>
-    <td data-label="State">${r.enabled ? html`<span class="badge succeeded">enabled</span>` : html`<span class="badge">disabled</span>`}</td>
+    <td data-label="State">${routerState(r)}</td>
     <td class="actions">${canManage
       ? html`<button type="button" class="secondary" data-test aria-label="Send a test event through ${r.name}">Send test event</button>
         <a class="button secondary" href="${edit}" aria-label="Edit ${r.name}">Edit</a>
+        ${r.health ? html`<button type="button" class="secondary" data-settle="cancelled" aria-label="Cancel the pending deliveries of ${r.name}">Cancel pending</button>` : ''}
         <button type="button" class="danger" data-delete aria-label="Delete ${r.name}">Delete</button>`
       : ''}</td>
   </tr>`
@@ -80,6 +92,15 @@ export async function routersPage(ctx: PageContext) {
       render(status(), testResult(tr.dataset.name!, await testRouter(api, ws, tr.dataset.routerId!)))
     }),
   )
+  on(ctx.root, 'click', '[data-settle]', async (b) => {
+    const tr = b.closest('tr')!
+    if (!(await confirmDialog(`Cancel every pending delivery of “${tr.dataset.name}”? They will not be sent.`, 'Cancel pending deliveries'))) return
+    await act(b as HTMLButtonElement, status(), async () => {
+      const n = await settleRouterDeliveries(api, ws, tr.dataset.routerId!, 'cancelled')
+      announce(`${n} pending deliveries of ${tr.dataset.name} cancelled.`)
+      await load(`${n} pending ${n === 1 ? 'delivery' : 'deliveries'} of “${tr.dataset.name}” cancelled.`)
+    })
+  })
   on(ctx.root, 'click', '[data-delete]', async (b) => {
     const tr = b.closest('tr')!
     if (!(await confirmDialog(`Delete the router “${tr.dataset.name}”? Its past deliveries stay on their events.`, 'Delete router'))) return

@@ -170,7 +170,7 @@ describe('completion', () => {
 
   test('bash: `npx herald …`, as the README runs it, completes as herald does', async () => {
     expect(await bashLine('npx', 'herald', 'rou')).toEqual(['router'])
-    expect(await bashLine('npx', 'herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
+    expect(await bashLine('npx', 'herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'fail-pending', 'cancel-pending', 'delete', 'help'])
     expect(await bashLine('npx', 'herald', 'member', 'add', 'acme', 'jane@example.com', '--role', '')).toEqual(['member', 'admin', 'owner'])
     expect(await bashLine('npx', '--yes', 'herald', 'router', 'create', 'acme', '--pat')).toEqual(['--pattern'])
     expect(await bashLine('npx', 'her')).toEqual(['herald'])
@@ -207,8 +207,8 @@ describe('completion', () => {
     mkdirSync(join(dir, 'fpath'), { recursive: true })
     writeFileSync(join(dir, 'fpath', '_herald'), scripts.zsh!)
     expect(await zshLine('herald', 'rou')).toContain('router')
-    expect(await zshLine('herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
-    expect(await zshLine('npx', 'herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
+    expect(await zshLine('herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'fail-pending', 'cancel-pending', 'delete', 'help'])
+    expect(await zshLine('npx', 'herald', 'router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'fail-pending', 'cancel-pending', 'delete', 'help'])
     expect(await zshLine('npx', 'herald', 'member', 'add', 'acme', 'j@example.com', '--role', '')).toEqual(['member', 'admin', 'owner'])
     expect(await zshLine('npx', 'her')).toEqual(['herald', '(default)'])
     expect(await zshLine('npx', 'tsc', '--no')).toEqual(['(default)'])
@@ -217,7 +217,7 @@ describe('completion', () => {
   test('bash: commands, subcommands, options and choices, from the tree', async () => {
     expect(await complete('rou')).toEqual(['router'])
     expect(await complete('')).toEqual([...program.commands.map((c) => c.name()), 'help'])
-    expect(await complete('router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'delete', 'help'])
+    expect(await complete('router', '')).toEqual(['create', 'list', 'show', 'update', 'disable', 'enable', 'fail-pending', 'cancel-pending', 'delete', 'help'])
     const create = commands.find((c) => c.path === 'router create')!.command
     const longs = create.options.map((o) => o.long!)
     expect(await complete('router', 'create', '--')).toEqual([...longs, '--help'])

@@ -3,7 +3,7 @@
 // listing routers, sending a test event through one and deleting it.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { ApiError } from '../../src/web/api'
-import { deleteRouter, destinationParts, listRouters, shownUrl, testRouter } from '../../src/web/state/routers'
+import { deleteRouter, destinationParts, listRouters, readRouter, settleRouterDeliveries, shownUrl, testRouter } from '../../src/web/state/routers'
 import { backends, useTestHerald } from '../harness'
 import { startReceiver } from '../receiver'
 import { signUpWeb } from './signed_in'
@@ -53,6 +53,22 @@ for (const backend of backends) {
       expect(await listRouters(api, workspace)).toEqual([])
       const gone = (await deleteRouter(api, workspace, made.id).catch((e: unknown) => e)) as ApiError
       expect(gone.status).toBe(404)
+    })
+
+    test("a failing router shows since when and its last error; its pending deliveries can be cancelled", async () => {
+      const { api, workspace } = await signUpWeb(h, 'failing')
+      const made = await api.post('/v1/workspaces/{workspace}/routers', { path: { workspace }, body: { name: 'down', pattern: '*', destination: { type: 'webhook', url: `${receiver.url}/down` } } })
+      expect((await readRouter(api, workspace, made.id)).health).toBeNull()
+      // As the health sweep leaves a router failing for ROUTER_FAILING_AFTER_MS (test/delivery/router.dead.test.ts makes one for real).
+      await h.db.sql`INSERT INTO router_health (router_id, open_until, failing_since, last_error, notified_at)
+        VALUES (${made.id}, now() + interval '1 minute', now() - interval '1 hour', 'HTTP 503 from 127.0.0.1', now())`
+      const [listed] = await listRouters(api, workspace)
+      expect(listed!.health).toMatchObject({ state: 'failing', lastError: 'HTTP 503 from 127.0.0.1' })
+      expect(Date.now() - Date.parse(listed!.health!.since)).toBeGreaterThan(3_500_000)
+      expect(await settleRouterDeliveries(api, workspace, made.id, 'cancelled')).toBe(0)
+      // Enabled again by its owner: the old failure is forgotten.
+      const patched = await api.patch('/v1/workspaces/{workspace}/routers/{id}', { path: { workspace, id: made.id }, body: { enabled: true } })
+      expect(patched.health).toBeNull()
     })
   })
 }

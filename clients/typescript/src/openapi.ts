@@ -245,6 +245,26 @@ export interface paths {
         patch: operations["patchAdminWorkspacesByWorkspaceRoutersById"];
         trace?: never;
     };
+    "/admin/workspaces/{workspace}/routers/{id}/deliveries/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fail or cancel a router's pending deliveries
+         * @description Every delivery of the router still pending (retrying, or held while its destination fails) ends at once, `failed` or `cancelled`. A retry under way records its attempt but leaves the delivery as set here.
+         */
+        post: operations["postAdminWorkspacesByWorkspaceRoutersByIdDeliveriesSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/workspaces/{workspace}/deliveries": {
         parameters: {
             query?: never;
@@ -1013,6 +1033,26 @@ export interface paths {
         patch: operations["patchV1WorkspacesByWorkspaceRoutersById"];
         trace?: never;
     };
+    "/v1/workspaces/{workspace}/routers/{id}/deliveries/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fail or cancel a router's pending deliveries
+         * @description Every delivery of the router still pending (retrying, or held while its destination fails) ends at once, `failed` or `cancelled`. A retry under way records its attempt but leaves the delivery as set here.
+         */
+        post: operations["postV1WorkspacesByWorkspaceRoutersByIdDeliveriesSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspace}/routers/preview": {
         parameters: {
             query?: never;
@@ -1271,8 +1311,8 @@ export interface components {
             results: (components["schemas"]["SubmitResult"] | components["schemas"]["BatchItemProblem"])[];
         };
         BulkReplayBody: {
-            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable). */
-            state?: "pending" | "succeeded" | "failed";
+            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner. */
+            state?: "pending" | "succeeded" | "failed" | "cancelled";
             /** @description Only the deliveries of this router (its id). */
             router?: string;
             /** @description Only the pushes to this device (its id). */
@@ -1505,7 +1545,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
+            status: "pending" | "succeeded" | "failed" | "cancelled";
             /**
              * Format: date-time
              * @description When a pending delivery is next attempted.
@@ -1564,7 +1604,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
+            status: "pending" | "succeeded" | "failed" | "cancelled";
             /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
             attemptCount: number;
             /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
@@ -1610,7 +1650,7 @@ export interface components {
             /** @description HTTP status of the last attempt; absent from the failed list. */
             lastStatus?: number | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
+            status: "pending" | "succeeded" | "failed" | "cancelled";
             lastError: string | null;
             attemptCount: number;
             /**
@@ -2061,6 +2101,25 @@ export interface components {
                 body?: string;
             } | null;
             enabled: boolean;
+            /** @description Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again. */
+            health: {
+                /** @enum {string} */
+                state: "circuit-open" | "failing" | "disabled";
+                /**
+                 * Format: date-time
+                 * @description When its destination began to fail (no success since).
+                 */
+                since: string;
+                /** @description The last failed attempt's error. */
+                lastError: string | null;
+                /** Format: date-time */
+                lastFailureAt: string;
+                /**
+                 * Format: date-time
+                 * @description No delivery goes to it before then, but one trial.
+                 */
+                openUntil: string;
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2110,6 +2169,14 @@ export interface components {
             token?: string;
             /** @description client "web": send it as X-CSRF-Token with every change. */
             csrf?: string;
+        };
+        SettledRouterDeliveries: {
+            /** @description Pending deliveries ended; 0 when none was pending. */
+            settled: number;
+        };
+        SettleRouterDeliveriesBody: {
+            /** @description `failed`: as if their retries had run out (a bulk replay sends them again); `cancelled`: dropped on purpose, never replayed in bulk. */
+            state: "failed" | "cancelled";
         };
         SignedUp: {
             /** Format: uuid */
@@ -3505,10 +3572,93 @@ export interface operations {
             };
         };
     };
+    postAdminWorkspacesByWorkspaceRoutersByIdDeliveriesSettle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettleRouterDeliveriesBody"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettledRouterDeliveries"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong HERALD_ADMIN_TOKEN. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAdminWorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "failed" | "pending" | "succeeded" | "all";
+                state?: "failed" | "pending" | "succeeded" | "cancelled" | "all";
                 limit?: number;
             };
             header?: never;
@@ -7186,6 +7336,98 @@ export interface operations {
             };
         };
     };
+    postV1WorkspacesByWorkspaceRoutersByIdDeliveriesSettle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettleRouterDeliveriesBody"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettledRouterDeliveries"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace, or no router of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postV1WorkspacesByWorkspaceRoutersPreview: {
         parameters: {
             query?: never;
@@ -7620,7 +7862,7 @@ export interface operations {
     getV1WorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "pending" | "succeeded" | "failed";
+                state?: "pending" | "succeeded" | "failed" | "cancelled";
                 router?: string;
                 device?: string;
                 since?: string;

@@ -16,7 +16,7 @@ export const DeliverySummary = Type.Object({
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   deviceId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The device of a push; absent from the failed list.' })),
   lastStatus: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; absent from the failed list.' })),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
   lastError: Type.Union([Type.String(), Type.Null()]),
   attemptCount: Type.Integer(),
   nextAttemptAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next; absent from the failed list.' })),
@@ -32,10 +32,10 @@ export const DeliverySummary = Type.Object({
 
 export type DeliverySummary = Static<typeof DeliverySummary>
 
-const State = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('all')], {
+const State = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('cancelled'), Type.Literal('all')], {
   default: 'failed',
-  description: 'failed (the default): failed for good, newest failure first. pending, succeeded or all: newest event first.',
-  error: 'state must be failed, pending, succeeded or all',
+  description: 'failed (the default): failed for good, newest failure first. pending, succeeded, cancelled (ended by an owner) or all: newest event first.',
+  error: 'state must be failed, pending, succeeded, cancelled or all',
 })
 
 export const adminDeliveriesRoute = (sql: Sql, wakeScheduler: () => void) => {

@@ -14,6 +14,7 @@ import { validatePattern, PATTERN_MAX_LENGTH } from '../../delivery/pattern'
 import { urlRefusal } from '../../delivery/outbound'
 import { Template, validateTemplate } from '../../delivery/template'
 import { Destination, DESTINATION_TYPES, destinationType } from '../../delivery/destinations'
+import { settleRouterDeliveries } from '../../delivery/health'
 import { deleteRouter, getRouter, insertRouter, listRouters, updateRouter, type RouterPatch } from '../../delivery/routers'
 import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
 import { OPERATOR_PROBLEMS, workspaceIdOf } from './admin_auth'
@@ -80,6 +81,15 @@ export const RouterSchema = Type.Object({
   }),
   template: Type.Union([Template, Type.Null()]),
   enabled: Type.Boolean(),
+  health: Type.Union([Type.Object({
+    state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
+      description: '`circuit-open`: its destination failed and its deliveries are held, with a trial send now and then; `failing`: so for `ROUTER_FAILING_AFTER_MS` or more (its owners and admins were e-mailed); `disabled`: so for `ROUTER_DISABLE_AFTER_MS`, and Herald disabled it.',
+    }),
+    since: Type.String({ format: 'date-time', description: 'When its destination began to fail (no success since).' }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last failed attempt\'s error.' }),
+    lastFailureAt: Type.String({ format: 'date-time' }),
+    openUntil: Type.String({ format: 'date-time', description: 'No delivery goes to it before then, but one trial.' }),
+  }), Type.Null()], { description: 'Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again.' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }, { $id: 'Router' })
@@ -149,6 +159,14 @@ export function checkRouterFields(body: { name?: string; pattern?: string; desti
 }
 
 // --- routes ----------------------------------------------------------------
+
+export const SettleBody = Type.Object({
+  state: Type.Union([Type.Literal('failed'), Type.Literal('cancelled')], {
+    description: '`failed`: as if their retries had run out (a bulk replay sends them again); `cancelled`: dropped on purpose, never replayed in bulk.',
+  }),
+}, { $id: 'SettleRouterDeliveriesBody', additionalProperties: false })
+export const Settled = Type.Object({ settled: Type.Integer({ description: 'Pending deliveries ended; 0 when none was pending.' }) }, { $id: 'SettledRouterDeliveries' })
+
 
 const Params = WorkspaceParams
 const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
@@ -255,6 +273,25 @@ export function routersPlugin(sql: Sql, box: SecretBox, o: RoutersPluginOptions)
         set.status = 204
       },
       { params: RouterParams, detail: detail('Delete a router', 'Its past deliveries stay readable on their events.', { 204: done('Deleted.'), ...problems(400), 404: noRouter }, true) },
+    )
+    .post(
+      '/:id/deliveries/settle',
+      async ({ params, body, request }) => {
+        const ws = await o.resolve(request, params.workspace, 'manage')
+        if (!(await getRouter(sql, ws, params.id))) throw routerNotFound(params.id, params.workspace)
+        return { settled: await settleRouterDeliveries(sql, ws, params.id, body.state, `${body.state} by an owner`) }
+      },
+      {
+        params: RouterParams,
+        body: SettleBody,
+        response: { 200: Settled },
+        detail: detail(
+          "Fail or cancel a router's pending deliveries",
+          'Every delivery of the router still pending (retrying, or held while its destination fails) ends at once, `failed` or `cancelled`. A retry under way records its attempt but leaves the delivery as set here.',
+          { ...problems(...BODY_PROBLEMS), 404: noRouter },
+          true,
+        ),
+      },
     )
 }
 

@@ -35,9 +35,9 @@ export const DeliveryCountsSchema = Type.Object(
   { $id: 'DeliveryCounts', description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
 )
 
-const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
-  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable).',
-  error: 'state must be pending, succeeded or failed',
+const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')], {
+  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner.',
+  error: 'state must be pending, succeeded, failed or cancelled',
 })
 
 const FilterFields = {
@@ -54,7 +54,7 @@ export const DeliveryListItemSchema = Type.Object({
   kind: Type.Union([Type.Literal('router'), Type.Literal('push')]),
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a router delivery.' }),
   deviceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a push: the device.' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
   attemptCount: Type.Integer({ description: 'Attempts made, those before a replay included; attempts are numbered on across replays.' }),
   lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status (or SMTP reply code) of the last attempt, if one came back.' }),
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),

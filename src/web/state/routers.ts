@@ -18,6 +18,10 @@ export const readRouter = async (api: Api, workspace: string, id: string): Promi
 /** Sends a test event through the router; the outcome says whether its destination took it. */
 export const testRouter = (api: Api, workspace: string, id: string) => api.post('/v1/workspaces/{workspace}/routers/{id}/test', { path: { workspace, id } })
 
+/** Ends every pending delivery of the router, failed or cancelled; how many. */
+export const settleRouterDeliveries = async (api: Api, workspace: string, id: string, state: 'failed' | 'cancelled') =>
+  (await api.post('/v1/workspaces/{workspace}/routers/{id}/deliveries/settle', { path: { workspace, id }, body: { state } })).settled
+
 export const deleteRouter = (api: Api, workspace: string, id: string) => api.delete('/v1/workspaces/{workspace}/routers/{id}', { path: { workspace, id } })
 
 /**
