@@ -90,7 +90,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     })
     await bus.consume(fanout.accept)
     mailer = createMailer(config, log)
-    sweeps = startHealthSweeps({ sql: db.sql, log, mailer, config, schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), announce: (c) => bus.announce(c) })
+    sweeps = startHealthSweeps({ sql: db.sql, log, mailer, config, schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), announce: changes.announce })
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, rowsPerRound: 20, replayAfterMs: config.FANOUT_REPLAY_AFTER_MS })
   const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })

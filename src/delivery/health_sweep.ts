@@ -8,7 +8,7 @@ import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
 import type { Config } from '../core/config'
 import { linkBase, type Mailer } from '../accounts/mailer'
-import type { Change } from './bus'
+import type { Announce } from '../core/changes'
 import { claimFailingRouters, disableFailingRouters, expireDeliveries, type RouterAlarm } from './health'
 import { deliveriesExpired } from './metrics'
 
@@ -22,7 +22,7 @@ export interface SweepDeps {
   mailer: Mailer
   config: Pick<Config, 'DELIVERY_EXPIRY_GRACE_MS' | 'ROUTER_FAILING_AFTER_MS' | 'ROUTER_DISABLE_AFTER_MS' | 'DELIVERY_SWEEP_INTERVAL_MS' | 'HERALD_PUBLIC_URL' | 'PORT'>
   schedule: number[] // HERALD_RETRY_SCHEDULE, parsed
-  announce: (c: Change) => void
+  announce: Announce
 }
 
 /** One round of every sweep. */
