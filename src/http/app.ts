@@ -2,7 +2,7 @@
 import { Elysia, ParseError, ValidationError } from 'elysia'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { TSchema } from '@sinclair/typebox'
-import { inWords } from './words'
+import { inWords } from '../core/words'
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
 import { createOutage, type Outage } from '../core/outage'
@@ -25,15 +25,13 @@ import { operatorSide, personSide } from './routes/side'
 import { membersRoute } from './routes/members'
 import { invitationLinkRoute, invitationsRoute } from './routes/invitations'
 import { keysRoute } from './routes/keys'
-import { userRoutersRoute } from './routes/routers'
+import { routersRoute } from './routes/routers'
 import { feedRoute } from './routes/feed'
 import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
 import { adminGroup } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
-import { adminRoutersRoute } from './routes/admin_routers'
-import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminMembersRoute } from './routes/admin_members'
 import { adminInvitesRoute } from './routes/admin_invites'
 import { adminStatusRoute } from './routes/admin_status'
@@ -152,7 +150,8 @@ export function createApp(deps: AppDeps) {
   const person = personSide({ ...sides, users, check })
   const operator = operatorSide(sides)
   const audienceChanged = () => changed({ kind: 'audience' })
-  const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
+  // What router operations use besides their context (src/delivery/router_ops.ts).
+  const routerTools = { box: secrets, send, smtpFrom: config.SMTP_FROM }
   const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
@@ -198,8 +197,8 @@ export function createApp(deps: AppDeps) {
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
         .use(adminKeysRoute(sql, keysChanged, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
-        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
-        .use(adminDeliveriesRoute(sql, wakeScheduler))
+        .use(routersRoute({ side: operator, ...routerTools }))
+        .use(deliveriesRoute({ side: operator, wake: wakeScheduler }))
         .use(adminMembersRoute(sql, changed))
         .use(channelsRoute(operator))
         .use(adminInvitesRoute({ sql, config, log, mailer }))
@@ -218,10 +217,10 @@ export function createApp(deps: AppDeps) {
     .use(membersRoute(sql, users, check, changed))
     .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
     .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
-    .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
+    .use(routersRoute({ side: person, ...routerTools }))
     .use(feedRoute(sql, users, check, bus, changes))
     .use(workspaceEventRoute(sql, users, check))
-    .use(deliveriesRoute(sql, users, check, wakeScheduler))
+    .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }
