@@ -178,7 +178,16 @@ export const ConfigSchema = Type.Object({
   LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto', description: 'json: one JSON object per line; pretty: coloured lines for people; auto: pretty when stdout is a terminal, else json.' }),
   HERALD_CONFIG: Type.Optional(Type.String({ description: 'A TOML file of settings, with the same keys as the environment (`PORT = 8080`). Unset: herald.toml in the working directory, when there is one. The environment wins over the file. `herald --config FILE` sets it.' })),
 })
-export type Config = Static<typeof ConfigSchema>
+/**
+ * The settings, and the two lists loadConfig parses once from their text
+ * (whose keys stay, as docs/configuration.md and the tests name them).
+ */
+export type Config = Static<typeof ConfigSchema> & {
+  /** HERALD_OUTBOUND_ALLOW's entries, each an IP address or a CIDR. */
+  outboundAllow: string[]
+  /** HERALD_RETRY_SCHEDULE in milliseconds: the delay before each attempt; its length is the number of attempts. */
+  retryScheduleMs: number[]
+}
 
 export class ConfigError extends Error {
   code = 'CONFIG_INVALID'
@@ -197,13 +206,27 @@ function validValues(schema: Record<string, unknown>): string {
 // Values never shown in an error: keys, tokens, and URLs (they carry passwords).
 const hidden = (key: string) => /TOKEN|URL|KEY|SECRET/.test(key)
 
+/** HERALD_OUTBOUND_ALLOW's entries: the text split at commas, blanks dropped. */
+const allowList = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean)
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
+
+/** HERALD_RETRY_SCHEDULE's delays: "0s,5s,5m" → [0, 5000, 300000]. The schema has checked the syntax. */
+function parseSchedule(text: string): number[] {
+  return text.split(',').map((part) => {
+    const m = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
+    if (!m) throw new Error(`invalid retry delay ${JSON.stringify(part)}`)
+    return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+  })
+}
+
 /**
  * Why HERALD_OUTBOUND_ALLOW's entries are unusable, or null: each must be an
  * IP address or a CIDR (names are not allowed: DNS could move them).
  */
 function allowProblem(text: string): string | null {
   const bad: string[] = []
-  for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of allowList(text)) {
     try {
       if (entry.includes('/')) ipaddr.parseCIDR(entry)
       else ipaddr.parse(entry)
@@ -243,7 +266,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const allow = typeof value.HERALD_OUTBOUND_ALLOW === 'string' ? allowProblem(value.HERALD_OUTBOUND_ALLOW) : null
   if (allow) problems.set('HERALD_OUTBOUND_ALLOW', `HERALD_OUTBOUND_ALLOW${from('HERALD_OUTBOUND_ALLOW')}: ${allow}`)
   if (problems.size) throw new ConfigError(`invalid configuration: ${[...problems.values()].join('\n  ')}`)
-  return value as Config
+  const checked = value as Static<typeof ConfigSchema>
+  return { ...checked, outboundAllow: allowList(checked.HERALD_OUTBOUND_ALLOW), retryScheduleMs: parseSchedule(checked.HERALD_RETRY_SCHEDULE) }
 }
 
 // The prefixes of Herald's own settings: an unknown variable with one is a

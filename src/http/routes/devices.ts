@@ -6,7 +6,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { createECDH } from 'node:crypto'
 import type { Sql } from '../../core/db'
 import { userSecurity, type UserAuth } from '../../accounts/session'
-import { HeraldError, validationError, type FieldError } from '../../core/problems'
+import { validationError, type FieldError } from '../../core/problems'
+import { deviceLimit, deviceNotFound, pushTokenTaken, subscriptionTaken } from '../../core/errors'
 import { MAX_DEVICES_PER_USER, deleteDevice, endpointProblem, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
 import { routeGroup } from './group'
 import { Uuid } from './input'
@@ -91,15 +92,8 @@ export const DeviceSchema = Type.Object({
 }, { $id: 'Device' })
 
 
-/**
- * Another person's token or endpoint: refused, saying nothing of that device
- * (no id, no owner) beyond what the refusal itself tells, and what the person
- * at this device can do about it.
- */
-const takenProblem = (provider: DeviceInput['provider']) =>
-  new HeraldError('conflict', provider === 'webpush'
-    ? 'This push subscription is registered to another account. Unsubscribe it and subscribe again, which gives a new endpoint (in Herald\'s web app: turn notifications on again).'
-    : 'This push token is registered to another account: sign that account out in the app on this device first, then register again.')
+/** Another person's token or endpoint, refused in the words of its kind. */
+const takenProblem = (provider: DeviceInput['provider']) => provider === 'webpush' ? subscriptionTaken() : pushTokenTaken()
 
 export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void, allow: readonly string[]) =>
   routeGroup({ name: 'route.devices', prefix: '/v1', guard: auth.authenticate })
@@ -109,7 +103,7 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
         const user = await auth.authenticate(request)
         const input = deviceInput(body, allow)
         const device = await upsertDevice(sql, user.userId, input)
-        if (device === 'full') throw new HeraldError('conflict', `You have ${MAX_DEVICES_PER_USER} devices, the most one person may have: delete one you no longer use (DELETE /v1/devices/{id}).`)
+        if (device === 'full') throw deviceLimit(MAX_DEVICES_PER_USER)
         if (device === 'taken') throw takenProblem(input.provider)
         const { id } = device
         audienceChanged()
@@ -139,7 +133,7 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
       '/devices/:id',
       async ({ request, params, set }) => {
         const user = await auth.authenticate(request)
-        if (!(await deleteDevice(sql, user.userId, params.id))) throw new HeraldError('not-found', 'You have no device with this id.')
+        if (!(await deleteDevice(sql, user.userId, params.id))) throw deviceNotFound()
         audienceChanged()
         set.status = 204
       },
