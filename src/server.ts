@@ -14,6 +14,7 @@ import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
 import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
 import { withPeer } from './core/peer'
+import { hiddenBody, lingering } from './http/linger'
 import { createSecretBox, loadSecretKey } from './core/secrets'
 import { narrowDataDir } from './core/data_dir'
 import { createOutage } from './core/outage'
@@ -314,6 +315,12 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   // Host: a 400 (RFC 9112 §3.2), at the cost of one header look-up.
   const manyHosts = (req: Request) => req.headers.get('host')?.includes(',') === true
   const twoHosts = () => problemResponse(new HeraldError('bad-request', 'The request has more than one Host header (or a list of hosts in one): HTTP/1.1 allows exactly one.'))
+  // An answer given before the body was read to its end is sent at once; the
+  // rest of the body is then drained within these bounds and the connection
+  // closed (src/http/linger.ts).
+  const linger = { maxBytes: config.LINGER_MAX_BYTES, maxMs: config.LINGER_MAX_MS }
+  const handle = (req: Request) => app.handle(req).then((res: Response) => lingering(req, res, linger))
+  const bodyOnGet = () => problemResponse(new HeraldError('bad-request', 'A GET or HEAD request has no body, and this one has one (Content-Length or Transfer-Encoding): Herald does not read it.'), { connection: 'close' })
   const server = bound(config.PORT, config.HOST, 'PORT', () => Bun.serve({
     port: config.PORT,
     hostname: config.HOST,
@@ -340,7 +347,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     fetch: (req, srv) => {
       const peer = srv.requestIP(req)?.address
       if (peer) withPeer(req, peer)
-      return manyHosts(req) ? twoHosts() : hasHost(req) ? app.handle(req) : noHost()
+      return hiddenBody(req) ? bodyOnGet() : manyHosts(req) ? lingering(req, twoHosts(), linger) : hasHost(req) ? handle(req) : lingering(req, noHost(), linger)
     },
   }), async () => {
     stopMaintenance()

@@ -81,6 +81,17 @@ export const ConfigSchema = Type.Object({
   // 0 by default: dropping data is the operator's choice. What grows without
   // it is bounded anyway: usage_daily keeps 13 months (partitions.ts), idempotency keys 24 h.
   HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept, the current one included; older months are dropped whole: their events, the deliveries and delivery attempts of those events, and the outbox rows that list them. usage_daily keeps this many months, and at least 13. 0 keeps every event and delivery.'),
+  // nginx lingers up to 30 s (lingering_time) on a refused upload; a refused
+  // client here is more often an attacker than a slow uplink, so the bound is
+  // small. 512 KiB covers what a client has in flight when its answer comes:
+  // a 400 KB body refused from its headers (401), or past POST /event's
+  // 256 KiB limit (413), ends within it. Each drained byte is a short-lived
+  // buffer: 46 refused 64 MB floods raised the server's memory by 14 MB at
+  // 512 KiB and 28 MB at 1 MiB, and by 2 to 7 MB once each drain asks for a
+  // collection (test/http/security.bodies.test.ts allows 8). 2 s is the time
+  // a client takes to read its answer and stop.
+  LINGER_MAX_BYTES: Int(524288, 0, 16777216, 'After an answer sent before the request\'s body was read to its end (a 401, a 413 past the route\'s limit, a 415 …), the most further body bytes Herald reads and discards before it closes the connection, so that the client can read its answer rather than a reset. `0` closes at once.'),
+  LINGER_MAX_MS: Int(2000, 0, 60000, 'How long Herald reads and discards the rest of such a body (see `LINGER_MAX_BYTES`) before it closes the connection.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
   NATS_URL: Type.Optional(Type.String({ pattern: '^\\s*(nats|tls|wss?)://[^,\\s]+(\\s*,\\s*(nats|tls|wss?)://[^,\\s]+)*\\s*$', error: 'a NATS URL (nats://, tls://, ws:// or wss://), or several separated by commas, e.g. nats://10.0.0.1:4222,nats://10.0.0.2:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`), or several servers of one cluster separated by commas, which the client fails over between. Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself. Processes start without NATS and join it when it comes.' })),
   NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>). One per Herald database: a Herald refuses to start on a stream that holds another database\'s events.' }),

@@ -173,10 +173,10 @@ export function createApp(deps: AppDeps) {
       // A database outage's 503s are said by `outage`, a line per few seconds, not one with a stack per request.
       if (problem.status >= 500 && !outage.reported(problem)) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
-      // A 401 from the headers alone keeps the connection: Bun discards the
-      // rest of the body as it arrives and holds none of it. A 413 closes it
-      // (its problem carries `Connection: close`, src/http/body.ts): a body
-      // past the limit is not read to its end, however much is offered.
+      // An answer given before the body was read to its end (a 401 from the
+      // headers, a 413 past the limit) is sent at once; the server then
+      // drains the rest of the body within a bound and closes the connection
+      // (src/http/linger.ts, around app.handle in src/server.ts).
       return problemResponse(problem, { 'x-request-id': requestId })
     })
     // Every request is counted and timed once, under its route pattern

@@ -6,6 +6,7 @@
 // cannot store.
 import { HeraldError, validationError, type FieldError } from '../core/problems'
 import { STRING_RULE, storable } from '../core/storable'
+import { leaveUnread } from './linger'
 
 /** Bun refuses a declared body above this before any route sees it: a backstop above every route's own limit. */
 export const SERVER_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -19,15 +20,12 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 const kib = (n: number) => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`)
-// The 413 closes the connection, as nginx's does: kept open, Bun would read
-// and discard the rest of the body, however large, for as long as the client
-// sends it (a probe got 64 MB in after the answer). Bun sends the answer,
-// then closes. Bun's fetch and curl read the 413; a client that reads
-// nothing before it has sent its whole body (Node's http, megabytes past the
-// limit) may see a reset instead, as with Bun's own 413 past
-// SERVER_MAX_BODY_BYTES.
+// The 413 is sent at once; the server then reads the rest of the body for a
+// bounded time and size and closes the connection (src/http/linger.ts), so a
+// client that writes its whole body before it reads (Node's http) still
+// reads its 413, and no client makes Herald read more than the bound.
 export const tooLarge = (limit: number) =>
-  new HeraldError('payload-too-large', `The body is larger than ${limit} bytes (${kib(limit)}), the limit of this route.`, undefined, { connection: 'close' })
+  new HeraldError('payload-too-large', `The body is larger than ${limit} bytes (${kib(limit)}), the limit of this route.`)
 
 // A client that hangs up mid-body makes the read reject: that is bad input
 // (a 400, logged at debug), not a 500 logged as an error.
@@ -58,7 +56,8 @@ export async function readBody(req: Request, limit: number): Promise<Uint8Array>
     if (done) break
     total += value.byteLength
     if (total > limit) {
-      await reader.cancel().catch(() => {})
+      // Not cancelled: the drain reads the rest within its bound.
+      leaveUnread(req, reader)
       throw tooLarge(limit)
     }
     chunks.push(value)
