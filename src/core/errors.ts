@@ -3,7 +3,7 @@
 // the dashboard and the tests can rely on the words. problems.ts holds the
 // types (code, status, title); this file holds what is said. No other file
 // writes the text of a HeraldError.
-import { HeraldError } from './problems'
+import { HeraldError, type FieldError } from './problems'
 
 const quoted = (s: string) => JSON.stringify(s)
 
@@ -130,3 +130,22 @@ export const metricsOnly = () => new HeraldError('not-found', 'This server answe
 /** The database is unreachable: `detail` says what was not done, Retry-After when to try again. */
 export const databaseUnavailable = (detail: string, retryAfterSeconds: number) =>
   new HeraldError('unavailable', detail, undefined, { 'retry-after': String(retryAfterSeconds) })
+
+// --- the HTTP layer: requests Herald cannot read --------------------------------
+
+const kib = (n: number) => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`)
+export const bodyTooLarge = (limit: number) => new HeraldError('payload-too-large', `The body is larger than ${limit} bytes (${kib(limit)}), the limit of this route.`)
+export const bodyCutShort = () => new HeraldError('malformed-json', 'The body ended before it was complete: the connection closed while it was being sent.')
+export const bodyNotUtf8 = () => new HeraldError('malformed-json', 'The body is not valid UTF-8.')
+export const bodyNotJson = (why: string) => new HeraldError('malformed-json', `The body is not valid JSON: ${why}`)
+export const bodyUnparsed = () => new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
+export const bodyNotJsonType = () => new HeraldError('unsupported-media-type', 'Send the body as JSON, with Content-Type: application/json.')
+export const nothingHere = () => new HeraldError('not-found', 'There is nothing at this path.')
+export const unexpected = () => new HeraldError('internal', 'An unexpected error occurred.')
+export const requestInvalid = (errors: FieldError[]) => new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
+export const noHost = () => new HeraldError('bad-request', 'The request has no Host header: HTTP/1.1 requires one.')
+export const twoHosts = () => new HeraldError('bad-request', 'The request has more than one Host header (or a list of hosts in one): HTTP/1.1 allows exactly one.')
+export const bodyOnGet = () => new HeraldError('bad-request', 'A GET or HEAD request has no body, and this one has one (Content-Length or Transfer-Encoding): Herald does not read it.')
+/** What a 503 of a database outage says: on a read, and on the write path (nothing was stored). */
+export const DATABASE_DOWN = 'The database is unavailable. Retry later.'
+export const DATABASE_DOWN_NOT_STORED = 'The database is unavailable; the event was not stored. Retry later.'

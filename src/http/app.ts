@@ -30,6 +30,7 @@ import { feedRoute } from './routes/feed'
 import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
+import { DATABASE_DOWN, bodyUnparsed, nothingHere, requestInvalid, unexpected } from '../core/errors'
 import { adminGroup } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
@@ -123,7 +124,7 @@ function validationProblem(error: ValidationError): HeraldError {
     seen.set(detail, error.type === 'body' ? { pointer: e.path, detail } : parameter ? { parameter, detail } : { detail })
   }
   const errors = [...seen.values()]
-  return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
+  return requestInvalid(errors)
 }
 
 /** The one place where an error becomes an HTTP response. `outage`: where a database outage is counted, and what its 503 says. */
@@ -133,12 +134,12 @@ export function toProblem(code: string | number, error: unknown, outage: Outage)
   // wrap what they throw.
   if (error instanceof ParseError && error.cause instanceof HeraldError) return error.cause
   if (code === 'VALIDATION' && error instanceof ValidationError) return validationProblem(error)
-  if (code === 'PARSE') return new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
-  if (code === 'NOT_FOUND') return new HeraldError('not-found', 'There is nothing at this path.')
+  if (code === 'PARSE') return bodyUnparsed()
+  if (code === 'NOT_FOUND') return nothingHere()
   // Any route's query (an API key look-up, say) may meet PostgreSQL down: that
   // is a 503 to retry, as the write path answers, not an unexplained 500.
-  if (isConnectionError(error)) return outage.unavailable(1, error, 'The database is unavailable. Retry later.')
-  return new HeraldError('internal', 'An unexpected error occurred.')
+  if (isConnectionError(error)) return outage.unavailable(1, error, DATABASE_DOWN)
+  return unexpected()
 }
 
 export function createApp(deps: AppDeps) {

@@ -8,6 +8,7 @@
 // after its batch has committed.
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
+import { DATABASE_DOWN_NOT_STORED } from '../core/errors'
 import type { Outcome, Submission } from './submission'
 import type { Logger } from '../core/log'
 import type { BusEvent } from '../delivery/bus'
@@ -163,7 +164,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     if (isConnectionError(err)) {
       batchFailed('unavailable')
       // Counted and logged once in a while, not per batch; Retry-After follows the outage's age.
-      const e = outage.unavailable(items.length, err, 'The database is unavailable; the event was not stored. Retry later.')
+      const e = outage.unavailable(items.length, err, DATABASE_DOWN_NOT_STORED)
       return items.forEach((it) => it.reject(e))
     }
     batchFailed('error')
