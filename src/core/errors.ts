@@ -3,7 +3,7 @@
 // the dashboard and the tests can rely on the words. problems.ts holds the
 // types (code, status, title); this file holds what is said. No other file
 // writes the text of a HeraldError.
-import { HeraldError } from './problems'
+import { HeraldError, validationError } from './problems'
 
 const quoted = (s: string) => JSON.stringify(s)
 
@@ -33,3 +33,24 @@ export const eventChannelLimit = (max: number) =>
 
 /** The operator named a user who is not a member of the workspace. */
 export const userNotAMember = () => new HeraldError('not-found', 'This user is not a member of this workspace.')
+
+// --- API keys ---------------------------------------------------------------
+
+/** A workspace with HERALD_MAX_API_KEYS_PER_WORKSPACE live keys asked for one more. */
+export const apiKeyLimit = (max: number) =>
+  new HeraldError('limit-reached', `This workspace has reached its limit of ${max} live API keys (HERALD_MAX_API_KEYS_PER_WORKSPACE); revoke one, or have the operator raise the limit.`)
+export const apiKeyNotFound = (id: number) => new HeraldError('not-found', `There is no live API key ${id} in this workspace.`)
+
+// --- creating workspaces ----------------------------------------------------
+
+/** The operator's new workspace: its name is taken. */
+export const workspaceExists = (name: string) => new HeraldError('conflict', `A workspace named ${quoted(name)} already exists.`)
+/** A person's new workspace: its name is taken. */
+export const workspaceNameTaken = (name: string) => new HeraldError('conflict', `The workspace name ${quoted(name)} is taken; choose another.`)
+export const workspaceLimit = (max: number) =>
+  new HeraldError('limit-reached', `You own ${max} workspaces, the most one person may own here (HERALD_MAX_WORKSPACES_PER_USER); delete one, or ask the operator to raise the limit.`)
+/** A workspace name the operator gave that is no slug (after lower-casing). */
+export const workspaceNameInvalid = () =>
+  validationError([{ pointer: '/name', detail: 'name must be a slug of at most 64 characters: lowercase letters, digits, "-" and "_", starting with a letter or digit' }])
+/** What only the operator may do (a workspace's limits), asked by a person. */
+export const operatorOnly = () => new HeraldError('forbidden', 'Only the operator can do this.')

@@ -31,7 +31,6 @@ import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
 import { adminGroup } from './routes/admin_auth'
-import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminMembersRoute } from './routes/admin_members'
@@ -153,7 +152,6 @@ export function createApp(deps: AppDeps) {
   const operator = operatorSide(sides)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
-  const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
     // Paths are read from the URL after "http://", not after its 11th
@@ -197,7 +195,7 @@ export function createApp(deps: AppDeps) {
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(adminWorkspacesRoute(sql, config))
-        .use(adminKeysRoute(sql, keysChanged, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
+        .use(keysRoute(operator))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
@@ -217,7 +215,7 @@ export function createApp(deps: AppDeps) {
     .use(invitationLinkRoute(sql))
     .use(membersRoute(sql, users, check, changed))
     .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
-    .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
+    .use(keysRoute(person))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus, changes))
     .use(workspaceEventRoute(sql, users, check))
