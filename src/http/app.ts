@@ -39,7 +39,6 @@ import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
 import { pushKeyRoute } from './routes/push_key'
 import { createUserAuth } from '../accounts/session'
-import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
 import { eventsBatchRoute } from './routes/events_batch'
@@ -194,7 +193,7 @@ export function createApp(deps: AppDeps) {
     .use(eventReadRoute(sql, auth))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
-        .use(adminWorkspacesRoute(sql, config))
+        .use(workspacesRoute(operator))
         .use(keysRoute(operator))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
@@ -207,7 +206,7 @@ export function createApp(deps: AppDeps) {
     .use(pushKeyRoute(vapidPublicKey))
     .use(authRoute({ sql, config, log, mailer, users, changed }))
     .use(meRoute(sql, users))
-    .use(workspacesRoute(sql, config, users, check))
+    .use(workspacesRoute(person))
     .use(channelsRoute(person))
     // The invitation's link before the members and the rest of the
     // invitations after: the order of the OpenAPI document the client's types
