@@ -3,7 +3,7 @@
 // the dashboard and the tests can rely on the words. problems.ts holds the
 // types (code, status, title); this file holds what is said. No other file
 // writes the text of a HeraldError.
-import { HeraldError, type FieldError } from './problems'
+import { HeraldError, validationError, type FieldError } from './problems'
 
 const quoted = (s: string) => JSON.stringify(s)
 
@@ -149,3 +149,23 @@ export const bodyOnGet = () => new HeraldError('bad-request', 'A GET or HEAD req
 /** What a 503 of a database outage says: on a read, and on the write path (nothing was stored). */
 export const DATABASE_DOWN = 'The database is unavailable. Retry later.'
 export const DATABASE_DOWN_NOT_STORED = 'The database is unavailable; the event was not stored. Retry later.'
+// --- API keys ---------------------------------------------------------------
+
+/** A workspace with HERALD_MAX_API_KEYS_PER_WORKSPACE live keys asked for one more. */
+export const apiKeyLimit = (max: number) =>
+  new HeraldError('limit-reached', `This workspace has reached its limit of ${max} live API keys (HERALD_MAX_API_KEYS_PER_WORKSPACE); revoke one, or have the operator raise the limit.`)
+export const apiKeyNotFound = (id: number) => new HeraldError('not-found', `There is no live API key ${id} in this workspace.`)
+
+// --- creating workspaces ----------------------------------------------------
+
+/** The operator's new workspace: its name is taken. */
+export const workspaceExists = (name: string) => new HeraldError('conflict', `A workspace named ${quoted(name)} already exists.`)
+/** A person's new workspace: its name is taken. */
+export const workspaceNameTaken = (name: string) => new HeraldError('conflict', `The workspace name ${quoted(name)} is taken; choose another.`)
+export const workspaceLimit = (max: number) =>
+  new HeraldError('limit-reached', `You own ${max} workspaces, the most one person may own here (HERALD_MAX_WORKSPACES_PER_USER); delete one, or ask the operator to raise the limit.`)
+/** A workspace name the operator gave that is no slug (after lower-casing). */
+export const workspaceNameInvalid = () =>
+  validationError([{ pointer: '/name', detail: 'name must be a slug of at most 64 characters: lowercase letters, digits, "-" and "_", starting with a letter or digit' }])
+/** What only the operator may do (a workspace's limits), asked by a person. */
+export const operatorOnly = () => new HeraldError('forbidden', 'Only the operator can do this.')

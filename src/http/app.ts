@@ -32,7 +32,6 @@ import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
 import { DATABASE_DOWN, bodyUnparsed, nothingHere, requestInvalid, unexpected } from '../core/errors'
 import { adminGroup } from './routes/admin_auth'
-import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminMembersRoute } from './routes/admin_members'
@@ -41,7 +40,6 @@ import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
 import { pushKeyRoute } from './routes/push_key'
 import { createUserAuth } from '../accounts/session'
-import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
 import { eventsBatchRoute } from './routes/events_batch'
@@ -154,7 +152,6 @@ export function createApp(deps: AppDeps) {
   const operator = operatorSide(sides)
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
-  const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
     // Paths are read from the URL after "http://", not after its 11th
@@ -197,8 +194,8 @@ export function createApp(deps: AppDeps) {
     .use(eventReadRoute(sql, auth))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
-        .use(adminWorkspacesRoute(sql, config))
-        .use(adminKeysRoute(sql, keysChanged, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
+        .use(workspacesRoute(operator))
+        .use(keysRoute(operator))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
         .use(adminMembersRoute(sql, changed))
@@ -210,7 +207,7 @@ export function createApp(deps: AppDeps) {
     .use(pushKeyRoute(vapidPublicKey))
     .use(authRoute({ sql, config, log, mailer, users, changed }))
     .use(meRoute(sql, users))
-    .use(workspacesRoute(sql, config, users, check))
+    .use(workspacesRoute(person))
     .use(channelsRoute(person))
     // The invitation's link before the members and the rest of the
     // invitations after: the order of the OpenAPI document the client's types
@@ -218,7 +215,7 @@ export function createApp(deps: AppDeps) {
     .use(invitationLinkRoute(sql))
     .use(membersRoute(sql, users, check, changed))
     .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
-    .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
+    .use(keysRoute(person))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus, changes))
     .use(workspaceEventRoute(sql, users, check))
