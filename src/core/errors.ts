@@ -33,3 +33,27 @@ export const eventChannelLimit = (max: number) =>
 
 /** The operator named a user who is not a member of the workspace. */
 export const userNotAMember = () => new HeraldError('not-found', 'This user is not a member of this workspace.')
+/** A person named someone who is not a member of the workspace. */
+export const personNotAMember = () => new HeraldError('not-found', 'This person is not a member of this workspace.')
+/** The person acting left or was removed while they asked. */
+export const noLongerAMember = () => new HeraldError('not-found', 'You are no longer a member of this workspace.')
+/** A member (no owner or admin) changed or removed someone else. */
+export const membersManagedByAdmins = () => new HeraldError('forbidden', 'Only owners and admins change or remove members; you can remove yourself (leave).')
+/** An admin made, changed or removed an owner. */
+export const ownersManagedByOwners = () => new HeraldError('forbidden', 'Only owners make, change or remove an owner.')
+/** The last owner would be demoted or removed: in a person's words, and in the operator's. */
+export const workspaceNeedsOwner = () => new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.')
+export const lastOwner = () => new HeraldError('conflict', 'This is the last owner of the workspace: make someone else owner first.')
+/** The operator added an address that is a member already. */
+export const alreadyAMember = (email: string, workspace: string) => new HeraldError('conflict', `${email} is already a member of ${workspace}.`)
+
+// --- invitations ------------------------------------------------------------
+
+export const invitationInvalid = () => new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+export const invitationForAnother = (invited: string, signedIn: string) => new HeraldError('forbidden', `This invitation is for ${invited}; you are signed in as ${signedIn}.`)
+export const noPendingInvitation = () => new HeraldError('not-found', 'There is no pending invitation with this id.')
+/** An admin invited an owner. */
+export const ownersInviteOwners = () => new HeraldError('forbidden', 'Only owners can invite an owner.')
+/** The e-mail throttle of the inviter (`you`, or `the operator`) or of the recipient. */
+export const invitationsThrottled = (inviter: 'you' | 'the operator', email: string, wait: number) =>
+  new HeraldError('mail-throttled', `Too many invitations from ${inviter}, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })

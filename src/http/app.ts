@@ -34,8 +34,6 @@ import { adminGroup } from './routes/admin_auth'
 import { adminKeysRoute } from './routes/admin_keys'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
-import { adminMembersRoute } from './routes/admin_members'
-import { adminInvitesRoute } from './routes/admin_invites'
 import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
 import { pushKeyRoute } from './routes/push_key'
@@ -151,6 +149,7 @@ export function createApp(deps: AppDeps) {
   const sides = { sql, announce: changes.announce, limits: config }
   const person = personSide({ ...sides, users, check })
   const operator = operatorSide(sides)
+  const mail = { config, log, mailer }
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
   const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
@@ -200,9 +199,9 @@ export function createApp(deps: AppDeps) {
         .use(adminKeysRoute(sql, keysChanged, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
-        .use(adminMembersRoute(sql, changed))
+        .use(membersRoute(operator))
         .use(channelsRoute(operator))
-        .use(adminInvitesRoute({ sql, config, log, mailer }))
+        .use(invitationsRoute({ side: operator, mail }))
         .use(adminStatusRoute(sql, bus)),
     )
     .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
@@ -215,8 +214,8 @@ export function createApp(deps: AppDeps) {
     // invitations after: the order of the OpenAPI document the client's types
     // were generated from (clients/typescript/openapi.json).
     .use(invitationLinkRoute(sql))
-    .use(membersRoute(sql, users, check, changed))
-    .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
+    .use(membersRoute(person))
+    .use(invitationsRoute({ side: person, mail, accept: { sql, announce: changes.announce, users } }))
     .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus, changes))
