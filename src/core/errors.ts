@@ -60,7 +60,7 @@ export const resetLinkInvalid = () =>
   new HeraldError('validation-failed', 'The reset link is invalid, used or expired; ask for a new one.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
 export const signupLinkInvalid = () =>
   new HeraldError('validation-failed', 'The sign-up link is invalid, used or expired; sign up again.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
-export const invitationInvalid = () =>
+export const signupInvitationInvalid = () =>
   new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
 export const invitationFor = (email: string) => new HeraldError('forbidden', `This invitation is for ${email}; sign up with that address.`)
 export const invitedAccountExists = () => new HeraldError('conflict', 'An account with this address exists: sign in, then accept the invitation.')
@@ -169,3 +169,27 @@ export const workspaceNameInvalid = () =>
   validationError([{ pointer: '/name', detail: 'name must be a slug of at most 64 characters: lowercase letters, digits, "-" and "_", starting with a letter or digit' }])
 /** What only the operator may do (a workspace's limits), asked by a person. */
 export const operatorOnly = () => new HeraldError('forbidden', 'Only the operator can do this.')
+/** A person named someone who is not a member of the workspace. */
+export const personNotAMember = () => new HeraldError('not-found', 'This person is not a member of this workspace.')
+/** The person acting left or was removed while they asked. */
+export const noLongerAMember = () => new HeraldError('not-found', 'You are no longer a member of this workspace.')
+/** A member (no owner or admin) changed or removed someone else. */
+export const membersManagedByAdmins = () => new HeraldError('forbidden', 'Only owners and admins change or remove members; you can remove yourself (leave).')
+/** An admin made, changed or removed an owner. */
+export const ownersManagedByOwners = () => new HeraldError('forbidden', 'Only owners make, change or remove an owner.')
+/** The last owner would be demoted or removed: in a person's words, and in the operator's. */
+export const workspaceNeedsOwner = () => new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.')
+export const lastOwner = () => new HeraldError('conflict', 'This is the last owner of the workspace: make someone else owner first.')
+/** The operator added an address that is a member already. */
+export const alreadyAMember = (email: string, workspace: string) => new HeraldError('conflict', `${email} is already a member of ${workspace}.`)
+
+// --- invitations ------------------------------------------------------------
+
+export const invitationInvalid = () => new HeraldError('not-found', 'This invitation is invalid, used or expired.')
+export const invitationForAnother = (invited: string, signedIn: string) => new HeraldError('forbidden', `This invitation is for ${invited}; you are signed in as ${signedIn}.`)
+export const noPendingInvitation = () => new HeraldError('not-found', 'There is no pending invitation with this id.')
+/** An admin invited an owner. */
+export const ownersInviteOwners = () => new HeraldError('forbidden', 'Only owners can invite an owner.')
+/** The e-mail throttle of the inviter (`you`, or `the operator`) or of the recipient. */
+export const invitationsThrottled = (inviter: 'you' | 'the operator', email: string, wait: number) =>
+  new HeraldError('mail-throttled', `Too many invitations from ${inviter}, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })

@@ -34,8 +34,6 @@ import { DATABASE_DOWN, bodyUnparsed, nothingHere, requestInvalid, unexpected } 
 import { adminGroup } from './routes/admin_auth'
 import { adminRoutersRoute } from './routes/admin_routers'
 import { adminDeliveriesRoute } from './routes/admin_deliveries'
-import { adminMembersRoute } from './routes/admin_members'
-import { adminInvitesRoute } from './routes/admin_invites'
 import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
 import { pushKeyRoute } from './routes/push_key'
@@ -150,6 +148,7 @@ export function createApp(deps: AppDeps) {
   const sides = { sql, announce: changes.announce, limits: config }
   const person = personSide({ ...sides, users, check })
   const operator = operatorSide(sides)
+  const mail = { config, log, mailer }
   const audienceChanged = () => changed({ kind: 'audience' })
   const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
@@ -198,9 +197,9 @@ export function createApp(deps: AppDeps) {
         .use(keysRoute(operator))
         .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
         .use(adminDeliveriesRoute(sql, wakeScheduler))
-        .use(adminMembersRoute(sql, changed))
+        .use(membersRoute(operator))
         .use(channelsRoute(operator))
-        .use(adminInvitesRoute({ sql, config, log, mailer }))
+        .use(invitationsRoute({ side: operator, mail }))
         .use(adminStatusRoute(sql, bus)),
     )
     .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
@@ -213,8 +212,8 @@ export function createApp(deps: AppDeps) {
     // invitations after: the order of the OpenAPI document the client's types
     // were generated from (clients/typescript/openapi.json).
     .use(invitationLinkRoute(sql))
-    .use(membersRoute(sql, users, check, changed))
-    .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
+    .use(membersRoute(person))
+    .use(invitationsRoute({ side: person, mail, accept: { sql, announce: changes.announce, users } }))
     .use(keysRoute(person))
     .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
     .use(feedRoute(sql, users, check, bus, changes))

@@ -17,7 +17,7 @@ import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
 import type { Change } from '../../core/changes'
 import type { HeraldError } from '../../core/problems'
-import { accountExists, invitationFor, invitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, passwordRefused, resetLinkInvalid, signinThrottled, signupLinkInvalid, workspaceTaken, wrongCredentials } from '../../core/errors'
+import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, passwordRefused, resetLinkInvalid, signinThrottled, signupLinkInvalid, workspaceTaken, wrongCredentials } from '../../core/errors'
 import { SLUG } from '../../ingest/event'
 import { checkPassword, countUsers, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { countAttempt, forgiveSignin, signinCounters } from '../../accounts/throttle'
@@ -91,7 +91,7 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
   function refused(o: Exclude<SignupOutcome, { kind: 'created' } | { kind: 'confirmation-sent' }>): HeraldError {
     switch (o.kind) {
       case 'throttled': return mailThrottled(o.wait)
-      case 'invitation-invalid': return invitationInvalid()
+      case 'invitation-invalid': return signupInvitationInvalid()
       case 'invitation-for': return invitationFor(o.email)
       case 'invited-account-exists': return invitedAccountExists()
       case 'workspace-taken': return workspaceTaken(o.name)
