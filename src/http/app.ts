@@ -202,9 +202,9 @@ export function createApp(deps: AppDeps) {
         .use(invitationsRoute({ side: operator, mail }))
         .use(adminStatusRoute(sql, bus)),
     )
-    .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
+    .use(devicesRoute({ auth: users, devices: { sql, announce: changes.announce, allow: send.outbound.allow } }))
     .use(pushKeyRoute(vapidPublicKey))
-    .use(authRoute({ sql, config, log, mailer, users, changed }))
+    .use(authRoute({ sql, config, log, mailer, users, announce: changes.announce }))
     .use(meRoute(sql, users))
     .use(workspacesRoute(person))
     .use(channelsRoute(person))

@@ -15,11 +15,12 @@ import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
 import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
-import type { Change } from '../../core/changes'
+import type { Announce } from '../../core/changes'
+import { endSession, openSession, setPasswordByLink } from '../../accounts/session_ops'
 import type { HeraldError } from '../../core/problems'
-import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, passwordRefused, resetLinkInvalid, signinThrottled, signupLinkInvalid, workspaceTaken, wrongCredentials } from '../../core/errors'
+import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, signinThrottled, signupLinkInvalid, workspaceTaken, wrongCredentials } from '../../core/errors'
 import { SLUG } from '../../ingest/event'
-import { checkPassword, countUsers, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
+import { checkPassword, countUsers, normalizeEmail, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { countAttempt, forgiveSignin, signinCounters } from '../../accounts/throttle'
 import { requestPasswordReset } from '../../accounts/password_reset'
 import { routeGroup } from './group'
@@ -59,8 +60,8 @@ export interface AuthRouteDeps {
   log: Logger
   mailer: Mailer
   users: UserAuth
-  /** Announces a session ended, so that every instance ends its live streams at once. */
-  changed: (c: Change) => void
+  /** Announces the sessions that end (sign-out, a reset, the account's cap), so that every instance ends their live streams at once. */
+  announce: Announce
 }
 
 // Account bodies are an address, a password and a name or two.
@@ -72,14 +73,13 @@ export const SignupPending = Type.Object({
   detail: Type.String(),
 }, { $id: 'SignupPending' })
 
-export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRouteDeps) => {
+export const authRoute = ({ sql, config, log, mailer, users, announce }: AuthRouteDeps) => {
+  const sessions = { sql, announce, maxSessions: config.HERALD_MAX_SESSIONS_PER_USER }
   // Per request, so that its log lines name the request.
   const signupFor = (request: Request) => createSignup({ sql, config, log: requestLog(log, request), mailer })
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
-    const session = await createSession(sql, user.id, client, config.HERALD_MAX_SESSIONS_PER_USER)
-    // The sessions this one pushed out of the account's cap end now, live streams too.
-    for (const tokenId of session.ended) changed({ kind: 'session-ended', userId: user.id, tokenId })
+    const session = await openSession(sessions, user.id, client)
     if (client === 'web') {
       set.headers['set-cookie'] = sessionCookie(session.token, isHttps(request, config.HERALD_TRUST_PROXY))
       return { userId: user.id, email: user.email, csrf: session.csrf! }
@@ -120,8 +120,6 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
       '/auth/signup',
       async ({ body, request, set }) => {
         const email = normalizeEmail(body.email)
-        const why = passwordProblem(body.password)
-        if (why) throw passwordRefused(why)
         const client = body.client ?? 'app'
         const outcome = await signupFor(request).signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, config.HERALD_TRUST_PROXY) })
         if (outcome.kind === 'created') {
@@ -214,12 +212,8 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     .post(
       '/auth/password-reset/confirm',
       async ({ body, request, set }) => {
-        const why = passwordProblem(body.password)
-        if (why) throw passwordRefused(why)
-        const user = await resetPassword(sql, body.token, await hashPassword(body.password))
-        if (!user) throw resetLinkInvalid()
+        const user = await setPasswordByLink(sessions, body.token, body.password)
         requestLog(log, request).info({ userId: user.id }, 'password reset; every session revoked')
-        changed({ kind: 'session-ended', userId: user.id })
         set.status = 204
       },
       {
@@ -237,8 +231,7 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
       '/auth/signout',
       async ({ request, set }) => {
         const session = await users.authenticate(request)
-        await revokeSession(sql, session.tokenId)
-        changed({ kind: 'session-ended', userId: session.userId, tokenId: session.tokenId })
+        await endSession(sessions, session)
         set.headers['set-cookie'] = clearedSessionCookie(isHttps(request, config.HERALD_TRUST_PROXY))
         set.status = 204
       },
