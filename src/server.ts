@@ -37,7 +37,7 @@ import { deleteExpiredSignupRequests } from './accounts/users'
 import { countWorkspaces, insertWorkspace, waitingWorkspace } from './accounts/workspaces'
 import { loadAdminToken } from './core/admin_token'
 import { serveMetrics } from './core/metrics'
-import { watchMetrics } from './delivery/metrics'
+import { watchMetrics } from './delivery/metrics_scrape'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
 

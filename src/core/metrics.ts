@@ -1,6 +1,6 @@
 // Prometheus metrics of this process, through prom-client: the one registry,
 // the HTTP metrics, and the means by which each area defines its own
-// (src/ingest/metrics.ts, src/delivery/metrics.ts). Counters and histograms
+// (src/ingest/metrics.ts, src/delivery/metrics.ts and metrics_scrape.ts). Counters and histograms
 // are updated where things happen (O(1), no awaits: the ingest path is
 // benchmarked); gauges that need PostgreSQL, JetStream or the pool are read
 // when Prometheus scrapes, each probe time-boxed, so that a scrape that meets a
