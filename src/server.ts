@@ -2,7 +2,9 @@
 // the bus (JetStream or in-process), the outbox relay, and then the API
 // (ingest batcher and HTTP server), the delivery worker, or both; stops them
 // in reverse on SIGTERM.
-import { HeraldError, problemResponse } from './core/problems'
+import { problemResponse } from './core/problems'
+import { bodyOnGet as bodyOnGetError, noHost as noHostError, twoHosts as twoHostsError } from './core/errors'
+import { hostOf } from './core/url'
 import { ConfigError, type Config } from './core/config'
 import type { Logger } from './core/log'
 import { instanceId, isConnectionError, openDatabase, type Database } from './core/db'
@@ -14,6 +16,7 @@ import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
 import { createApp } from './http/app'
 import { SERVER_MAX_BODY_BYTES } from './http/body'
 import { withPeer } from './core/peer'
+import { hiddenBody, lingering } from './http/linger'
 import { createSecretBox, loadSecretKey } from './core/secrets'
 import { narrowDataDir } from './core/data_dir'
 import { createOutage } from './core/outage'
@@ -24,7 +27,6 @@ import { createRelay } from './delivery/relay'
 import { createPool } from './delivery/pool'
 import { createFanout, type Fanout } from './delivery/fanout'
 import { workRoom } from './delivery/backpressure'
-import { parseSchedule } from './delivery/retry'
 import { sendConfigFrom } from './delivery/send_config'
 import type { SendConfig } from './delivery/job'
 import { loadPushConfig } from './delivery/push/config'
@@ -35,7 +37,7 @@ import { deleteExpiredSignupRequests } from './accounts/users'
 import { countWorkspaces, insertWorkspace, waitingWorkspace } from './accounts/workspaces'
 import { loadAdminToken } from './core/admin_token'
 import { serveMetrics } from './core/metrics'
-import { watchMetrics } from './delivery/metrics'
+import { watchMetrics } from './delivery/metrics_scrape'
 
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000 // partitions are made months ahead; hourly is plenty
 
@@ -84,13 +86,13 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     const room = workRoom(config.WORKER_CONCURRENCY)
     pool = createPool(config.WORKER_THREADS, room)
     fanout = createFanout(db.sql, bus, changes, pool, secrets, send, log, {
-      schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000,
+      schedule: config.retryScheduleMs, room, leaseMs: config.DELIVERY_LEASE_MS, schedulerIntervalMs: 1000,
       trialMs: Math.max(config.CIRCUIT_COOLDOWN_MS, config.CIRCUIT_COOLDOWN_MAX_MS),
       cacheMaxAgeMs: config.CACHE_MAX_AGE_MS, cacheMax: config.WORKER_CACHE_MAX,
     })
     await bus.consume(fanout.accept)
     mailer = createMailer(config, log)
-    sweeps = startHealthSweeps({ sql: db.sql, log, mailer, config, schedule: parseSchedule(config.HERALD_RETRY_SCHEDULE), announce: changes.announce })
+    sweeps = startHealthSweeps({ sql: db.sql, log, mailer, config, schedule: config.retryScheduleMs, announce: changes.announce })
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, rowsPerRound: 20, replayAfterMs: config.FANOUT_REPLAY_AFTER_MS })
   const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })
@@ -111,15 +113,6 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   }
 }
 
-/** Where a URL points, without its credentials: "127.0.0.1:5432". */
-const addressOf = (url: string) => {
-  try {
-    const u = new URL(url)
-    return u.port ? `${u.hostname}:${u.port}` : u.hostname
-  } catch {
-    return '(an unreadable URL)'
-  }
-}
 
 /** A start-up failure to connect, said with the setting and the address to check. */
 export class UnreachableError extends Error {}
@@ -129,7 +122,7 @@ async function reaching<T>(what: string, key: 'DATABASE_URL' | 'NATS_URL', url: 
   } catch (err) {
     if (!unreachable(err)) throw err
     const e = err as { code?: string; message?: string }
-    throw new UnreachableError(`cannot reach ${what} at ${addressOf(url)} (${key}): ${e.code ?? e.message ?? String(err)}`, { cause: err })
+    throw new UnreachableError(`cannot reach ${what} at ${hostOf(url, '(an unreadable URL)')} (${key}): ${e.code ?? e.message ?? String(err)}`, { cause: err })
   }
 }
 
@@ -307,13 +300,19 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
   // the router would read from its 8th character: `/xxxxxx/admin/x` routed as
   // `/admin/x`, a path no proxy in front saw. HTTP/1.1 requires a Host.
   const hasHost = (req: Request) => req.url.charCodeAt(0) !== 47 /* "/" */
-  const noHost = () => problemResponse(new HeraldError('bad-request', 'The request has no Host header: HTTP/1.1 requires one.'))
+  const noHost = () => problemResponse(noHostError())
   // Bun joins repeated Host lines, whatever their case, into one value with
   // ", " and builds request.url from the first, while a proxy in front may
   // have read the other. No host name has a comma, so one means more than one
   // Host: a 400 (RFC 9112 §3.2), at the cost of one header look-up.
   const manyHosts = (req: Request) => req.headers.get('host')?.includes(',') === true
-  const twoHosts = () => problemResponse(new HeraldError('bad-request', 'The request has more than one Host header (or a list of hosts in one): HTTP/1.1 allows exactly one.'))
+  const twoHosts = () => problemResponse(twoHostsError())
+  // An answer given before the body was read to its end is sent at once; the
+  // rest of the body is then drained within these bounds and the connection
+  // closed (src/http/linger.ts).
+  const linger = { maxBytes: config.LINGER_MAX_BYTES, maxMs: config.LINGER_MAX_MS }
+  const handle = (req: Request) => app.handle(req).then((res: Response) => lingering(req, res, linger))
+  const bodyOnGet = () => problemResponse(bodyOnGetError(), { connection: 'close' })
   const server = bound(config.PORT, config.HOST, 'PORT', () => Bun.serve({
     port: config.PORT,
     hostname: config.HOST,
@@ -340,7 +339,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     fetch: (req, srv) => {
       const peer = srv.requestIP(req)?.address
       if (peer) withPeer(req, peer)
-      return manyHosts(req) ? twoHosts() : hasHost(req) ? app.handle(req) : noHost()
+      return hiddenBody(req) ? bodyOnGet() : manyHosts(req) ? lingering(req, twoHosts(), linger) : hasHost(req) ? handle(req) : lingering(req, noHost(), linger)
     },
   }), async () => {
     stopMaintenance()

@@ -120,4 +120,16 @@ describe('architecture', () => {
       AREAS.some((a) => file.startsWith(a)) ? imports.filter((i) => i.startsWith('src/http/') || i.startsWith('workers/')).map((i) => `${file} -> ${i}`) : [])
     expect(strays).toEqual([])
   })
+
+  test('no import runs back up in delivery: a subfolder (push/, destinations/) imports from above only files that never lead back into it', () => {
+    const reaches = (from: string, folder: string, seen = new Set<string>()): boolean =>
+      from.startsWith(folder) || (!seen.has(from) && (seen.add(from), (graph.get(from) ?? []).some((i) => reaches(i, folder, seen))))
+    const folderOf = (f: string) => /^(src\/delivery\/[^/]+\/)/.exec(f)?.[1]
+    const upward = [...graph].flatMap(([file, imports]) => {
+      const folder = folderOf(file)
+      if (!folder) return []
+      return imports.filter((i) => i.startsWith('src/delivery/') && !i.startsWith(folder) && reaches(i, folder)).map((i) => `${file} -> ${i}`)
+    })
+    expect(upward).toEqual([])
+  })
 })

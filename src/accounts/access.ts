@@ -3,7 +3,7 @@
 // does not belong to answers 404, as if it did not exist, so its name leaks
 // nothing.
 import type { Sql } from '../core/db'
-import { HeraldError } from '../core/problems'
+import { forbiddenRole, notAMember } from '../core/errors'
 import type { Role } from './members'
 import type { UserAuth } from './session'
 
@@ -29,9 +29,9 @@ export const canManage = (role: Role) => role === 'owner' || role === 'admin'
 /** The person's access to `workspace`, or 404 (not a member) / 403 (role too low for `need`). */
 export async function requireAccess(sql: Sql, userId: string, workspace: string, need: Need = 'read'): Promise<Access> {
   const access = await findAccess(sql, userId, workspace)
-  if (!access) throw new HeraldError('not-found', `You are not a member of a workspace named ${JSON.stringify(workspace)}.`)
-  if (need === 'manage' && !canManage(access.role)) throw new HeraldError('forbidden', `Only owners and admins of ${workspace} can do this; you are a ${access.role}.`)
-  if (need === 'own' && access.role !== 'owner') throw new HeraldError('forbidden', `Only owners of ${workspace} can do this; you are a ${access.role}.`)
+  if (!access) throw notAMember(workspace)
+  if (need === 'manage' && !canManage(access.role)) throw forbiddenRole(workspace, 'owners and admins', access.role)
+  if (need === 'own' && access.role !== 'owner') throw forbiddenRole(workspace, 'owners', access.role)
   return access
 }
 

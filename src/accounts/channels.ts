@@ -48,10 +48,6 @@ export function pageOfChannels<T extends { slug: string }>(rows: T[], limit: num
 export const channelExists = async (sql: Tx, workspaceId: number, slug: string) =>
   (await sql`SELECT 1 FROM channels WHERE workspace_id = ${workspaceId} AND slug = ${slug}`).length > 0
 
-/** The limit on channels a workspace may have, in words, for the problems that name it. */
-export const channelLimitDetail = (max: number) =>
-  `This workspace has reached its limit of ${max} channels (HERALD_MAX_CHANNELS_PER_WORKSPACE); send to an existing channel, or delete one.`
-
 export type CreateResult = 'created' | 'exists' | 'limit'
 
 /** Creates a channel, unless it exists or the workspace has `max` channels already. */

@@ -1,15 +1,11 @@
-// Invitations to a workspace: a link with a single-use secret, e-mailed to
-// one address, valid for a week. Accepting it (signed in with that address,
-// or signing up with it) makes the person a member with the invited role.
-// An owner or admin invites from the dashboard, the operator through its API
-// (with no inviter): both through `inviteByEmail`.
+// Queries on invitations to a workspace: a link with a single-use secret,
+// e-mailed to one address, valid for a week. Accepting it (signed in with
+// that address, or signing up with it) makes the person a member with the
+// invited role. What people and the operator do with them (invite, revoke,
+// accept) is in invitation_ops.ts.
 import { randomBytes } from 'node:crypto'
 import type { Sql, Tx } from '../core/db'
-import type { Config } from '../core/config'
-import type { Logger } from '../core/log'
 import { hashSecret } from '../core/keys'
-import { linkBase, type Mailer } from './mailer'
-import { countAttempt, invitationCounters } from './throttle'
 import type { Role } from './members'
 
 const INVITATION_MS = 7 * 24 * 3600 * 1000
@@ -64,24 +60,6 @@ export async function acceptInvitation(sql: Tx, invitation: Invitation, userId: 
   return true
 }
 
-export type AcceptOutcome =
-  | { kind: 'accepted'; workspace: string; role: Invitation['role'] }
-  | { kind: 'invalid' } // unknown, used, revoked or expired
-  | { kind: 'for-another'; email: string } // the invitation names another address
-
-/**
- * Accepts the invitation of `token` for a signed-in user: only with the
- * address it was sent to, and only once (the UPDATE that marks it used and
- * the membership commit together).
- */
-export async function acceptInvitationAs(sql: Sql, token: string, user: { userId: string; email: string }): Promise<AcceptOutcome> {
-  const inv = await findInvitation(sql, token)
-  if (!inv) return { kind: 'invalid' }
-  if (inv.email.toLowerCase() !== user.email.toLowerCase()) return { kind: 'for-another', email: inv.email }
-  if (!(await sql.begin((tx) => acceptInvitation(tx, inv, user.userId)))) return { kind: 'invalid' }
-  return { kind: 'accepted', workspace: inv.workspace, role: inv.role }
-}
-
 export const listInvitations = (sql: Tx, workspaceId: number) => sql<InvitationView[]>`
   SELECT i.id, i.email, i.role, u.email AS "invitedBy", iso_time(i.created_at) AS "createdAt", iso_time(i.expires_at) AS "expiresAt",
     CASE WHEN i.accepted_at IS NOT NULL THEN 'accepted' WHEN i.revoked_at IS NOT NULL THEN 'revoked'
@@ -92,43 +70,4 @@ export const listInvitations = (sql: Tx, workspaceId: number) => sql<InvitationV
 export async function revokeInvitation(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
   const rows = await sql`UPDATE invitations SET revoked_at = now() WHERE id = ${id} AND workspace_id = ${workspaceId} AND accepted_at IS NULL AND revoked_at IS NULL RETURNING id`
   return rows.length > 0
-}
-
-export interface InviteDeps {
-  sql: Sql
-  config: Config
-  /** The request's logger, so that a failed e-mail names its request. */
-  log: Logger
-  mailer: Mailer
-}
-
-/** Who invites: a person, named in the e-mail, or the operator (null), whose e-mail names only the workspace. */
-export type Inviter = { userId: string; email: string } | null
-
-export type InviteOutcome =
-  | { kind: 'throttled'; wait: number } // seconds until the recipient or the inviter may be sent another
-  | { kind: 'invited'; id: string; email: string; role: Role; expiresAt: string; link: string }
-
-const article = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`)
-
-function invitationEmail(workspace: string, role: Role, by: Inviter, link: string) {
-  const accept = `\n\nAccept here (the link works once, for 7 days):\n${link}\n`
-  if (!by) return { subject: `You are invited to ${workspace} on Herald`, text: `You are invited to join the workspace "${workspace}" on Herald as ${article(role)}.${accept}` }
-  return { subject: `${by.email} invited you to ${workspace} on Herald`, text: `${by.email} invited you to join the workspace "${workspace}" on Herald as ${article(role)}.${accept}` }
-}
-
-/**
- * Invites `email` to a workspace: counts the e-mail against the recipient's
- * and the inviter's throttle (the operator counts as one inviter), makes the
- * invitation and e-mails its link. An e-mail that cannot be sent is logged,
- * not an error: the link is in the outcome, to pass on another way.
- */
-export async function inviteByEmail(deps: InviteDeps, workspace: { id: number; name: string }, email: string, role: Role, by: Inviter): Promise<InviteOutcome> {
-  const { sql, config, log, mailer } = deps
-  const wait = await countAttempt(sql, invitationCounters(email, by?.userId ?? 'operator'))
-  if (wait > 0) return { kind: 'throttled', wait }
-  const inv = await createInvitation(sql, workspace.id, email, role, by?.userId ?? null)
-  const link = `${linkBase(config)}/invite/${inv.token}`
-  await mailer.send({ to: email, ...invitationEmail(workspace.name, role, by, link) }).catch((err) => log.error({ err }, 'could not send the invitation e-mail'))
-  return { kind: 'invited', id: inv.id, email, role, expiresAt: inv.expiresAt, link }
 }

@@ -90,63 +90,32 @@ export async function setRole(sql: Tx, workspaceId: number, userId: string, role
   return (await sql`UPDATE memberships SET role = ${role} WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING user_id`).length > 0
 }
 
-export const countOwners = async (sql: Tx, workspaceId: number) =>
-  (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner'`)[0]!.n
-
 // ------------------------------------------------- changes under the lock
 // "A workspace that has an owner keeps one" holds only if the check and the
 // change see the same memberships. Every change of roles or removal takes a
 // transaction-scoped lock on the workspace's memberships first, then reads
 // and writes under it: two owners demoting each other at once are served one
-// after the other, and the second finds the last owner.
+// after the other, and the second finds the last owner. The rules are the
+// operations' (member_ops.ts).
 
-export type MembershipProblem = 'not-member' | 'actor-gone' | 'actor-role' | 'owner-only' | 'last-owner'
-
-/** Who asks for the change: a member (their role is read again under the lock), or the operator. */
-export type Actor = { userId: string } | 'operator'
+/** The roles read under the lock: of the person acting (null: none, or the operator), of the member changed (null: no member), and how many owners there are. */
+export interface RolesNow {
+  actor: Role | null
+  target: Role | null
+  owners: number
+}
 
 const lockMemberships = (tx: Tx, workspaceId: number) => tx`SELECT pg_advisory_xact_lock(hashtextextended('herald.memberships', ${workspaceId}))`
 
-async function underLock<T>(sql: Sql, workspaceId: number, actor: Actor, targetId: string, change: (tx: Tx, roles: { actor: Role | null; target: Role | null; owners: number }) => Promise<T | MembershipProblem>): Promise<T | MembershipProblem> {
+/** Runs `change` in a transaction holding the workspace's memberships lock, with the roles as they are under it; what `change` throws rolls it back. */
+export async function underMembershipsLock<T>(sql: Sql, workspaceId: number, actorId: string | null, targetId: string, change: (tx: Tx, roles: RolesNow) => Promise<T>): Promise<T> {
   // postgres.js types what begin() returns as an unwrapped T; it is T here.
-  return (await sql.begin(async (tx): Promise<T | MembershipProblem> => {
+  return (await sql.begin(async (tx): Promise<T> => {
     await lockMemberships(tx, workspaceId)
-    const actorId = actor === 'operator' ? null : actor.userId
-    const [row] = await tx<{ actor: Role | null; target: Role | null; owners: number }[]>`
+    const [row] = await tx<RolesNow[]>`
       SELECT (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${actorId}) AS actor,
         (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${targetId}) AS target,
         (SELECT count(*)::int FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner') AS owners`
-    if (actor !== 'operator' && row!.actor === null) return 'actor-gone'
-    if (row!.target === null) return 'not-member'
     return change(tx, row!)
-  })) as T | MembershipProblem
-}
-
-/**
- * Gives a member a new role. A member may not change roles; only owners make
- * or unmake owners; the last owner stays one.
- */
-export function changeRole(sql: Sql, workspaceId: number, actor: Actor, targetId: string, role: Role) {
-  return underLock(sql, workspaceId, actor, targetId, async (tx, r) => {
-    if (actor !== 'operator' && r.actor === 'member') return 'actor-role'
-    if (actor !== 'operator' && (role === 'owner' || r.target === 'owner') && r.actor !== 'owner') return 'owner-only'
-    if (r.target === 'owner' && role !== 'owner' && r.owners <= 1) return 'last-owner'
-    await setRole(tx, workspaceId, targetId, role)
-    return { previous: r.target! }
-  })
-}
-
-/**
- * Removes a member: anyone may leave, owners and admins remove others, only
- * owners remove owners, and the last owner stays.
- */
-export function removeMemberChecked(sql: Sql, workspaceId: number, actor: Actor, targetId: string) {
-  return underLock(sql, workspaceId, actor, targetId, async (tx, r) => {
-    const leaving = actor !== 'operator' && actor.userId === targetId
-    if (actor !== 'operator' && !leaving && r.actor === 'member') return 'actor-role'
-    if (actor !== 'operator' && !leaving && r.target === 'owner' && r.actor !== 'owner') return 'owner-only'
-    if (r.target === 'owner' && r.owners <= 1) return 'last-owner'
-    await removeMember(tx, workspaceId, targetId)
-    return { removed: true as const }
-  })
+  })) as T
 }

@@ -6,7 +6,7 @@ import type { Sql } from '../core/db'
 import { bearer } from '../core/keys'
 import { isWellFormedSecret } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
-import { HeraldError } from '../core/problems'
+import { clientUnknown, csrfFailed, idleToken, unauthorizedUser } from '../core/errors'
 import { peerOf } from '../core/peer'
 import { DAY_MS, SESSION_PREFIX, WEB_SESSION_MS, csrfMatches, findSession, lookupSession, touchSession, type Session } from './users'
 
@@ -31,13 +31,6 @@ export function sessionCookie(token: string, secure: boolean): string {
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${WEB_SESSION_MS / 1000}${secure ? '; Secure' : ''}`
 }
 export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`
-
-export const unauthorizedUser = () =>
-  new HeraldError('unauthorized', 'Sign in first: send "Authorization: Bearer <user token>", or the session cookie of the dashboard.', undefined, { 'www-authenticate': 'Bearer' })
-
-/** An app token past its idle time: said as such, so that the app asks its person to sign in again. */
-export const idleToken = (days: number) =>
-  new HeraldError('unauthorized', `This app token has expired: it was not used for ${days} days (HERALD_APP_TOKEN_IDLE_DAYS). Sign in again.`, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' })
 
 /** `appTokenIdleDays`: HERALD_APP_TOKEN_IDLE_DAYS, after which an unused app token stops working. */
 export function createUserAuth(sql: Sql, appTokenIdleDays: number) {
@@ -71,7 +64,7 @@ export function createUserAuth(sql: Sql, appTokenIdleDays: number) {
     const session = cookie && isWellFormedSecret(cookie, SESSION_PREFIX) ? await lookup(cookie) : null
     if (!session) throw unauthorizedUser()
     if (!SAFE.has(request.method) && !csrfMatches(session, request.headers.get('x-csrf-token'))) {
-      throw new HeraldError('csrf-failed', 'This change needs the X-CSRF-Token header of your session (GET /v1/me gives it).')
+      throw csrfFailed()
     }
     return session
   }
@@ -107,10 +100,6 @@ export type UserAuth = ReturnType<typeof createUserAuth>
 // port or zone; a hop that is not one is no proxy's, and the socket's
 // address stands in.
 const FORWARDED_ADDRESS = /^[0-9A-Za-z.:[\]%_-]{1,64}$/
-
-/** A request whose client cannot be told apart from the others (no socket address): refused, never counted with everyone's. */
-export const clientUnknown = () =>
-  new HeraldError('internal', 'Herald could not tell which address this request came from, so it cannot count it against the per-client limits; it was refused. Retry; if it persists, the operator will find it in the logs.')
 
 /**
  * The client's address, for sign-in and e-mail throttling: the rightmost

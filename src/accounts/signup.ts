@@ -11,7 +11,8 @@ import type { Sql, Tx } from '../core/db'
 import type { Config } from '../core/config'
 import type { Logger } from '../core/log'
 import { linkBase, type Mailer } from './mailer'
-import { countUsers, createSignupRequest, hashPassword, insertUser, takeSignupRequest, userExists } from './users'
+import { countUsers, createSignupRequest, hashPassword, insertUser, passwordProblem, takeSignupRequest, userExists } from './users'
+import { passwordRefused } from '../core/errors'
 import { countAttempt, mailCounters } from './throttle'
 import { acceptInvitation, findInvitation } from './invitations'
 import { claimWaitingWorkspace, createOwnedWorkspace, workspaceNameTaken, type WorkspaceLimits } from './workspaces'
@@ -119,6 +120,8 @@ export function createSignup(deps: { sql: Sql; config: Config; log: Logger; mail
 
   return {
     async signUp(req: SignupRequest): Promise<SignupOutcome> {
+      const weak = passwordProblem(req.password)
+      if (weak) throw passwordRefused(weak)
       if (req.invitation) return byInvitation({ ...req, invitation: req.invitation })
       if (config.HERALD_SIGNUP !== 'open') return { kind: 'invite-only' }
       if (req.workspace && (await workspaceNameTaken(sql, req.workspace))) return { kind: 'workspace-taken', name: req.workspace }

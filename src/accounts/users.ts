@@ -5,7 +5,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Sql, Tx } from '../core/db'
 import { generateSecret, hashSecret, keyPrefix } from '../core/keys'
 import { USER_TOKEN_PREFIX } from './members'
-import { HeraldError } from '../core/problems'
+import { hashingBusy } from '../core/errors'
 
 export const SESSION_PREFIX = 'hrls_'
 // A web session lasts a month from its last use; an app token as long as it
@@ -49,7 +49,7 @@ const waiting: (() => void)[] = []
 
 async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   if (hashing >= HASHES_AT_ONCE) {
-    if (waiting.length >= HASHES_WAITING_MAX) throw new HeraldError('unavailable', 'Too many sign-ins and sign-ups are being checked at the moment. Retry in a second.', undefined, { 'retry-after': '1' })
+    if (waiting.length >= HASHES_WAITING_MAX) throw hashingBusy()
     await new Promise<void>((resolve) => waiting.push(resolve))
   } else hashing++
   try {

@@ -2,7 +2,6 @@
 // CLI and embedded mode's first start.
 import type { Sql, Tx } from '../core/db'
 import { generateApiKey, hashSecret, keyPrefix } from '../core/keys'
-import { HeraldError } from '../core/problems'
 
 export interface WorkspaceLimits {
   monthlyQuota: number
@@ -114,15 +113,12 @@ export async function insertApiKey(sql: Tx, workspaceId: number, name: string) {
   return { id: row!.id, apiKey, prefix: keyPrefix(apiKey) }
 }
 
-export const apiKeyLimit = (max: number) =>
-  new HeraldError('limit-reached', `This workspace has reached its limit of ${max} live API keys (HERALD_MAX_API_KEYS_PER_WORKSPACE); revoke one, or have the operator raise the limit.`)
-
 /**
- * A new API key, or the 409 when the workspace has `max` live (unrevoked)
- * keys already; the user API and the operator API both make keys here. The
- * count and the insert are one statement that runs under the workspace's key
- * lock, taken first, so two creations at once on any instances cannot both
- * take the last place (a statement sees only what committed before it began).
+ * A new API key, or null when the workspace has `max` live (unrevoked) keys
+ * already (accounts/key_ops.ts says the 409). The count and the insert are
+ * one statement that runs under the workspace's key lock, taken first, so two
+ * creations at once on any instances cannot both take the last place (a
+ * statement sees only what committed before it began).
  */
 export async function createApiKey(sql: Sql, workspaceId: number, name: string, max: number) {
   const apiKey = generateApiKey()
@@ -135,7 +131,7 @@ export async function createApiKey(sql: Sql, workspaceId: number, name: string, 
       RETURNING id`
     return made
   })
-  if (!row) throw apiKeyLimit(max)
+  if (!row) return null
   return { id: row.id, apiKey, prefix: keyPrefix(apiKey) }
 }
 
@@ -181,21 +177,6 @@ export const listApiKeys = (sql: Tx, workspaceId: number) => sql<ApiKeyView[]>`
 export async function revokeApiKey(sql: Tx, workspaceId: number, keyId: number): Promise<boolean> {
   const rows = await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId} AND workspace_id = ${workspaceId} AND revoked_at IS NULL RETURNING id`
   return rows.length > 0
-}
-
-/**
- * Revokes a live key of the workspace (a 404 when it has none of this id) and
- * empties this instance's key cache (`keys`, the ApiKeyAuth of
- * src/ingest/auth.ts): the key stops working here at once, and on every other
- * instance within API_KEY_CACHE_TTL_MS.
- */
-/**
- * Revokes a live key, or throws the 404. `keysChanged` announces it (bus.ts
- * `keys`): every process drops the workspace's cached keys, this one at once.
- */
-export async function revokeKey(sql: Sql, keysChanged: (workspaceId: number) => void, workspaceId: number, keyId: number): Promise<void> {
-  if (!(await revokeApiKey(sql, workspaceId, keyId))) throw new HeraldError('not-found', `There is no live API key ${keyId} in this workspace.`)
-  keysChanged(workspaceId)
 }
 
 export const countWorkspaces = async (sql: Sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workspaces`)[0]!.n

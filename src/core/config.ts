@@ -81,6 +81,17 @@ export const ConfigSchema = Type.Object({
   // 0 by default: dropping data is the operator's choice. What grows without
   // it is bounded anyway: usage_daily keeps 13 months (partitions.ts), idempotency keys 24 h.
   HERALD_RETENTION_MONTHS: Int(0, 0, 1200, 'Months of events kept, the current one included; older months are dropped whole: their events, the deliveries and delivery attempts of those events, and the outbox rows that list them. usage_daily keeps this many months, and at least 13. 0 keeps every event and delivery.'),
+  // nginx lingers up to 30 s (lingering_time) on a refused upload; a refused
+  // client here is more often an attacker than a slow uplink, so the bound is
+  // small. 512 KiB covers what a client has in flight when its answer comes:
+  // a 400 KB body refused from its headers (401), or past POST /event's
+  // 256 KiB limit (413), ends within it. Each drained byte is a short-lived
+  // buffer: 46 refused 64 MB floods raised the server's memory by 14 MB at
+  // 512 KiB and 28 MB at 1 MiB, and by 2 to 7 MB once each drain asks for a
+  // collection (test/http/security.bodies.test.ts allows 8). 2 s is the time
+  // a client takes to read its answer and stop.
+  LINGER_MAX_BYTES: Int(524288, 0, 16777216, 'After an answer sent before the request\'s body was read to its end (a 401, a 413 past the route\'s limit, a 415 …), the most further body bytes Herald reads and discards before it closes the connection, so that the client can read its answer rather than a reset. `0` closes at once.'),
+  LINGER_MAX_MS: Int(2000, 0, 60000, 'How long Herald reads and discards the rest of such a body (see `LINGER_MAX_BYTES`) before it closes the connection.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
   NATS_URL: Type.Optional(Type.String({ pattern: '^\\s*(nats|tls|wss?)://[^,\\s]+(\\s*,\\s*(nats|tls|wss?)://[^,\\s]+)*\\s*$', error: 'a NATS URL (nats://, tls://, ws:// or wss://), or several separated by commas, e.g. nats://10.0.0.1:4222,nats://10.0.0.2:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`), or several servers of one cluster separated by commas, which the client fails over between. Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself. Processes start without NATS and join it when it comes.' })),
   NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>). One per Herald database: a Herald refuses to start on a stream that holds another database\'s events.' }),
@@ -178,7 +189,16 @@ export const ConfigSchema = Type.Object({
   LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto', description: 'json: one JSON object per line; pretty: coloured lines for people; auto: pretty when stdout is a terminal, else json.' }),
   HERALD_CONFIG: Type.Optional(Type.String({ description: 'A TOML file of settings, with the same keys as the environment (`PORT = 8080`). Unset: herald.toml in the working directory, when there is one. The environment wins over the file. `herald --config FILE` sets it.' })),
 })
-export type Config = Static<typeof ConfigSchema>
+/**
+ * The settings, and the two lists loadConfig parses once from their text
+ * (whose keys stay, as docs/configuration.md and the tests name them).
+ */
+export type Config = Static<typeof ConfigSchema> & {
+  /** HERALD_OUTBOUND_ALLOW's entries, each an IP address or a CIDR. */
+  outboundAllow: string[]
+  /** HERALD_RETRY_SCHEDULE in milliseconds: the delay before each attempt; its length is the number of attempts. */
+  retryScheduleMs: number[]
+}
 
 export class ConfigError extends Error {
   code = 'CONFIG_INVALID'
@@ -197,13 +217,27 @@ function validValues(schema: Record<string, unknown>): string {
 // Values never shown in an error: keys, tokens, and URLs (they carry passwords).
 const hidden = (key: string) => /TOKEN|URL|KEY|SECRET/.test(key)
 
+/** HERALD_OUTBOUND_ALLOW's entries: the text split at commas, blanks dropped. */
+const allowList = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean)
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
+
+/** HERALD_RETRY_SCHEDULE's delays: "0s,5s,5m" → [0, 5000, 300000]. The schema has checked the syntax. */
+function parseSchedule(text: string): number[] {
+  return text.split(',').map((part) => {
+    const m = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
+    if (!m) throw new Error(`invalid retry delay ${JSON.stringify(part)}`)
+    return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+  })
+}
+
 /**
  * Why HERALD_OUTBOUND_ALLOW's entries are unusable, or null: each must be an
  * IP address or a CIDR (names are not allowed: DNS could move them).
  */
 function allowProblem(text: string): string | null {
   const bad: string[] = []
-  for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of allowList(text)) {
     try {
       if (entry.includes('/')) ipaddr.parseCIDR(entry)
       else ipaddr.parse(entry)
@@ -243,7 +277,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const allow = typeof value.HERALD_OUTBOUND_ALLOW === 'string' ? allowProblem(value.HERALD_OUTBOUND_ALLOW) : null
   if (allow) problems.set('HERALD_OUTBOUND_ALLOW', `HERALD_OUTBOUND_ALLOW${from('HERALD_OUTBOUND_ALLOW')}: ${allow}`)
   if (problems.size) throw new ConfigError(`invalid configuration: ${[...problems.values()].join('\n  ')}`)
-  return value as Config
+  const checked = value as Static<typeof ConfigSchema>
+  return { ...checked, outboundAllow: allowList(checked.HERALD_OUTBOUND_ALLOW), retryScheduleMs: parseSchedule(checked.HERALD_RETRY_SCHEDULE) }
 }
 
 // The prefixes of Herald's own settings: an unknown variable with one is a

@@ -125,19 +125,6 @@ export async function reserve(sql: Sql): Promise<postgres.ReservedSql<{ bigint: 
   }
 }
 
-/**
- * Promise.allSettled over statements pipelined on a reserved connection, but
- * rejects at once when one fails because the connection is gone: postgres.js
- * never settles the statements the connection still held in its own queue
- * then (porsager/postgres#1186).
- */
-export function settledOrLost<T extends readonly Promise<unknown>[]>(ps: T): Promise<{ -readonly [K in keyof T]: PromiseSettledResult<Awaited<T[K]>> }> {
-  return new Promise((resolve, reject) => {
-    for (const p of ps) p.catch((err) => connectionLost(err) && reject(err))
-    Promise.allSettled(ps).then(resolve)
-  })
-}
-
 /** PostgreSQL error classes that mean "the database is unreachable", not "this statement is wrong". */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; errno?: string }

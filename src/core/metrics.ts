@@ -1,6 +1,6 @@
 // Prometheus metrics of this process, through prom-client: the one registry,
 // the HTTP metrics, and the means by which each area defines its own
-// (src/ingest/metrics.ts, src/delivery/metrics.ts). Counters and histograms
+// (src/ingest/metrics.ts, src/delivery/metrics.ts and metrics_scrape.ts). Counters and histograms
 // are updated where things happen (O(1), no awaits: the ingest path is
 // benchmarked); gauges that need PostgreSQL, JetStream or the pool are read
 // when Prometheus scrapes, each probe time-boxed, so that a scrape that meets a
@@ -9,7 +9,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { ElysiaCustomStatusResponse } from 'elysia'
 import { bearer, secretsEqual } from './keys'
-import { HeraldError, problemResponse } from './problems'
+import { problemResponse } from './problems'
+import { metricsOnly, metricsUnauthorized } from './errors'
 
 export const registry = new Registry()
 export const registers = [registry]
@@ -243,9 +244,6 @@ export function metricsAllowed(authorization: string | null, token: string | und
   return !!given && secretsEqual(given, token)
 }
 
-export const metricsUnauthorized = () =>
-  new HeraldError('unauthorized', '/metrics needs "Authorization: Bearer $HERALD_METRICS_TOKEN".', undefined, { 'www-authenticate': 'Bearer' })
-
 /** The text exposition format of every metric. */
 export async function exposition(): Promise<Response> {
   return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } })
@@ -264,7 +262,7 @@ export function serveMetrics(opts: { port: number; hostname: string; token?: str
     fetch(req) {
       const path = new URL(req.url).pathname
       if (path === '/healthz') return opts.ready && !opts.ready() ? Response.json({ status: 'not-ready', detail: 'no JetStream consumer: NATS is unreachable, or the consumer is being made again' }, { status: 503 }) : Response.json({ status: 'ok' })
-      if (path !== '/metrics') return problemResponse(new HeraldError('not-found', 'This server answers only /metrics and /healthz.'))
+      if (path !== '/metrics') return problemResponse(metricsOnly())
       if (!metricsAllowed(req.headers.get('authorization'), opts.token)) return problemResponse(metricsUnauthorized())
       return exposition()
     },

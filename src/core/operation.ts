@@ -21,7 +21,16 @@ export interface WorkspaceRef {
 }
 
 /** The caps on what a user can create (each a documented config key). */
-export type Limits = Pick<Config, 'HERALD_MAX_CHANNELS_PER_WORKSPACE' | 'HERALD_MAX_ROUTERS_PER_WORKSPACE' | 'HERALD_MAX_WORKSPACES_PER_USER'>
+export type Limits = Pick<
+  Config,
+  | 'HERALD_MAX_CHANNELS_PER_WORKSPACE'
+  | 'HERALD_MAX_ROUTERS_PER_WORKSPACE'
+  | 'HERALD_MAX_WORKSPACES_PER_USER'
+  | 'HERALD_MAX_API_KEYS_PER_WORKSPACE'
+  | 'HERALD_DEFAULT_MONTHLY_QUOTA'
+  | 'HERALD_DEFAULT_RATE_PER_SECOND'
+  | 'HERALD_DEFAULT_RATE_BURST'
+>
 
 export interface Ctx {
   sql: Sql
@@ -30,6 +39,12 @@ export interface Ctx {
   actor: Actor
   workspace: WorkspaceRef
 }
+
+/** Who acts where no workspace is named (creating or listing workspaces): a person, with no role there, or the operator. */
+export type Who = { kind: 'person'; userId: string; email: string } | { kind: 'operator' }
+
+/** The context of an operation that names no workspace. */
+export type AccountCtx = Omit<Ctx, 'actor' | 'workspace'> & { actor: Who }
 
 /** What an operation needs of its actor: to belong (read), to be an owner or admin (manage), or an owner (own). */
 export type Need = 'read' | 'manage' | 'own'

@@ -6,7 +6,8 @@
 // per LOG_INTERVAL_MS, and Retry-After follows the outage: 1 s while it is
 // young, then about a tenth of its age, at most RETRY_AFTER_MAX_S, so that
 // clients neither hammer a long outage nor wait long after a short one.
-import { HeraldError } from './problems'
+import type { HeraldError } from './problems'
+import { databaseUnavailable } from './errors'
 import type { Logger } from './log'
 
 const LOG_INTERVAL_MS = 5_000 // one line per 5 s says as much as one per request
@@ -55,7 +56,7 @@ export function createOutage(log: Logger, now: () => number = Date.now): Outage 
         loggedAt = t
         unlogged = 0
       }
-      const answer = new HeraldError('unavailable', detail, undefined, { 'retry-after': String(retryAfterSeconds(t - since)) })
+      const answer = databaseUnavailable(detail, retryAfterSeconds(t - since))
       made.add(answer)
       return answer
     },

@@ -2,6 +2,7 @@
 // share a task while they fit, and an event whose channel has more devices is
 // cut into several tasks, so that a large channel is spread over the pool's
 // threads and recorded as it goes.
+import { channelKey, type ChannelKey } from '../core/channel_key'
 import type { Incoming } from './bus'
 import type { RouterSpec } from './job'
 import type { PushTarget } from './push/job'
@@ -14,7 +15,7 @@ export const CHUNK = 500
 export interface Chunk {
   events: Incoming[]
   routers: Record<string, RouterSpec[]> // by workspace id
-  devices: Record<string, PushTarget[]> // by `${workspace id}/${channel}`
+  devices: Record<ChannelKey, PushTarget[]> // by channel (channelKey)
   units: number // of work (backpressure.ts): one per event, plus one per device
 }
 
@@ -25,7 +26,7 @@ export interface Chunk {
  * event against those. Routers count as one unit (they are few), devices as
  * one each. An event with neither is in no chunk.
  */
-export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => RouterSpec[], byChannel: Record<string, PushTarget[]>): Chunk[] {
+export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => RouterSpec[], byChannel: Record<ChannelKey, PushTarget[]>): Chunk[] {
   const chunks: Chunk[] = []
   let open: Chunk | null = null
   const taken = new Map<RouterSpec[], Set<RouterSpec>>() // per chunk and workspace: the routers in it
@@ -36,7 +37,7 @@ export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => Router
     for (const r of routers) if (!set.has(r)) (set.add(r), list.push(r))
   }
   for (const e of batch) {
-    const key = `${e.workspaceId}/${e.channel}`
+    const key = channelKey(e.workspaceId, e.channel)
     const routerList = routersOf(e)
     const deviceList = byChannel[key] ?? []
     if (!routerList.length && !deviceList.length) continue

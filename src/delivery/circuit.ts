@@ -8,7 +8,8 @@
 // long a destination that is back waits for its first delivery: an open
 // period that kept doubling (30 s … 4 min) left a receiver that had recovered
 // unsent to for minutes. State lives per worker thread, like the connections
-// it protects.
+// it protects; the main thread keeps what the threads report of it (circuitBoard),
+// for the metrics.
 
 export interface CircuitOptions {
   maxInFlight: number // sends under way to one destination at once
@@ -133,3 +134,63 @@ export function createCircuits(now: () => number = Date.now) {
   return { enter, state: (key: string) => states.get(key) }
 }
 export type Circuits = ReturnType<typeof createCircuits>
+
+/**
+ * A router's circuit in one worker thread (createCircuits), as a
+ * send left it, for the metrics: closed (openUntil 0) or open until then.
+ */
+export interface CircuitReport {
+  thread: number // the pool thread whose circuit it is: each thread keeps its own
+  seq: number // the thread's count of reports: tasks come back out of order, the latest report wins
+  host: string // where the destination's sends go (destinationHost)
+  openUntil: number // epoch ms; 0: closed
+}
+
+// ------------------------------------------------------------- the board
+
+// A destination's circuit lives in each pool thread (createCircuits, above);
+// a send reports it when it is not closed, or has just closed. A fan-out
+// keeps the reports of its pool per thread and router: open until their
+// time, half-open after it (the next send is the trial). A circuit closed,
+// or not heard of for this long once its open time is over (its router
+// deleted, nothing left to send), is forgotten; a closed one shows as 0
+// until then.
+const CIRCUIT_FORGET_MS = 2 * 60_000
+const STATE_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const
+
+/** Per host, the worst circuit of its routers (0 closed, 1 open, 2 half-open) and when one first opened; routers by state. */
+export interface CircuitSummary {
+  hosts: Map<string, { value: number; openedAt: number }>
+  open: number
+  halfOpen: number
+}
+
+/** The circuits a fan-out's pool reported. */
+export function circuitBoard() {
+  const seen = new Map<string, { router: string; host: string; seq: number; openUntil: number; openedAt: number; seenAt: number }>()
+  return {
+    /** A send's report of its router's circuit (workers/send.ts): kept when it is not closed, or was not, and is newer than the one kept. */
+    report(router: string, r: CircuitReport, now = Date.now()) {
+      const key = `${r.thread}/${router}`
+      const was = seen.get(key)
+      if (was ? r.seq < was.seq : r.openUntil <= 0) return
+      seen.set(key, { router, host: r.host, seq: r.seq, openUntil: r.openUntil, openedAt: was?.openedAt ?? now, seenAt: now })
+    },
+    summary(now = Date.now()): CircuitSummary {
+      const hosts: CircuitSummary['hosts'] = new Map()
+      const routers = new Map<string, number>()
+      for (const [key, c] of seen) {
+        if (now > c.openUntil && now - c.seenAt > CIRCUIT_FORGET_MS) {
+          seen.delete(key)
+          continue
+        }
+        const value = STATE_VALUE[circuitState(c.openUntil, now)]
+        const h = hosts.get(c.host)
+        hosts.set(c.host, { value: Math.max(h?.value ?? 0, value), openedAt: Math.min(h?.openedAt ?? Infinity, c.openedAt) })
+        routers.set(c.router, Math.max(routers.get(c.router) ?? 0, value))
+      }
+      const count = (v: number) => [...routers.values()].filter((x) => x === v).length
+      return { hosts, open: count(STATE_VALUE.open), halfOpen: count(STATE_VALUE['half-open']) }
+    },
+  }
+}

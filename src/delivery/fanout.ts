@@ -15,13 +15,14 @@ import type { Logger } from '../core/log'
 import type { SecretBox } from '../core/secrets'
 import { eventKeyOf, type EventBus, type Incoming } from './bus'
 import type { Changes } from '../core/changes'
+import { channelKey, parseChannelKey, type ChannelKey } from '../core/channel_key'
 import type { Pool } from './pool'
 import type { RouterSpec, SendConfig, Sent } from './job'
 import type { PushTarget } from './push/job'
 import { clearOwed, existingDeliveryIds, insertDeliveries } from './deliveries'
 import { ledgerMasks } from './relay'
 import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
-import { circuitBoard } from './metrics'
+import { circuitBoard } from './circuit'
 import { parkedRouters, routerHealthWriter } from './health'
 import { deliveryId } from './send_task'
 import { deliveryHeld } from './metrics'
@@ -131,17 +132,17 @@ export type Fanout = ReturnType<typeof createFanout>
  */
 async function targetsOf(batch: Incoming[], routers: ReturnType<typeof routerCache>, devices: ReturnType<typeof pushTargetCache>, pushable: (d: PushTarget) => boolean) {
   const wsIds = [...new Set(batch.map((e) => e.workspaceId))]
-  const channelKeys = [...new Set(batch.map((e) => `${e.workspaceId}/${e.channel}`))]
+  const channelKeys = [...new Set(batch.map((e) => channelKey(e.workspaceId, e.channel)))]
   const [routerSets, deviceLists] = await Promise.all([
     Promise.all(wsIds.map((ws) => routers.get(ws))),
-    Promise.all(channelKeys.map((k) => devices.get(Number(k.slice(0, k.indexOf('/'))), k.slice(k.indexOf('/') + 1)))),
+    Promise.all(channelKeys.map((k) => parseChannelKey(k)).map(({ ws, channel }) => devices.get(ws, channel))),
   ])
   const setOf = new Map(wsIds.map((ws, i) => [ws, routerSets[i]!]))
   const routersOf = (e: Incoming): RouterSpec[] => {
     const set = setOf.get(e.workspaceId)!
     return set.records.length ? set.match(eventKeyOf(e)) : []
   }
-  const byChannel: Record<string, PushTarget[]> = {}
+  const byChannel: Record<ChannelKey, PushTarget[]> = {}
   channelKeys.forEach((k, i) => {
     const list = deviceLists[i]!.filter(pushable)
     if (list.length) byChannel[k] = list

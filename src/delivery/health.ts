@@ -11,7 +11,7 @@
 import type postgres from 'postgres'
 import type { Sql, Tx } from '../core/db'
 import type { Logger } from '../core/log'
-import type { CircuitReport } from './job'
+import type { CircuitReport } from './circuit'
 
 /**
  * What the last sends to a router said of its destination: back (ok), or

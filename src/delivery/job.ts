@@ -6,8 +6,9 @@ import type { DestinationJob, Endpoints } from './destinations/destination'
 import type { DeliveryResult, OutboundOptions } from './outbound'
 import type { Template } from './template'
 import type { ApnsConfig, FcmConfig, PushResult, PushTarget, WebPushConfig } from './push/job'
-import type { CircuitOptions } from './circuit'
+import type { CircuitOptions, CircuitReport } from './circuit'
 import type { EventView } from './event_view'
+import type { ChannelKey } from '../core/channel_key'
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
 export interface RouterSpec {
@@ -37,17 +38,6 @@ export interface DeliveryJob extends DestinationJob {
   router: Omit<RouterSpec, 'pattern'>
 }
 
-/**
- * A router's circuit in one worker thread (src/delivery/circuit.ts), as a
- * send left it, for the metrics: closed (openUntil 0) or open until then.
- */
-export interface CircuitReport {
-  thread: number // the pool thread whose circuit it is: each thread keeps its own
-  seq: number // the thread's count of reports: tasks come back out of order, the latest report wins
-  host: string // where the destination's sends go (destinationHost)
-  openUntil: number // epoch ms; 0: closed
-}
-
 export type DeliveryKind = 'router' | 'push'
 
 /** One delivery to make: an attempt of (event, router) or (event, device). */
@@ -68,7 +58,7 @@ export interface SendTask {
   match?: {
     workspace: number[] // per event
     routers: Record<string, RouterSpec[]> // by workspace id
-    devices: Record<string, PushTarget[]> // by `${workspace id}/${channel}`
+    devices: Record<ChannelKey, PushTarget[]> // by channel (channelKey)
     skip: string[] // delivery ids that already exist (a redelivered event)
   }
   /** Or exactly these deliveries: retries and replays. */

@@ -5,7 +5,8 @@ import type { Logger } from '../core/log'
 import type { AttemptRecord } from './deliveries'
 import type { DeliveryKind, Sent } from './job'
 import { nextStep } from './retry'
-import { deliveryAttempted, deliveryHeld, type circuitBoard } from './metrics'
+import { deliveryAttempted, deliveryHeld } from './metrics'
+import type { circuitBoard } from './circuit'
 import type { routerHealthWriter } from './health'
 
 /** Which delivery a log line is about. */

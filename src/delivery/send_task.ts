@@ -15,8 +15,10 @@ import { deliver, destinationHost } from './destinations'
 import { sendApns } from './push/apns'
 import { sendFcm } from './push/fcm'
 import { sendWebPush } from './push/webpush'
-import type { CircuitReport, DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } from './job'
+import type { CircuitReport } from './circuit'
+import type { DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } from './job'
 import type { EventView } from './event_view'
+import { channelKey } from '../core/channel_key'
 
 /**
  * The id of the delivery of `eventId` to a target: a UUID (version 8) made
@@ -50,7 +52,7 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
     for (const router of m.routers[ws] ?? []) {
       if (compilePattern(router.pattern)(e.event)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
     }
-    for (const device of m.devices[`${ws}/${e.channel}`] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
+    for (const device of m.devices[channelKey(ws, e.channel)] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
   })
   return out
 }

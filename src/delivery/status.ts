@@ -48,7 +48,7 @@ export async function countDeliveriesByState(sql: Sql, since: Date): Promise<Del
   return { pendingDue: pending!.due, pendingLater: pending!.later, succeeded: recent!.succeeded, failed: recent!.failed }
 }
 
-/** What the delivery gauges read (src/delivery/metrics.ts). */
+/** What the delivery gauges read (src/delivery/metrics_scrape.ts). */
 export interface DeliveryBacklog {
   pending: number // pending deliveries, counted up to the cap
   oldestPendingAgeSeconds: number // since the event of the oldest pending delivery; 0 when none

@@ -9,6 +9,7 @@ import { loadRouters, routerSpec, type RouterRecord } from './routers'
 import type { RouterSpec } from './job'
 import { patternIndex } from './pattern'
 import { createLru } from '../core/lru'
+import { channelKey, type ChannelKey } from '../core/channel_key'
 import { findPushTargets, type PushTarget } from './push/devices'
 
 /** How long a cached entry is trusted: long while every change is announced to this process, else `fallbackMs`. */
@@ -98,10 +99,10 @@ export function attemptRecorder(sql: Sql, log: Logger) {
  * devices or mutes is announced (see CacheAge).
  */
 export function pushTargetCache(sql: Sql, age: CacheAge) {
-  const cache = createLru<string, { at: number; targets: Promise<PushTarget[]> }>(age.max)
+  const cache = createLru<ChannelKey, { at: number; targets: Promise<PushTarget[]> }>(age.max)
   return {
     get(ws: number, channel: string): Promise<PushTarget[]> {
-      const key = `${ws}/${channel}`
+      const key = channelKey(ws, channel)
       const hit = cache.get(key)
       if (hit && fresh(age, hit.at)) return hit.targets
       const targets = findPushTargets(sql, ws, channel)

@@ -30,15 +30,12 @@ import { feedRoute } from './routes/feed'
 import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
+import { DATABASE_DOWN, bodyUnparsed, nothingHere, requestInvalid, unexpected } from '../core/errors'
 import { adminGroup } from './routes/admin_auth'
-import { adminKeysRoute } from './routes/admin_keys'
-import { adminMembersRoute } from './routes/admin_members'
-import { adminInvitesRoute } from './routes/admin_invites'
 import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
 import { pushKeyRoute } from './routes/push_key'
 import { createUserAuth } from '../accounts/session'
-import { adminWorkspacesRoute } from './routes/admin_workspaces'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
 import { eventsBatchRoute } from './routes/events_batch'
@@ -121,7 +118,7 @@ function validationProblem(error: ValidationError): HeraldError {
     seen.set(detail, error.type === 'body' ? { pointer: e.path, detail } : parameter ? { parameter, detail } : { detail })
   }
   const errors = [...seen.values()]
-  return new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
+  return requestInvalid(errors)
 }
 
 /** The one place where an error becomes an HTTP response. `outage`: where a database outage is counted, and what its 503 says. */
@@ -131,12 +128,12 @@ export function toProblem(code: string | number, error: unknown, outage: Outage)
   // wrap what they throw.
   if (error instanceof ParseError && error.cause instanceof HeraldError) return error.cause
   if (code === 'VALIDATION' && error instanceof ValidationError) return validationProblem(error)
-  if (code === 'PARSE') return new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
-  if (code === 'NOT_FOUND') return new HeraldError('not-found', 'There is nothing at this path.')
+  if (code === 'PARSE') return bodyUnparsed()
+  if (code === 'NOT_FOUND') return nothingHere()
   // Any route's query (an API key look-up, say) may meet PostgreSQL down: that
   // is a 503 to retry, as the write path answers, not an unexplained 500.
-  if (isConnectionError(error)) return outage.unavailable(1, error, 'The database is unavailable. Retry later.')
-  return new HeraldError('internal', 'An unexpected error occurred.')
+  if (isConnectionError(error)) return outage.unavailable(1, error, DATABASE_DOWN)
+  return unexpected()
 }
 
 export function createApp(deps: AppDeps) {
@@ -149,10 +146,10 @@ export function createApp(deps: AppDeps) {
   const sides = { sql, announce: changes.announce, limits: config }
   const person = personSide({ ...sides, users, check })
   const operator = operatorSide(sides)
+  const mail = { config, log, mailer }
   const audienceChanged = () => changed({ kind: 'audience' })
   // What router operations use besides their context (src/delivery/router_ops.ts).
   const routerTools = { box: secrets, send, smtpFrom: config.SMTP_FROM }
-  const keysChanged = (workspaceId: number) => changed({ kind: 'keys', workspaceId })
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
     // Paths are read from the URL after "http://", not after its 11th
@@ -172,10 +169,10 @@ export function createApp(deps: AppDeps) {
       // A database outage's 503s are said by `outage`, a line per few seconds, not one with a stack per request.
       if (problem.status >= 500 && !outage.reported(problem)) log.error({ err: error, requestId, method: request.method, path: loggedPath(request.url) }, 'request failed')
       else log.debug({ requestId, status: problem.status, code: problem.code, path: loggedPath(request.url) }, problem.detail)
-      // A 401 from the headers alone keeps the connection: Bun discards the
-      // rest of the body as it arrives and holds none of it. A 413 closes it
-      // (its problem carries `Connection: close`, src/http/body.ts): a body
-      // past the limit is not read to its end, however much is offered.
+      // An answer given before the body was read to its end (a 401 from the
+      // headers, a 413 past the limit) is sent at once; the server then
+      // drains the rest of the body within a bound and closes the connection
+      // (src/http/linger.ts, around app.handle in src/server.ts).
       return problemResponse(problem, { 'x-request-id': requestId })
     })
     // Every request is counted and timed once, under its route pattern
@@ -195,28 +192,28 @@ export function createApp(deps: AppDeps) {
     .use(eventReadRoute(sql, auth))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
-        .use(adminWorkspacesRoute(sql, config))
-        .use(adminKeysRoute(sql, keysChanged, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
+        .use(workspacesRoute(operator))
+        .use(keysRoute(operator))
         .use(routersRoute({ side: operator, ...routerTools }))
         .use(deliveriesRoute({ side: operator, wake: wakeScheduler }))
-        .use(adminMembersRoute(sql, changed))
+        .use(membersRoute(operator))
         .use(channelsRoute(operator))
-        .use(adminInvitesRoute({ sql, config, log, mailer }))
+        .use(invitationsRoute({ side: operator, mail }))
         .use(adminStatusRoute(sql, bus)),
     )
-    .use(devicesRoute(sql, users, audienceChanged, send.outbound.allow))
+    .use(devicesRoute({ auth: users, devices: { sql, announce: changes.announce, allow: send.outbound.allow } }))
     .use(pushKeyRoute(vapidPublicKey))
-    .use(authRoute({ sql, config, log, mailer, users, changed }))
+    .use(authRoute({ sql, config, log, mailer, users, announce: changes.announce }))
     .use(meRoute(sql, users))
-    .use(workspacesRoute(sql, config, users, check))
+    .use(workspacesRoute(person))
     .use(channelsRoute(person))
     // The invitation's link before the members and the rest of the
     // invitations after: the order of the OpenAPI document the client's types
     // were generated from (clients/typescript/openapi.json).
     .use(invitationLinkRoute(sql))
-    .use(membersRoute(sql, users, check, changed))
-    .use(invitationsRoute({ sql, config, log, mailer, users, check, changed }))
-    .use(keysRoute(sql, users, keysChanged, check, config.HERALD_MAX_API_KEYS_PER_WORKSPACE))
+    .use(membersRoute(person))
+    .use(invitationsRoute({ side: person, mail, accept: { sql, announce: changes.announce, users } }))
+    .use(keysRoute(person))
     .use(routersRoute({ side: person, ...routerTools }))
     .use(feedRoute(sql, users, check, bus, changes))
     .use(workspaceEventRoute(sql, users, check))

@@ -5,7 +5,9 @@
 // so no parser or validator ever recurses deeper; and no string PostgreSQL
 // cannot store.
 import { HeraldError, validationError, type FieldError } from '../core/problems'
+import { bodyCutShort, bodyNotJson, bodyNotJsonType, bodyNotUtf8, bodyTooLarge } from '../core/errors'
 import { STRING_RULE, storable } from '../core/storable'
+import { leaveUnread } from './linger'
 
 /** Bun refuses a declared body above this before any route sees it: a backstop above every route's own limit. */
 export const SERVER_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -18,21 +20,16 @@ export const MAX_JSON_DEPTH = 100
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-const kib = (n: number) => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MiB` : `${n / 1024} KiB`)
-// The 413 closes the connection, as nginx's does: kept open, Bun would read
-// and discard the rest of the body, however large, for as long as the client
-// sends it (a probe got 64 MB in after the answer). Bun sends the answer,
-// then closes. Bun's fetch and curl read the 413; a client that reads
-// nothing before it has sent its whole body (Node's http, megabytes past the
-// limit) may see a reset instead, as with Bun's own 413 past
-// SERVER_MAX_BODY_BYTES.
-export const tooLarge = (limit: number) =>
-  new HeraldError('payload-too-large', `The body is larger than ${limit} bytes (${kib(limit)}), the limit of this route.`, undefined, { connection: 'close' })
+// The 413 is sent at once; the server then reads the rest of the body for a
+// bounded time and size and closes the connection (src/http/linger.ts), so a
+// client that writes its whole body before it reads (Node's http) still
+// reads its 413, and no client makes Herald read more than the bound.
+export const tooLarge = bodyTooLarge
 
 // A client that hangs up mid-body makes the read reject: that is bad input
 // (a 400, logged at debug), not a 500 logged as an error.
 const cutShort = (): never => {
-  throw new HeraldError('malformed-json', 'The body ended before it was complete: the connection closed while it was being sent.')
+  throw bodyCutShort()
 }
 
 /** Reads at most `limit` bytes; a larger body is refused without being buffered. */
@@ -58,7 +55,8 @@ export async function readBody(req: Request, limit: number): Promise<Uint8Array>
     if (done) break
     total += value.byteLength
     if (total > limit) {
-      await reader.cancel().catch(() => {})
+      // Not cancelled: the drain reads the rest within its bound.
+      leaveUnread(req, reader)
       throw tooLarge(limit)
     }
     chunks.push(value)
@@ -94,14 +92,14 @@ export function parseJson(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown
   try {
     text = utf8.decode(bytes)
   } catch {
-    throw new HeraldError('malformed-json', 'The body is not valid UTF-8.')
+    throw bodyNotUtf8()
   }
   // Each level takes two characters at least: a shorter text cannot be too deep.
   if (text.length > 2 * maxDepth && jsonDepth(text, maxDepth) > maxDepth) throw validationError([{ pointer: '', detail: `the body nests arrays and objects deeper than ${maxDepth} levels` }])
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw new HeraldError('malformed-json', `The body is not valid JSON: ${(err as Error).message}`)
+    throw bodyNotJson((err as Error).message)
   }
 }
 
@@ -141,7 +139,7 @@ export async function readJsonObject(request: Request, limit: number): Promise<R
   const declared = request.headers.get('content-length')
   if (!request.body || declared === '0') return undefined
   if (!isJsonType(contentType)) {
-    throw new HeraldError('unsupported-media-type', 'Send the body as JSON, with Content-Type: application/json.')
+    throw bodyNotJsonType()
   }
   const bytes = await readBody(request, limit)
   if (bytes.byteLength === 0) return undefined

@@ -1,8 +1,9 @@
-// Every request's id (STYLE 19): the caller's X-Request-Id when it is one a
-// log can carry safely (1 to 128 characters of letters, digits and
-// `._:-+=/@`), so that a proxy's or a client's id follows the request into
-// Herald's logs; otherwise a new UUIDv7. It is echoed in the response's
-// X-Request-Id, and every log line about the request carries it (requestLog).
+// Every request's id (../shared/STYLE.md, item 19): the caller's
+// X-Request-Id when it is one a log can carry safely (1 to 128 characters of
+// letters, digits and `._:-+=/@`), so that a proxy's or a client's id follows
+// the request into Herald's logs; otherwise a new UUIDv7. It is echoed in the
+// response's X-Request-Id, and every log line about the request carries it
+// (requestLog).
 import type { Logger } from '../core/log'
 
 export const REQUEST_ID_HEADER = 'x-request-id'

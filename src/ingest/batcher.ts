@@ -8,12 +8,14 @@
 // after its batch has committed.
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
+import { DATABASE_DOWN_NOT_STORED } from '../core/errors'
 import type { Outcome, Submission } from './submission'
 import type { Logger } from '../core/log'
 import type { BusEvent } from '../delivery/bus'
 import { batchCommitted, batchFailed } from './metrics'
 import { missingChannels } from '../accounts/channels'
 import { createLru } from '../core/lru'
+import { channelKey, type ChannelKey, type ChannelRef } from '../core/channel_key'
 import { createOutage, type Outage } from '../core/outage'
 import { Lane } from './lane'
 import { writeSerialBatch, replayKeyed } from './serial'
@@ -71,7 +73,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   // A workspace always goes to the same lane (src/ingest/lane.ts).
   const laneOf = (it: Item) => lanes[it.principal.workspaceId % lanes.length]!
   const idle = new Set<() => void>()
-  // Channels this process has seen committed (`${workspace id}/${slug}` →
+  // Channels this process has seen committed (channelKey →
   // when), so that their rows are neither looked up nor inserted again by
   // every batch: a bounded LRU, so that it holds every active channel of
   // 50,000 workspaces without growing past its size. A channel renamed or
@@ -79,13 +81,13 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   // event makes it again; while announcements may not reach this process an
   // entry is trusted only `fallbackMs`.
   const cache = opts.channelCache ?? { max: 200_000, maxAgeMs: 60_000, fallbackMs: 60_000, announced: () => true }
-  const known = createLru<string, number>(cache.max)
+  const known = createLru<ChannelKey, number>(cache.max)
   const knownChannels = {
-    has(k: string) {
+    has(k: ChannelKey) {
       const at = known.get(k)
       return at !== undefined && Date.now() - at < (cache.announced() ? cache.maxAgeMs : cache.fallbackMs)
     },
-    add: (k: string) => known.set(k, Date.now()),
+    add: (k: ChannelKey) => known.set(k, Date.now()),
   }
 
   async function run(lane: Lane<Item>, items: Item[]) {
@@ -105,7 +107,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     // that would make one goes through a transaction, under the limit.
     const fresh = newChannels(now)
     const missing = fresh.length ? await lane.settled((conn) => missingChannels(conn, fresh)) : []
-    for (const c of fresh) if (!missing.some((m) => m.ws === c.ws && m.channel === c.channel)) knownChannels.add(`${c.ws}/${c.channel}`)
+    for (const c of fresh) if (!missing.some((m) => m.ws === c.ws && m.channel === c.channel)) knownChannels.add(channelKey(c.ws, c.channel))
     // Keyed batches run on a pooled connection, and the lane sends nothing
     // beside them; one that makes a channel runs on the lane's own
     // connection, so that the batches sent after it still commit after it.
@@ -138,9 +140,9 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   }
 
   function newChannels(items: Item[]) {
-    const out = new Map<string, { ws: number; channel: string }>()
+    const out = new Map<ChannelKey, ChannelRef>()
     for (const it of items) {
-      const k = `${it.principal.workspaceId}/${it.channel}`
+      const k = channelKey(it.principal.workspaceId, it.channel)
       if (!knownChannels.has(k)) out.set(k, { ws: it.principal.workspaceId, channel: it.channel })
     }
     return [...out.values()]
@@ -152,7 +154,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
       if (res[i]?.kind !== 'accepted') return
       // Its time is when it was last seen in the database: an entry trusted
       // from memory is not made younger by the events that trusted it.
-      const k = `${it.principal.workspaceId}/${it.channel}`
+      const k = channelKey(it.principal.workspaceId, it.channel)
       if (!knownChannels.has(k)) knownChannels.add(k)
       accepted.push(busEvent(it))
     })
@@ -163,7 +165,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     if (isConnectionError(err)) {
       batchFailed('unavailable')
       // Counted and logged once in a while, not per batch; Retry-After follows the outage's age.
-      const e = outage.unavailable(items.length, err, 'The database is unavailable; the event was not stored. Retry later.')
+      const e = outage.unavailable(items.length, err, DATABASE_DOWN_NOT_STORED)
       return items.forEach((it) => it.reject(e))
     }
     batchFailed('error')

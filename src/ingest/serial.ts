@@ -6,6 +6,7 @@
 // events past a limit take no quota; the keys are claimed, and the events
 // written with the one statement of every batch.
 import type { Sql } from '../core/db'
+import { channelKey } from '../core/channel_key'
 import { channelsPastLimit, type WantedChannel } from '../accounts/channels'
 import { claimIdempotencyKeys, findIdempotencyKeys, settleIdempotencyKeys } from './idempotency'
 import { writeEventBatch } from './statement'
@@ -26,9 +27,9 @@ export interface SerialWrite<I extends Submission> {
 export async function writeSerialBatch<I extends Submission>(conn: Sql, items: I[], fresh: WantedChannel[], maxChannels: number): Promise<SerialWrite<I>> {
   const out: SerialWrite<I> = { written: [], outcomes: [], outboxId: null, refused: [], losers: [] }
   await conn.begin(async (tx) => {
-    const key = (c: WantedChannel) => `${c.ws}/${c.channel}`
+    const key = (c: WantedChannel) => channelKey(c.ws, c.channel)
     const over = new Set((fresh.length ? await channelsPastLimit(tx, fresh, maxChannels) : []).map(key))
-    out.refused = items.filter((i) => over.has(`${i.principal.workspaceId}/${i.channel}`))
+    out.refused = items.filter((i) => over.has(channelKey(i.principal.workspaceId, i.channel)))
     const admitted = out.refused.length ? items.filter((i) => !out.refused.includes(i)) : items
     const claims = admitted.filter((i) => i.idempotency)
     const won = new Set(claims.length ? (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`) : [])

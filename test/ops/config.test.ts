@@ -59,6 +59,15 @@ describe('config', () => {
     expect(() => loadConfig({ HERALD_OUTBOUND_ALLOW: '10.0.0.0/8,300.1.1.1' })).toThrow(/"300\.1\.1\.1" is not an IP address/)
   })
 
+  test('HERALD_OUTBOUND_ALLOW and HERALD_RETRY_SCHEDULE are parsed once, at load, beside their text', () => {
+    const c = loadConfig({ HERALD_OUTBOUND_ALLOW: ' 10.0.0.0/8, 192.168.1.20,,fd00::/8 ', HERALD_RETRY_SCHEDULE: '0s, 250ms,5m,2h' })
+    expect(c.outboundAllow).toEqual(['10.0.0.0/8', '192.168.1.20', 'fd00::/8'])
+    expect(c.retryScheduleMs).toEqual([0, 250, 300_000, 7_200_000])
+    const d = loadConfig({})
+    expect(d.outboundAllow).toEqual([])
+    expect(d.retryScheduleMs).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
+  })
+
   test('a variable that looks like a setting but is none is named, with the closest setting', () => {
     expect(unknownSettings({ DATABSE_URL: 'x', HERALD_SECERT_KEY: 'y', NATS_URLS: 'z', WEB_PUSH_SUBJ: 'w', HERALD_FOO: '1' })).toEqual([
       'DATABSE_URL is not a Herald setting: did you mean DATABASE_URL?',

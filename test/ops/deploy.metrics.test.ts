@@ -9,6 +9,7 @@ import { enableProcessMetrics, registry } from '../../src/core/metrics'
 // Each area registers its own metrics when it is loaded, as a running Herald loads them all.
 import '../../src/ingest/metrics'
 import '../../src/delivery/metrics'
+import '../../src/delivery/metrics_scrape'
 
 const DEPLOY = join(import.meta.dir, '..', '..', 'deploy')
 

@@ -14,7 +14,8 @@ import { migrate } from '../../src/core/migrate'
 import { ensurePartitions } from '../../src/core/partitions'
 import { createWorkspaceRow } from '../../src/accounts/workspaces'
 import { countDeliveryBacklog, deliveryBacklogQuery } from '../../src/delivery/status'
-import { CIRCUIT_OTHER_HOSTS, DELIVERY_COUNT_CAP, circuitBoard, watchMetrics } from '../../src/delivery/metrics'
+import { CIRCUIT_OTHER_HOSTS, DELIVERY_COUNT_CAP, watchMetrics } from '../../src/delivery/metrics_scrape'
+import { circuitBoard } from '../../src/delivery/circuit'
 import { registry } from '../../src/core/metrics'
 
 interface PlanNode {

@@ -11,7 +11,7 @@ import { ADMIN_TOKEN, NATS_URL, describeJs, createTestDatabase, deleteStream, pi
 import { adminPost, spawnServeAndWorker, type HeraldProcess } from '../processes'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { PROBE_TIMEOUT_MS, registry } from '../../src/core/metrics'
-import { watchMetrics } from '../../src/delivery/metrics'
+import { watchMetrics } from '../../src/delivery/metrics_scrape'
 import type { Sql } from '../../src/core/db'
 import { parseExposition, sample } from '../exposition'
 

@@ -5,8 +5,7 @@
 // URL a browser chose: https only, no private or loopback address unless
 // HERALD_OUTBOUND_ALLOW lets it.
 import type { EventView } from '../event_view'
-import type { OutboundOptions } from '../job'
-import { classify, send } from '../outbound'
+import { classify, send, type OutboundOptions } from '../outbound'
 import { ELLIPSIS, fitText, jsonBytes } from './payload'
 import { encryptPush, OVERHEAD_BYTES, type Receiver } from './ece'
 import type { PushJob, PushResult } from './job'

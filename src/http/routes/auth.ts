@@ -15,10 +15,12 @@ import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
 import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
-import type { Change } from '../../core/changes'
-import { HeraldError } from '../../core/problems'
+import type { Announce } from '../../core/changes'
+import { endSession, openSession, setPasswordByLink } from '../../accounts/session_ops'
+import type { HeraldError } from '../../core/problems'
+import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, signinThrottled, signupLinkInvalid, workspaceTaken, wrongCredentials } from '../../core/errors'
 import { SLUG } from '../../ingest/event'
-import { checkPassword, countUsers, createSession, hashPassword, normalizeEmail, passwordProblem, resetPassword, revokeSession, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
+import { checkPassword, countUsers, normalizeEmail, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { countAttempt, forgiveSignin, signinCounters } from '../../accounts/throttle'
 import { requestPasswordReset } from '../../accounts/password_reset'
 import { routeGroup } from './group'
@@ -58,8 +60,8 @@ export interface AuthRouteDeps {
   log: Logger
   mailer: Mailer
   users: UserAuth
-  /** Announces a session ended, so that every instance ends its live streams at once. */
-  changed: (c: Change) => void
+  /** Announces the sessions that end (sign-out, a reset, the account's cap), so that every instance ends their live streams at once. */
+  announce: Announce
 }
 
 // Account bodies are an address, a password and a name or two.
@@ -71,16 +73,13 @@ export const SignupPending = Type.Object({
   detail: Type.String(),
 }, { $id: 'SignupPending' })
 
-export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRouteDeps) => {
+export const authRoute = ({ sql, config, log, mailer, users, announce }: AuthRouteDeps) => {
+  const sessions = { sql, announce, maxSessions: config.HERALD_MAX_SESSIONS_PER_USER }
   // Per request, so that its log lines name the request.
   const signupFor = (request: Request) => createSignup({ sql, config, log: requestLog(log, request), mailer })
-  const throttled = (wait: number, code: 'signin-throttled' | 'mail-throttled', what: string) =>
-    new HeraldError(code, `Too many ${what}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
-    const session = await createSession(sql, user.id, client, config.HERALD_MAX_SESSIONS_PER_USER)
-    // The sessions this one pushed out of the account's cap end now, live streams too.
-    for (const tokenId of session.ended) changed({ kind: 'session-ended', userId: user.id, tokenId })
+    const session = await openSession(sessions, user.id, client)
     if (client === 'web') {
       set.headers['set-cookie'] = sessionCookie(session.token, isHttps(request, config.HERALD_TRUST_PROXY))
       return { userId: user.id, email: user.email, csrf: session.csrf! }
@@ -91,14 +90,14 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
   /** The HTTP answer of a sign-up outcome that is not an account made. */
   function refused(o: Exclude<SignupOutcome, { kind: 'created' } | { kind: 'confirmation-sent' }>): HeraldError {
     switch (o.kind) {
-      case 'throttled': return throttled(o.wait, 'mail-throttled', 'e-mails to this address or from this client')
-      case 'invitation-invalid': return new HeraldError('validation-failed', 'The invitation is invalid, used or expired.', [{ pointer: '/invitation', detail: 'invalid, used or expired' }])
-      case 'invitation-for': return new HeraldError('forbidden', `This invitation is for ${o.email}; sign up with that address.`)
-      case 'invited-account-exists': return new HeraldError('conflict', 'An account with this address exists: sign in, then accept the invitation.')
-      case 'workspace-taken': return new HeraldError('conflict', `The workspace name ${JSON.stringify(o.name)} is taken; choose another.`)
-      case 'invite-only': return new HeraldError('forbidden', 'Sign-up is by invitation only on this Herald.')
-      case 'link-invalid': return new HeraldError('validation-failed', 'The sign-up link is invalid, used or expired; sign up again.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
-      case 'account-exists': return new HeraldError('conflict', 'An account with this address exists: sign in, or reset its password.')
+      case 'throttled': return mailThrottled(o.wait)
+      case 'invitation-invalid': return signupInvitationInvalid()
+      case 'invitation-for': return invitationFor(o.email)
+      case 'invited-account-exists': return invitedAccountExists()
+      case 'workspace-taken': return workspaceTaken(o.name)
+      case 'invite-only': return inviteOnly()
+      case 'link-invalid': return signupLinkInvalid()
+      case 'account-exists': return accountExists()
     }
   }
 
@@ -121,8 +120,6 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
       '/auth/signup',
       async ({ body, request, set }) => {
         const email = normalizeEmail(body.email)
-        const why = passwordProblem(body.password)
-        if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
         const client = body.client ?? 'app'
         const outcome = await signupFor(request).signUp({ email, password: body.password, workspace: body.workspace ?? null, invitation: body.invitation, clientAddress: clientAddress(request, config.HERALD_TRUST_PROXY) })
         if (outcome.kind === 'created') {
@@ -179,9 +176,9 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
         const email = normalizeEmail(body.email)
         const ip = clientAddress(request, config.HERALD_TRUST_PROXY)
         const wait = await countAttempt(sql, signinCounters(email, ip))
-        if (wait > 0) throw throttled(wait, 'signin-throttled', 'sign-in attempts')
+        if (wait > 0) throw signinThrottled(wait)
         const user = await checkPassword(sql, email, body.password)
-        if (!user) throw new HeraldError('invalid-credentials', 'The e-mail address or the password is wrong.')
+        if (!user) throw wrongCredentials()
         await forgiveSignin(sql, email, ip)
         return answer(request, set, user, body.client ?? 'app')
       },
@@ -199,7 +196,7 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
       '/auth/password-reset',
       async ({ body, request, set }) => {
         const asked = await requestPasswordReset({ sql, config, log: requestLog(log, request), mailer }, normalizeEmail(body.email), clientAddress(request, config.HERALD_TRUST_PROXY))
-        if (asked.kind === 'throttled') throw throttled(asked.wait, 'mail-throttled', 'e-mails to this address or from this client')
+        if (asked.kind === 'throttled') throw mailThrottled(asked.wait)
         set.status = 202
         return {}
       },
@@ -215,12 +212,8 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
     .post(
       '/auth/password-reset/confirm',
       async ({ body, request, set }) => {
-        const why = passwordProblem(body.password)
-        if (why) throw new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
-        const user = await resetPassword(sql, body.token, await hashPassword(body.password))
-        if (!user) throw new HeraldError('validation-failed', 'The reset link is invalid, used or expired; ask for a new one.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
+        const user = await setPasswordByLink(sessions, body.token, body.password)
         requestLog(log, request).info({ userId: user.id }, 'password reset; every session revoked')
-        changed({ kind: 'session-ended', userId: user.id })
         set.status = 204
       },
       {
@@ -238,8 +231,7 @@ export const authRoute = ({ sql, config, log, mailer, users, changed }: AuthRout
       '/auth/signout',
       async ({ request, set }) => {
         const session = await users.authenticate(request)
-        await revokeSession(sql, session.tokenId)
-        changed({ kind: 'session-ended', userId: session.userId, tokenId: session.tokenId })
+        await endSession(sessions, session)
         set.headers['set-cookie'] = clearedSessionCookie(isHttps(request, config.HERALD_TRUST_PROXY))
         set.status = 204
       },

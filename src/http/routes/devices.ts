@@ -2,12 +2,9 @@
 // register (or refresh) its push token or browser subscription, list the
 // user's devices, delete one. The VAPID public key browsers subscribe with is
 // routes/push_key.ts; muting a channel is in routes/channels.ts.
-import { Type, type Static } from '@sinclair/typebox'
-import { createECDH } from 'node:crypto'
-import type { Sql } from '../../core/db'
+import { Type } from '@sinclair/typebox'
 import { userSecurity, type UserAuth } from '../../accounts/session'
-import { HeraldError, validationError, type FieldError } from '../../core/problems'
-import { MAX_DEVICES_PER_USER, deleteDevice, endpointProblem, listDevices, upsertDevice, type DeviceInput } from '../../delivery/push/devices'
+import { myDevices, registerDevice, removeDevice, type DeviceDeps } from '../../delivery/push/device_ops'
 import { routeGroup } from './group'
 import { Uuid } from './input'
 import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
@@ -36,48 +33,6 @@ export const DeviceBody = Type.Object({
   topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'APNs only: the app\'s bundle id, when it differs from APNS_TOPIC.' })),
 }, { $id: 'DeviceBody', additionalProperties: false })
 
-type DeviceBodyT = Static<typeof DeviceBody>
-
-/** The device a body describes, or the 400 that says what is wrong with it. */
-export function deviceInput(body: DeviceBodyT, allow: readonly string[]): DeviceInput {
-  const errors: FieldError[] = []
-  const wrong = (pointer: string, detail: string) => errors.push({ pointer, detail })
-  if (body.provider === 'webpush') {
-    if (body.platform !== undefined && body.platform !== 'web') wrong('/platform', 'provider webpush needs platform web')
-    for (const field of ['token', 'environment', 'topic'] as const) if (body[field] !== undefined) wrong(`/${field}`, `${field} is not a field of a webpush device: send the browser's subscription`)
-    if (!body.subscription) wrong('/subscription', 'provider webpush needs subscription: the browser\'s PushSubscription as JSON')
-    else {
-      const problem = endpointProblem(body.subscription.endpoint, allow)
-      if (problem) wrong('/subscription/endpoint', `subscription.endpoint ${problem}`)
-      const p256dh = Buffer.from(body.subscription.keys.p256dh, 'base64url')
-      if (p256dh.length !== 65 || !onCurve(p256dh)) wrong('/subscription/keys/p256dh', `subscription.keys.p256dh must be a P-256 public key: 65 bytes, uncompressed, base64url (got ${p256dh.length} bytes${p256dh.length === 65 ? ', not a point of the curve' : ''})`)
-      const auth = Buffer.from(body.subscription.keys.auth, 'base64url')
-      if (auth.length !== 16) wrong('/subscription/keys/auth', `subscription.keys.auth must be 16 bytes, base64url (got ${auth.length})`)
-      if (!errors.length) return { platform: 'web', provider: 'webpush', token: body.subscription.endpoint, keys: { p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') } }
-    }
-    throw validationError(errors)
-  }
-  if (body.subscription !== undefined) wrong('/subscription', `subscription is for provider webpush, not ${body.provider}`)
-  if (body.token === undefined) wrong('/token', `provider ${body.provider} needs token: the push token the OS gave the app`)
-  if (body.platform === undefined) wrong('/platform', `provider ${body.provider} needs platform ios or android`)
-  else if (body.platform === 'web') wrong('/platform', 'platform web needs provider webpush')
-  else if (body.provider === 'apns' && body.platform !== 'ios') wrong('/platform', 'provider apns needs platform ios')
-  if (errors.length) throw validationError(errors)
-  return { platform: body.platform as 'ios' | 'android', provider: body.provider, token: body.token!, environment: body.environment, topic: body.topic }
-}
-
-/** Whether 65 bytes are an uncompressed point of P-256 (an ECDH with it succeeds). */
-function onCurve(point: Buffer): boolean {
-  try {
-    probe.computeSecret(point)
-    return true
-  } catch {
-    return false
-  }
-}
-const probe = createECDH('prime256v1')
-probe.generateKeys()
-
 export const DeviceSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   platform: Type.String(),
@@ -91,28 +46,14 @@ export const DeviceSchema = Type.Object({
 }, { $id: 'Device' })
 
 
-/**
- * Another person's token or endpoint: refused, saying nothing of that device
- * (no id, no owner) beyond what the refusal itself tells, and what the person
- * at this device can do about it.
- */
-const takenProblem = (provider: DeviceInput['provider']) =>
-  new HeraldError('conflict', provider === 'webpush'
-    ? 'This push subscription is registered to another account. Unsubscribe it and subscribe again, which gives a new endpoint (in Herald\'s web app: turn notifications on again).'
-    : 'This push token is registered to another account: sign that account out in the app on this device first, then register again.')
 
-export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => void, allow: readonly string[]) =>
+/** `devices`: who is signed in and the push devices' operations (delivery/push/device_ops.ts). */
+export const devicesRoute = ({ auth, devices }: { auth: UserAuth; devices: DeviceDeps }) =>
   routeGroup({ name: 'route.devices', prefix: '/v1', guard: auth.authenticate })
     .post(
       '/devices',
       async ({ request, body, set }) => {
-        const user = await auth.authenticate(request)
-        const input = deviceInput(body, allow)
-        const device = await upsertDevice(sql, user.userId, input)
-        if (device === 'full') throw new HeraldError('conflict', `You have ${MAX_DEVICES_PER_USER} devices, the most one person may have: delete one you no longer use (DELETE /v1/devices/{id}).`)
-        if (device === 'taken') throw takenProblem(input.provider)
-        const { id } = device
-        audienceChanged()
+        const { id } = await registerDevice({ ...devices, userId: (await auth.authenticate(request)).userId }, body)
         set.status = 201
         return { id }
       },
@@ -131,16 +72,14 @@ export const devicesRoute = (sql: Sql, auth: UserAuth, audienceChanged: () => vo
         },
       },
     )
-    .get('/devices', async ({ request }) => listDevices(sql, (await auth.authenticate(request)).userId), {
+    .get('/devices', async ({ request }) => myDevices({ ...devices, userId: (await auth.authenticate(request)).userId }), {
       response: { 200: Type.Array(DeviceSchema) },
       detail: { summary: 'List my devices', description: 'Every device of mine that receives pushes, whatever the workspace.', tags: ['Devices'], security, responses: problems(401, 503) },
     })
     .delete(
       '/devices/:id',
       async ({ request, params, set }) => {
-        const user = await auth.authenticate(request)
-        if (!(await deleteDevice(sql, user.userId, params.id))) throw new HeraldError('not-found', 'You have no device with this id.')
-        audienceChanged()
+        await removeDevice({ ...devices, userId: (await auth.authenticate(request)).userId }, params.id)
         set.status = 204
       },
       {

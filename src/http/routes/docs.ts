@@ -17,7 +17,7 @@
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import { join } from 'node:path'
-import { HeraldError } from '../../core/problems'
+import { noSuchScript } from '../../core/errors'
 import { iconLinks, serveAsset, type Asset } from './web'
 import { finishDocument, type RouteInfo } from '../openapi'
 
@@ -189,7 +189,7 @@ export const docsRoute = (handle: () => (r: Request) => Promise<Response>, route
       '/docs/:script',
       async ({ params, request }) => {
         const s = await scalar()
-        if (params.script !== s.name) throw new HeraldError('not-found', 'There is no such script; Herald may have been updated: reload /docs.')
+        if (params.script !== s.name) throw noSuchScript()
         return serveAsset(s, request)
       },
       { detail: { hide: true } },

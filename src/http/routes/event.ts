@@ -8,9 +8,9 @@ import type { ApiKeyAuth } from '../../ingest/auth'
 import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
-import { HeraldError, problemResponse, validationError } from '../../core/problems'
+import { problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
-import { channelLimitDetail } from '../../accounts/channels'
+import { apiKeyRequired, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
@@ -23,12 +23,9 @@ export const SubmitResultSchema = Type.Object({
   errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation and each dropped property.', examples: [['title was truncated to 128 characters']] })),
 }, { $id: 'SubmitResult' })
 
-export const unauthorized = () =>
-  new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
-
 /** POST /event's body: a Content-Type other than JSON is a 400 here (docs/events.md), not the 415 of other routes. */
 export function parseJsonBody(bytes: Uint8Array, contentType: string | null, maxDepth = MAX_JSON_DEPTH): unknown {
-  if (!isJsonType(contentType)) throw new HeraldError('invalid-content-type', 'Content-Type must be application/json.')
+  if (!isJsonType(contentType)) throw eventNotJson()
   return parseJson(bytes, maxDepth)
 }
 
@@ -40,13 +37,7 @@ export const rateHeaders = (r: RateState): Record<string, string> => ({
 
 /** The problem of an event refused by the rate limit or the quota; POST /events uses it too. */
 export const limitedProblem = (reason: 'quota' | 'rate') =>
-  reason === 'quota'
-    ? new HeraldError('quota-exceeded', 'The monthly event quota of this workspace is used up; it resets at 00:00 UTC on the first day of next month.')
-    : new HeraldError('rate-limited', 'The rate limit of this workspace was reached; retry after the number of seconds in Retry-After.')
-
-/** The problem of an event naming a new channel past its workspace's limit; POST /events uses it too. */
-export const channelLimitProblem = (max: number) =>
-  new HeraldError('channel-limit', channelLimitDetail(max), [{ pointer: '/channel', detail: `a new channel would pass the limit of ${max} channels per workspace` }])
+  reason === 'quota' ? quotaExceeded() : rateLimited()
 
 function respond(o: Outcome): Response {
   switch (o.kind) {
@@ -58,11 +49,11 @@ function respond(o: Outcome): Response {
     case 'limited':
       return problemResponse(limitedProblem(o.reason), { 'retry-after': String(o.retryAfter), ...rateHeaders(o.rate) })
     case 'channel-limit':
-      return problemResponse(channelLimitProblem(o.max))
+      return problemResponse(eventChannelLimit(o.max))
     case 'idempotency-mismatch':
-      return problemResponse(new HeraldError('idempotency-key-reused', 'This Idempotency-Key was already used in the last 24 hours with a different body.'))
+      return problemResponse(idempotencyKeyReused())
     case 'unknown-workspace':
-      return problemResponse(unauthorized())
+      return problemResponse(apiKeyRequired())
   }
 }
 
@@ -80,7 +71,7 @@ function idempotency(req: Request, raw: Uint8Array) {
 export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified // a cached key needs no await
-  if (!principal) throw unauthorized()
+  if (!principal) throw apiKeyRequired()
   const raw = await readBody(request, MAX_BODY_BYTES)
   const body = parseJsonBody(raw, request.headers.get('content-type'))
   const { event, changes } = normalizeEvent(body)

@@ -2,8 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { HeraldError } from '../../core/problems'
-import { unauthorized } from './event'
+import { apiKeyRequired, eventNotFound } from '../../core/errors'
 import { routeGroup } from './group'
 import { checkUuidv7Time, UuidV7 } from './input'
 import { findEvent } from '../../ingest/feed'
@@ -57,16 +56,16 @@ export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
     name: 'route.event.read',
     // 401 before the id is looked at: an anonymous caller learns nothing from a 400.
     guard: async (request) => {
-      if (!(await auth.verify(request.headers.get('authorization')))) throw unauthorized()
+      if (!(await auth.verify(request.headers.get('authorization')))) throw apiKeyRequired()
     },
   }).get(
     '/events/:eventId',
     async ({ params, request }) => {
       const principal = await auth.verify(request.headers.get('authorization'))
-      if (!principal) throw unauthorized()
+      if (!principal) throw apiKeyRequired()
       checkUuidv7Time('eventId', params.eventId)
       const event = await findEvent(sql, principal.workspaceId, params.eventId)
-      if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
+      if (!event) throw eventNotFound()
       return { ...event, deliveries: await listEventDeliveries(sql, principal.workspaceId, event.eventId) }
     },
     {

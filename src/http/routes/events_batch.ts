@@ -15,7 +15,8 @@ import type { Outcome, RateState, Submission } from '../../ingest/submission'
 import { HeraldError, problemBody, problemResponse, validationError, type FieldError } from '../../core/problems'
 import { MAX_JSON_DEPTH, readBody } from '../body'
 import { storable, STRING_RULE } from '../../core/storable'
-import { channelLimitProblem, limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema, unauthorized } from './event'
+import { limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema } from './event'
+import { apiKeyRequired, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BATCH_BYTES = 4_194_304
@@ -74,8 +75,7 @@ function batchEvents(body: unknown): unknown[] {
   return events
 }
 
-const itemTooLarge = () =>
-  new HeraldError('payload-too-large', `The event is larger than ${MAX_BODY_BYTES} bytes (256 KiB), the limit of one event (POST /event's).`)
+const itemTooLarge = () => eventTooLarge(MAX_BODY_BYTES)
 
 /** Takes the item's idempotencyKey out of it (it is not a field of the event), checked. */
 function takeKey(item: Record<string, unknown>): { key: string } | { error: FieldError } | undefined {
@@ -115,11 +115,10 @@ function judge(item: unknown, principal: Principal, sized: boolean): Submission 
   return { principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency }
 }
 
-const reusedKey = () => new HeraldError('idempotency-key-reused', 'This idempotencyKey was already used in the last 24 hours with a different event.')
 
 /** The answer once every submitted item has its outcome; `slots` holds an outcome's index or an item's problem. */
 function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response {
-  if (outcomes.some((o) => o.kind === 'unknown-workspace')) throw unauthorized() // deleted since the key was checked
+  if (outcomes.some((o) => o.kind === 'unknown-workspace')) throw apiKeyRequired() // deleted since the key was checked
   const first = outcomes[0]
   if (first?.kind === 'limited' && outcomes.every((o) => o.kind === 'limited')) {
     const last = outcomes[outcomes.length - 1] as typeof first
@@ -141,9 +140,9 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
         rate = o.rate
         return (limited[o.reason] ??= problemBody(limitedProblem(o.reason)))
       case 'channel-limit':
-        return problemBody(channelLimitProblem(o.max))
+        return problemBody(eventChannelLimit(o.max))
       default:
-        return problemBody(reusedKey())
+        return problemBody(batchKeyReused())
     }
   })
   const headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -155,7 +154,7 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
 export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified
-  if (!principal) throw unauthorized()
+  if (!principal) throw apiKeyRequired()
   const raw = await readBody(request, MAX_BATCH_BYTES)
   // Two levels more than POST /event allows: the batch's object and array.
   const events = batchEvents(parseJsonBody(raw, request.headers.get('content-type'), MAX_JSON_DEPTH + 2))

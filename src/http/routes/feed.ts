@@ -11,7 +11,7 @@ import type { EventBus } from '../../delivery/bus'
 import type { Changes } from '../../core/changes'
 import type { EventView } from '../../delivery/event_view'
 import { userSecurity } from '../../accounts/session'
-import { HeraldError } from '../../core/problems'
+import { tooManyStreams } from '../../core/errors'
 import { FEED_PAGE_MAX, matchesFilter, readFeed, type FeedFilter } from '../../ingest/feed'
 import { StoredEvent } from './event_read'
 import { countEventDeliveries } from '../../delivery/deliveries'
@@ -112,7 +112,7 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Pi
       async ({ request, query, server }) => {
         const { session, access } = await check(request, query.workspace)
         if (streams.count(session.userId) >= STREAMS_PER_PERSON) {
-          throw new HeraldError('too-many-streams', `You have ${STREAMS_PER_PERSON} live streams open; close one first.`, undefined, { 'retry-after': '10' })
+          throw tooManyStreams(STREAMS_PER_PERSON)
         }
         const token = users.tokenOf(request)!
         const filter = filterOf(query)

@@ -5,7 +5,7 @@
 // 500 from the driver. `error` is the detail the 400 shows.
 import { t } from 'elysia'
 import { Type } from '@sinclair/typebox'
-import { HeraldError } from '../../core/problems'
+import { uuidv7TooLate } from '../../core/errors'
 import { plausibleUuidv7 } from '../../ingest/event'
 
 // Any text but U+0000 and unpaired surrogates (the pattern is compiled
@@ -53,8 +53,7 @@ export const EmailAddress = (description = 'E-mail address.') =>
 /** A 400 naming the parameter unless the UUIDv7 could be one Herald issued (a pattern cannot compare times). */
 export function checkUuidv7Time(parameter: string, id: string | undefined) {
   if (id === undefined || plausibleUuidv7(id)) return
-  const detail = `${parameter} must be a UUIDv7 that Herald issued: its time is past the year 9999`
-  throw new HeraldError('validation-failed', detail, [{ parameter, detail }])
+  throw uuidv7TooLate(parameter)
 }
 
 /** The query of a paged channel list: a search, the cursor of the previous page and the page size. */

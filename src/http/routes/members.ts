@@ -1,80 +1,104 @@
-// A workspace's members and their roles, for signed-in people. Every member
-// may read the list; owners and admins manage; only owners make or unmake
-// owners; a workspace always keeps one owner; anyone may leave. Invitations
-// are routes/invitations.ts.
+// A workspace's members and their roles, on both APIs (src/http/routes/side.ts):
+// list, change a role, remove (a person removing themselves leaves). The
+// operator also adds a member at once, with a user token for the device API,
+// for a person who has not signed up (people who have sign in themselves:
+// routes/auth.ts; people invite instead: routes/invitations.ts). The rules
+// are the operations' (src/accounts/member_ops.ts).
 import { Type } from '@sinclair/typebox'
-import { routeGroup } from './group'
-import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
-import type { Sql } from '../../core/db'
-import type { AccessCheck } from '../../accounts/access'
-import type { UserAuth } from '../../accounts/session'
-import type { Change } from '../../core/changes'
-import { userSecurity } from '../../accounts/session'
-import { HeraldError } from '../../core/problems'
-import { changeRole, listMembers, removeMemberChecked, type MembershipProblem } from '../../accounts/members'
-import { ChangeRoleBody, MemberSchema } from './admin_members'
-import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
+import { addWorkspaceMember, changeMemberRole, listWorkspaceMembers, removeWorkspaceMember } from '../../accounts/member_ops'
+import type { Side } from './side'
+import { EmailAddress, Uuid, WorkspaceParam, WorkspaceParams } from './input'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { default: 'member' })
 const MemberParams = Type.Object({ workspace: WorkspaceParam, userId: Uuid('userId', "The member's user id.") })
 
-const membershipProblem = (p: MembershipProblem) =>
-  ({
-    'not-member': new HeraldError('not-found', 'This person is not a member of this workspace.'),
-    'actor-gone': new HeraldError('not-found', 'You are no longer a member of this workspace.'),
-    'actor-role': new HeraldError('forbidden', 'Only owners and admins change or remove members; you can remove yourself (leave).'),
-    'owner-only': new HeraldError('forbidden', 'Only owners make, change or remove an owner.'),
-    'last-owner': new HeraldError('conflict', 'A workspace needs an owner: make someone else owner first.'),
-  })[p]
-const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Members'], security: userSecurity, responses })
-const noMember = problem(404, 'No such workspace (of mine), or this person is not a member of it.')
-const lastOwner = problem(409, 'A workspace needs an owner: make someone else owner first.')
+export const MemberSchema = Type.Object({
+  userId: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: Role,
+  devices: Type.Integer({ description: 'Registered devices of this user (in any workspace).' }),
+  mutedChannels: Type.Array(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+}, { $id: 'Member' })
 
-export const membersRoute = (sql: Sql, users: UserAuth, check: AccessCheck, changed: (c: Change) => void) =>
-  routeGroup({ name: 'route.members', prefix: '/v1/workspaces/:workspace/members', guard: users.authenticate })
-    .get(
-      '',
-      async ({ request, params }) => listMembers(sql, (await check(request, params.workspace)).access.workspaceId),
-      { params: WorkspaceParams, response: { 200: Type.Array(MemberSchema) }, detail: detail('List members', 'Each with their role, their devices and the channels they muted; every member may read it.', problems(400, 401, 404, 503)) },
-    )
+/** A new role: the body of PATCH …/members/{userId}, for the operator and for people alike. */
+const ChangeRoleBody = Type.Object(
+  { role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')], { description: 'The new role.' }) },
+  { $id: 'ChangeRoleBody', additionalProperties: false },
+)
+
+export function membersRoute(side: Side) {
+  const person = side.kind === 'person'
+  const detail = side.documents({ tag: 'Members', common: problems(401, 404, 503) })
+  // What a person's change may also answer: a role too low, or a web session's CSRF token missing.
+  const changing = side.says({ person: problems(403), operator: {} })
+  const noMember = problem(404, side.says({ person: 'No such workspace (of mine), or this person is not a member of it.', operator: 'No such workspace, or this user is not a member of it.' }))
+  const lastOwner = problem(409, side.says({ person: 'A workspace needs an owner: make someone else owner first.', operator: 'This is the last owner of the workspace: make someone else owner first.' }))
+  const group = side.group({ name: 'route.members', prefix: `${side.root}/members` })
+  // The operator's POST comes first: the order of the OpenAPI document.
+  const routes = person
+    ? group
+    : group.post(
+        '',
+        async ({ request, params, body, set }) => {
+          const added = await addWorkspaceMember(await side.ctx(request, params.workspace), body.email, body.role ?? 'member')
+          set.status = 201
+          return added
+        },
+        {
+          params: WorkspaceParams,
+          body: Type.Object({
+            email: EmailAddress("The person's e-mail address; one user per address across workspaces."),
+            role: Type.Optional(Role),
+          }, { $id: 'OperatorAddMemberBody', additionalProperties: false }),
+          response: { 201: Type.Object({ userId: Type.String({ format: 'uuid' }), userToken: Type.String({ description: 'Bearer token of this user on the device API; shown once.' }) }, { $id: 'AddedMember' }) },
+          detail: detail('Add a member', 'Every member receives pushes for every channel of the workspace, except channels they mute. 409 if already a member.', {
+            ...problems(...BODY_PROBLEMS),
+            409: problem(409, 'This address is already a member of the workspace.'),
+          }),
+        },
+      )
+  return routes
+    .get('', async ({ request, params }) => listWorkspaceMembers(await side.ctx(request, params.workspace)), {
+      params: WorkspaceParams,
+      response: { 200: Type.Array(MemberSchema) },
+      detail: detail('List members', side.says({
+        person: 'Each with their role, their devices and the channels they muted; every member may read it.',
+        operator: 'Each with their role, their devices and the channels they muted.',
+      }), problems(400)),
+    })
     .patch(
       '/:userId',
-      async ({ request, params, body }) => {
-        const { session, access } = await check(request, params.workspace, 'manage')
-        const result = await changeRole(sql, access.workspaceId, { userId: session.userId }, params.userId, body.role)
-        if (typeof result === 'string') throw membershipProblem(result)
-        // Removed (or gone) by another request since: as if that had come first.
-        const member = (await listMembers(sql, access.workspaceId)).find((m) => m.userId === params.userId)
-        if (!member) throw membershipProblem('not-member')
-        return member
-      },
+      async ({ request, params, body }) => changeMemberRole(await side.ctx(request, params.workspace), params.userId, body.role),
       {
         params: MemberParams,
         body: ChangeRoleBody,
         response: { 200: MemberSchema },
-        detail: detail("Change a member's role", 'Owners and admins; only owners make or unmake owners; the last owner stays.', {
-          ...problems(...BODY_PROBLEMS, 401, 403, 503),
-          404: noMember,
-          409: lastOwner,
-        }),
+        detail: detail("Change a member's role", side.says({
+          person: 'Owners and admins; only owners make or unmake owners; the last owner stays.',
+          operator: 'Any role, owners included; the last owner stays one (409): make someone else owner first.',
+        }), { ...problems(...BODY_PROBLEMS), ...changing, 404: noMember, 409: lastOwner }),
       },
     )
     .delete(
       '/:userId',
       async ({ request, params, set }) => {
-        const { session, access } = await check(request, params.workspace)
-        const result = await removeMemberChecked(sql, access.workspaceId, { userId: session.userId }, params.userId)
-        if (typeof result === 'string') throw membershipProblem(result)
-        changed({ kind: 'audience' })
-        changed({ kind: 'member-removed', workspaceId: access.workspaceId, userId: params.userId })
+        await removeWorkspaceMember(await side.ctx(request, params.workspace), params.userId)
         set.status = 204
       },
       {
         params: MemberParams,
-        detail: detail('Remove a member, or leave', 'Anyone may leave; owners and admins remove others (only owners remove owners).', {
-          204: done('Removed; their live feeds of the workspace end.'),
-          ...problems(400, 401, 403, 503),
+        detail: detail(side.says({ person: 'Remove a member, or leave', operator: 'Remove a member' }), side.says({
+          person: 'Anyone may leave; owners and admins remove others (only owners remove owners).',
+          operator: 'The last owner stays (409): make someone else owner first.',
+        }), {
+          204: done(side.says({ person: 'Removed; their live feeds of the workspace end.', operator: 'Removed.' })),
+          ...problems(400),
+          ...changing,
           404: noMember,
           409: lastOwner,
         }),
       },
     )
+}

@@ -2,7 +2,8 @@
 // Open unless HERALD_METRICS_TOKEN is set; meant for the internal network.
 // Not API: hidden from the OpenAPI document.
 import { Elysia } from 'elysia'
-import { exposition, metricsAllowed, metricsUnauthorized } from '../../core/metrics'
+import { exposition, metricsAllowed } from '../../core/metrics'
+import { metricsUnauthorized } from '../../core/errors'
 
 export const metricsRoute = (token: string | undefined) =>
   new Elysia({ name: 'route.metrics' }).get(

@@ -2,7 +2,7 @@
 // key is (every subscription carries it). Registering the subscription is
 // routes/devices.ts.
 import { Type } from '@sinclair/typebox'
-import { HeraldError } from '../../core/problems'
+import { webPushOff } from '../../core/errors'
 import { routeGroup } from './group'
 import { problem } from '../openapi'
 
@@ -11,7 +11,7 @@ export const pushKeyRoute = (publicKey: string | undefined) =>
   routeGroup({ name: 'route.push-key', prefix: '/v1' }).get(
     '/push/vapid-public-key',
     ({ set }) => {
-      if (!publicKey) throw new HeraldError('not-found', 'Web Push is not configured on this server.')
+      if (!publicKey) throw webPushOff()
       set.headers['cache-control'] = 'no-cache'
       return { publicKey }
     },

@@ -7,7 +7,7 @@
 import { Elysia } from 'elysia'
 import type { Sql } from '../../core/db'
 import type { Announce } from '../../core/changes'
-import type { Actor, Ctx, Limits, WorkspaceRef } from '../../core/operation'
+import type { AccountCtx, Actor, Ctx, Limits, Who, WorkspaceRef } from '../../core/operation'
 import { noWorkspace } from '../../core/errors'
 import { findWorkspaceRef } from '../../accounts/workspaces'
 import { userSecurity, type UserAuth } from '../../accounts/session'
@@ -32,6 +32,8 @@ export interface Side {
   group(o: { name: string; prefix?: string; bodyLimit?: number }): ReturnType<typeof routeGroup>
   /** The operation's context for a request in `workspace`: a 404 when the actor may not see it. */
   ctx(request: Request, workspace: string): Promise<Ctx>
+  /** The context of a route that names no workspace (creating or listing workspaces): who acts, with no role. */
+  accountCtx(request: Request): Promise<AccountCtx>
   /** The OpenAPI detail of a route of a resource: `tag` and `common` (what every route of the resource may answer) are the person side's; the operator's are its own. */
   documents(o: { tag: string; common: Responses }): (summary: string, description: string | undefined, responses?: Responses) => Detail
   /** The `$id` of a named schema on this side (the operator's carry `Operator`). */
@@ -49,10 +51,18 @@ export interface SideDeps {
   limits: Limits
 }
 
-const base = (deps: SideDeps, kind: Side['kind'], who: (request: Request, workspace: string) => Promise<{ actor: Actor; workspace: WorkspaceRef }>) => ({
+const base = (
+  deps: SideDeps,
+  kind: Side['kind'],
+  who: (request: Request, workspace: string) => Promise<{ actor: Actor; workspace: WorkspaceRef }>,
+  acting: (request: Request) => Promise<Who>,
+) => ({
   kind,
   async ctx(request: Request, workspace: string): Promise<Ctx> {
     return { sql: deps.sql, announce: deps.announce, limits: deps.limits, ...(await who(request, workspace)) }
+  },
+  async accountCtx(request: Request): Promise<AccountCtx> {
+    return { sql: deps.sql, announce: deps.announce, limits: deps.limits, actor: await acting(request) }
   },
   says: <T>(words: { person: T; operator: T }) => words[kind],
 })
@@ -60,13 +70,21 @@ const base = (deps: SideDeps, kind: Side['kind'], who: (request: Request, worksp
 /** People: their session (checked from the headers, before the body is read) and their membership of the workspace. */
 export function personSide(deps: SideDeps & { users: UserAuth; check: AccessCheck }): Side {
   return {
-    ...base(deps, 'person', async (request, workspace) => {
-      const { session, access } = await deps.check(request, workspace)
-      return {
-        actor: { kind: 'person', userId: session.userId, email: session.email, role: access.role },
-        workspace: { id: access.workspaceId, name: access.workspace, defaultChannel: access.defaultChannel },
-      }
-    }),
+    ...base(
+      deps,
+      'person',
+      async (request, workspace) => {
+        const { session, access } = await deps.check(request, workspace)
+        return {
+          actor: { kind: 'person', userId: session.userId, email: session.email, role: access.role },
+          workspace: { id: access.workspaceId, name: access.workspace, defaultChannel: access.defaultChannel },
+        }
+      },
+      async (request) => {
+        const { userId, email } = await deps.users.authenticate(request)
+        return { kind: 'person', userId, email }
+      },
+    ),
     root: '/v1/workspaces/:workspace',
     group: ({ name, prefix, bodyLimit }) => routeGroup({ name, prefix, bodyLimit, guard: deps.users.authenticate }),
     documents: ({ tag, common }) => (summary, description, responses = {}) => ({ summary, description, tags: [tag], security: userSecurity, responses: { ...common, ...responses } }),
@@ -77,11 +95,16 @@ export function personSide(deps: SideDeps & { users: UserAuth; check: AccessChec
 /** The operator: the admin token, checked by the operator group; any workspace there is. */
 export function operatorSide(deps: SideDeps): Side {
   return {
-    ...base(deps, 'operator', async (_request, name) => {
-      const workspace = await findWorkspaceRef(deps.sql, name)
-      if (!workspace) throw noWorkspace(name)
-      return { actor: { kind: 'operator' }, workspace }
-    }),
+    ...base(
+      deps,
+      'operator',
+      async (_request, name) => {
+        const workspace = await findWorkspaceRef(deps.sql, name)
+        if (!workspace) throw noWorkspace(name)
+        return { actor: { kind: 'operator' }, workspace }
+      },
+      async () => ({ kind: 'operator' }),
+    ),
     root: '/admin/workspaces/:workspace',
     group: ({ name, prefix }) => new Elysia({ name: `${name}.operator`, prefix }),
     documents: () => (summary, description, responses = {}) => ({ summary, description, tags: ['Operator'], security: [{ adminToken: [] }], responses: { ...OPERATOR_PROBLEMS, ...responses } }),

@@ -13,7 +13,7 @@
 import { Elysia } from 'elysia'
 import { join } from 'node:path'
 import type { Logger } from '../../core/log'
-import { HeraldError } from '../../core/problems'
+import { noSuchAsset } from '../../core/errors'
 import { SESSION_COOKIE, clearedSessionCookie, cookieValue, isHttps, type UserAuth } from '../../accounts/session'
 import { destinationForms } from '../../delivery/destinations'
 
@@ -238,7 +238,7 @@ export const webRoute = (log: Logger, users: Pick<UserAuth, 'liveCookie'>, trust
       '/assets/:name',
       async ({ params, request }) => {
         const a = (await bundle()).byName.get(params.name)
-        if (!a) throw new HeraldError('not-found', 'There is no such asset; the dashboard may have been updated: reload the page.')
+        if (!a) throw noSuchAsset()
         return serveAsset(a, request)
       },
       hide,

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import type { Sql } from '../../core/db'
 import type { AccessCheck } from '../../accounts/access'
 import { userSecurity, type UserAuth } from '../../accounts/session'
-import { HeraldError } from '../../core/problems'
+import { eventNotFound } from '../../core/errors'
 import { findEvent } from '../../ingest/feed'
 import { listEventDeliveries } from '../../delivery/deliveries'
 import { EventWithDeliveries } from './event_read'
@@ -20,7 +20,7 @@ export const workspaceEventRoute = (sql: Sql, users: UserAuth, check: AccessChec
       const { access } = await check(request, params.workspace)
       checkUuidv7Time('eventId', params.eventId)
       const event = await findEvent(sql, access.workspaceId, params.eventId)
-      if (!event) throw new HeraldError('not-found', 'There is no event with this id in this workspace.')
+      if (!event) throw eventNotFound()
       return { ...event, deliveries: await listEventDeliveries(sql, access.workspaceId, event.eventId) }
     },
     {

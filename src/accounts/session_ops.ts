@@ -1,0 +1,37 @@
+// Sessions a person opens and ends: each operation announces the sessions it
+// ends, so that every instance ends their live streams at once (the feed
+// listens for 'session-ended'). The queries are in users.ts.
+import type { Sql } from '../core/db'
+import type { Announce } from '../core/changes'
+import { passwordRefused, resetLinkInvalid } from '../core/errors'
+import { createSession, hashPassword, passwordProblem, resetPassword, revokeSession, type SessionKind } from './users'
+
+export interface SessionDeps {
+  sql: Sql
+  announce: Announce
+  /** HERALD_MAX_SESSIONS_PER_USER: past it, the least recently used sessions of the account end. */
+  maxSessions: number
+}
+
+/** Opens a session (a web session or an app token); the ones it pushes out of the account's cap end now. */
+export async function openSession(deps: SessionDeps, userId: string, kind: SessionKind) {
+  const session = await createSession(deps.sql, userId, kind, deps.maxSessions)
+  for (const tokenId of session.ended) deps.announce({ kind: 'session-ended', userId, tokenId })
+  return session
+}
+
+/** Ends one session or token. */
+export async function endSession(deps: Pick<SessionDeps, 'sql' | 'announce'>, session: { userId: string; tokenId: number }): Promise<void> {
+  await revokeSession(deps.sql, session.tokenId)
+  deps.announce({ kind: 'session-ended', userId: session.userId, tokenId: session.tokenId })
+}
+
+/** Sets a new password with a reset link: every other link and every session of the account end. 400 for a weak password or a dead link. */
+export async function setPasswordByLink(deps: Pick<SessionDeps, 'sql' | 'announce'>, token: string, password: string): Promise<{ id: string; email: string }> {
+  const why = passwordProblem(password)
+  if (why) throw passwordRefused(why)
+  const user = await resetPassword(deps.sql, token, await hashPassword(password))
+  if (!user) throw resetLinkInvalid()
+  deps.announce({ kind: 'session-ended', userId: user.id })
+  return user
+}
