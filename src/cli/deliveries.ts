@@ -1,7 +1,7 @@
 // The operator commands `herald delivery …`: a workspace's recent deliveries
 // (all, failed, or of one state), and replaying one.
 import { Option, type Command } from 'commander'
-import type { DeliverySummary } from '../http/routes/admin_deliveries'
+import type { DeliverySummary } from '../http/routes/deliveries'
 import { group, limitOption, operatorCommand, wsPath } from './command'
 import { json, table, usageError, utc } from './output'
 

@@ -193,3 +193,23 @@ export const ownersInviteOwners = () => new HeraldError('forbidden', 'Only owner
 /** The e-mail throttle of the inviter (`you`, or `the operator`) or of the recipient. */
 export const invitationsThrottled = (inviter: 'you' | 'the operator', email: string, wait: number) =>
   new HeraldError('mail-throttled', `Too many invitations from ${inviter}, or e-mails to ${email}; try again in ${wait} seconds.`, undefined, { 'retry-after': String(wait) })
+
+// --- routers and deliveries --------------------------------------------------
+
+export const routerNotFound = (id: string, workspace: string) => new HeraldError('not-found', `There is no router ${quoted(id)} in workspace ${quoted(workspace)}.`)
+export const routerNameTaken = (name: string) => new HeraldError('conflict', `A router named ${quoted(name)} already exists in this workspace.`)
+export const routerLimit = (max: number) =>
+  new HeraldError('limit-reached', `This workspace has reached its limit of ${max} routers (HERALD_MAX_ROUTERS_PER_WORKSPACE); delete one, or have the operator raise the limit.`)
+/** A preview of a destination whose type Herald does not know. */
+export const unknownDestinationType = (types: readonly string[]) =>
+  validationError([{ pointer: '/destination/type', detail: `destination.type: Expected one of ${types.join(', ')}` }])
+/** A template whose rendering passed its limits (TemplateLimitError's words). */
+export const templateTooLarge = (reason: string) => validationError([{ pointer: '/template', detail: `template: ${reason}` }])
+/** No delivery to replay; the operator is also told why a pending one is none. */
+export const noFinishedDelivery = (operator: boolean) =>
+  new HeraldError('not-found', `There is no finished delivery with this id in this workspace${operator ? ' (a pending one is already scheduled)' : ''}.`)
+/** A filter's time (a query parameter, or a pointer into a body) that is no real date and time. */
+export const filterTimeInvalid = (where: 'parameter' | 'pointer', name: string) => filterError(where, name, `${name} must be a real date and time from 1970 on`)
+export const filterSinceAfterUntil = (where: 'parameter' | 'pointer') => filterError(where, 'since', 'since must not be after until')
+const filterError = (where: 'parameter' | 'pointer', field: string, detail: string) =>
+  new HeraldError('validation-failed', detail, [where === 'parameter' ? { parameter: field, detail } : { pointer: `/${field}`, detail }])

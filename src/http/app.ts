@@ -2,7 +2,7 @@
 import { Elysia, ParseError, ValidationError } from 'elysia'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { TSchema } from '@sinclair/typebox'
-import { inWords } from './words'
+import { inWords } from '../core/words'
 import type { Sql } from '../core/db'
 import { isConnectionError } from '../core/db'
 import { createOutage, type Outage } from '../core/outage'
@@ -25,15 +25,13 @@ import { operatorSide, personSide } from './routes/side'
 import { membersRoute } from './routes/members'
 import { invitationLinkRoute, invitationsRoute } from './routes/invitations'
 import { keysRoute } from './routes/keys'
-import { userRoutersRoute } from './routes/routers'
+import { routersRoute } from './routes/routers'
 import { feedRoute } from './routes/feed'
 import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
 import { DATABASE_DOWN, bodyUnparsed, nothingHere, requestInvalid, unexpected } from '../core/errors'
 import { adminGroup } from './routes/admin_auth'
-import { adminRoutersRoute } from './routes/admin_routers'
-import { adminDeliveriesRoute } from './routes/admin_deliveries'
 import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
 import { pushKeyRoute } from './routes/push_key'
@@ -150,7 +148,8 @@ export function createApp(deps: AppDeps) {
   const operator = operatorSide(sides)
   const mail = { config, log, mailer }
   const audienceChanged = () => changed({ kind: 'audience' })
-  const routersChanged = (workspaceId: number) => changed({ kind: 'routers', workspaceId })
+  // What router operations use besides their context (src/delivery/router_ops.ts).
+  const routerTools = { box: secrets, send, smtpFrom: config.SMTP_FROM }
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
     // Paths are read from the URL after "http://", not after its 11th
@@ -195,8 +194,8 @@ export function createApp(deps: AppDeps) {
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(workspacesRoute(operator))
         .use(keysRoute(operator))
-        .use(adminRoutersRoute(sql, secrets, routersChanged, config.HERALD_MAX_ROUTERS_PER_WORKSPACE, send.outbound.allow))
-        .use(adminDeliveriesRoute(sql, wakeScheduler))
+        .use(routersRoute({ side: operator, ...routerTools }))
+        .use(deliveriesRoute({ side: operator, wake: wakeScheduler }))
         .use(membersRoute(operator))
         .use(channelsRoute(operator))
         .use(invitationsRoute({ side: operator, mail }))
@@ -215,10 +214,10 @@ export function createApp(deps: AppDeps) {
     .use(membersRoute(person))
     .use(invitationsRoute({ side: person, mail, accept: { sql, announce: changes.announce, users } }))
     .use(keysRoute(person))
-    .use(userRoutersRoute(sql, users, secrets, config, send, check, routersChanged))
+    .use(routersRoute({ side: person, ...routerTools }))
     .use(feedRoute(sql, users, check, bus, changes))
     .use(workspaceEventRoute(sql, users, check))
-    .use(deliveriesRoute(sql, users, check, wakeScheduler))
+    .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }

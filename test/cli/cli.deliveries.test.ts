@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ADMIN_TOKEN, useTestHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
-import type { DeliverySummary } from '../../src/http/routes/admin_deliveries'
+import type { DeliverySummary } from '../../src/http/routes/deliveries'
 import { herald, USAGE_ERROR, type Run } from './run'
 
 describe('herald delivery', () => {

@@ -10,7 +10,7 @@ import { DESTINATIONS, DESTINATION_TYPES, Destination, destinationForms, destina
 import type { AnyDestinationType, DestinationType, FieldKey } from '../../src/delivery/destinations/destination'
 import { slack } from '../../src/delivery/destinations/slack'
 import { ROUTERS_DOC, TABLE_END, TABLE_START, destinationsTable } from '../../src/delivery/destinations/docs'
-import { sampleEvent } from '../../src/http/routes/routers'
+import { sampleEvent } from '../../src/delivery/router_ops'
 import { useTestHerald } from '../harness'
 import { expectFieldError, schemaIn } from '../support'
 import { herald as cli } from '../cli/run'

@@ -1,20 +1,47 @@
-// A workspace's deliveries across its events, for signed-in people: the list
-// every member may read (filtered by state, router, device and time, newest
-// event first, a page at a time), the state counts of a few events (the
-// feed's live refresh), and replaying one delivery (from its event's log) or
-// the failed ones in bulk, which is for owners and admins.
+// A workspace's deliveries, on both APIs (src/http/routes/side.ts). People
+// read the list every member may read (filtered by state, router, device and
+// time, newest event first, a page at a time), the state counts of a few
+// events (the feed's live refresh), and replay one delivery (from its event's
+// log) or the failed ones in bulk, which is for owners and admins. The
+// operator reads the failed deliveries (or those of one state) and replays
+// one. The operations, and the scheduler's wake-up after a replay, are in
+// src/delivery/delivery_ops.ts.
 import { Type, type Static } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
-import type { AccessCheck } from '../../accounts/access'
-import type { UserAuth } from '../../accounts/session'
-import { userSecurity } from '../../accounts/session'
-import { HeraldError, type FieldError } from '../../core/problems'
-import { countEventDeliveries, listDeliveries, replayDelivery, replayFailedDeliveries, REPLAY_MAX, type DeliveryFilter } from '../../delivery/deliveries'
-import { routeGroup } from './group'
+import { REPLAY_MAX } from '../../delivery/deliveries'
+import { countDeliveriesOf, listDeliveriesIn, pageOfDeliveries, replayFailedInBulk, replayOneDelivery, type Wake } from '../../delivery/delivery_ops'
+import type { Handled, Side } from './side'
 import { Limit, Uuid, WorkspaceParam, WorkspaceParams } from './input'
-import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
-const detail = (summary: string, description: string, responses: Responses, tag = 'Deliveries') => ({ summary, description, tags: [tag], security: userSecurity, responses })
+export const DeliverySummary = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  eventId: Type.String({ format: 'uuid' }),
+  kind: Type.String({ description: 'router, or push (to a device).' }),
+  routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  deviceId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The device of a push; absent from the failed list.' })),
+  lastStatus: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; absent from the failed list.' })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  attemptCount: Type.Integer(),
+  nextAttemptAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next; absent from the failed list.' })),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time', description: 'When it last changed: for a failed one, when it failed.' }),
+  event: Type.Optional(
+    Type.Union(
+      [Type.Object({ title: Type.Union([Type.String(), Type.Null()]), message: Type.String({ description: 'Its first 200 characters.' }), event: Type.Union([Type.String(), Type.Null()]), channel: Type.String(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
+      { description: 'What the list shows of its event (null once the event is gone); absent from the failed list.' },
+    ),
+  ),
+}, { $id: 'DeliverySummary' })
+
+export type DeliverySummary = Static<typeof DeliverySummary>
+
+const OperatorState = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('cancelled'), Type.Literal('all')], {
+  default: 'failed',
+  description: 'failed (the default): failed for good, newest failure first. pending, succeeded, cancelled (ended by an owner) or all: newest event first.',
+  error: 'state must be failed, pending, succeeded, cancelled or all',
+})
+
 const PAGE_MAX = 100
 const COUNTS_MAX = 100
 
@@ -72,62 +99,58 @@ const BulkReplayBody = Type.Object(
   { $id: 'BulkReplayBody', additionalProperties: false },
 )
 
-/** A 400 for one field: a query parameter, or a pointer into the body. */
-const invalid = (where: 'parameter' | 'pointer', field: string, detail: string) => {
-  const error: FieldError = where === 'parameter' ? { parameter: field, detail } : { pointer: `/${field}`, detail }
-  return new HeraldError('validation-failed', detail, [error])
-}
+type Filter = Static<typeof BulkReplayBody>
 
-/** The filter of a query or a body, its times parsed and checked. */
-function filterOf(q: Static<typeof BulkReplayBody>, where: 'parameter' | 'pointer'): DeliveryFilter {
-  const time = (name: 'since' | 'until') => {
-    const text = q[name]
-    if (text === undefined) return undefined
-    const ms = Date.parse(text)
-    if (Number.isNaN(ms) || ms < 0) throw invalid(where, name, `${name} must be a real date and time from 1970 on`)
-    return new Date(ms)
+export function deliveriesRoute({ side, wake }: { side: Side; wake: Wake }) {
+  const detail = side.documents({ tag: 'Deliveries', common: problems(401, 404, 503) })
+  const routes = side.group({ name: 'route.deliveries', prefix: `${side.root}/deliveries` })
+  // Replaying one delivery: a person does it from the event's delivery log
+  // (tagged with the feed in the reference, beside that log) and is answered
+  // an empty object; the operator, from the failed list, and is answered the
+  // delivery's id and state.
+  const replayOne = async ({ request, params, set }: Handled<{ workspace: string; id: string }>) => {
+    await replayOneDelivery(await side.ctx(request, params.workspace), params.id, wake)
+    set.status = 202
+    return side.says({ person: {}, operator: { id: params.id, status: 'pending' as const } })
   }
-  const since = time('since')
-  const until = time('until')
-  if (since && until && since > until) throw invalid(where, 'since', 'since must not be after until')
-  return {
-    ...(q.state ? { state: q.state } : {}),
-    ...(q.router ? { routerId: q.router.toLowerCase() } : {}),
-    ...(q.device ? { deviceId: q.device.toLowerCase() } : {}),
-    ...(since ? { since } : {}),
-    ...(until ? { until } : {}),
+  if (side.kind === 'operator') {
+    return routes
+      .get(
+        '',
+        async ({ request, params, query }) => listDeliveriesIn(await side.ctx(request, params.workspace), query.state ?? 'failed', query.limit ?? 100),
+        {
+          params: WorkspaceParams,
+          query: Type.Object({ state: Type.Optional(OperatorState), limit: Type.Optional(Limit(1000, 100, 'Most deliveries returned, newest first.')) }),
+          response: { 200: Type.Array(DeliverySummary) },
+          detail: detail(
+            'List deliveries',
+            'By default the deliveries that failed for good (a permanent error, or every attempt of the retry schedule used), newest failure first; with `state`, those of another state or of all. Each attempt is visible in GET /events/{eventId}.',
+            problems(400),
+          ),
+        },
+      )
+      .post('/:id/replay', replayOne, {
+        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from GET /events/{eventId} or the failed list.') }),
+        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal('pending') }, { $id: 'ReplayedDelivery' }) },
+        detail: detail('Replay a delivery', 'Schedules a failed (or succeeded) delivery again with a fresh retry schedule, under the same id, so receivers can still drop duplicates.', {
+          ...problems(400),
+          404: problem(404, 'No such workspace, or no finished delivery of this id in it (a pending one is already scheduled).'),
+        }),
+      })
   }
-}
-
-export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, wakeScheduler: () => void) =>
-  routeGroup({ name: 'route.deliveries', prefix: '/v1/workspaces/:workspace/deliveries', guard: users.authenticate })
-    .post(
-      '/:id/replay',
-      async ({ request, params, set }) => {
-        const { access } = await check(request, params.workspace, 'manage')
-        if (!(await replayDelivery(sql, access.workspaceId, params.id))) {
-          throw new HeraldError('not-found', 'There is no finished delivery with this id in this workspace.')
-        }
-        wakeScheduler()
-        set.status = 202
-        return {}
-      },
-      {
-        params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
-        // Tagged with the feed in the reference, beside the event's delivery log it is made from.
-        detail: detail('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule. Owners and admins.', {
-          202: done('Scheduled: the delivery is pending again. The body is an empty object.'),
-          ...problems(400, 401, 403, 503),
-          404: problem(404, 'No such workspace (of mine), or no finished delivery of this id in it.'),
-        }, 'Feed'),
-      },
-    )
+  const feed = side.documents({ tag: 'Feed', common: problems(401, 404, 503) })
+  return routes
+    .post('/:id/replay', replayOne, {
+      params: Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Delivery id, from the event\'s delivery log.') }),
+      detail: feed('Replay a delivery', 'Sends a failed (or succeeded) delivery again, under the same id, with a fresh retry schedule. Owners and admins.', {
+        202: done('Scheduled: the delivery is pending again. The body is an empty object.'),
+        ...problems(400, 403),
+        404: problem(404, 'No such workspace (of mine), or no finished delivery of this id in it.'),
+      }),
+    })
     .get(
       '',
-      async ({ request, params, query }) => {
-        const { access } = await check(request, params.workspace)
-        return listDeliveries(sql, access.workspaceId, filterOf(query, 'parameter'), query.cursor?.toLowerCase() ?? null, query.limit ?? 50)
-      },
+      async ({ request, params, query }) => pageOfDeliveries(await side.ctx(request, params.workspace), { ...query, limit: query.limit ?? 50 }),
       {
         params: WorkspaceParams,
         query: Type.Object({
@@ -144,53 +167,37 @@ export const deliveriesRoute = (sql: Sql, users: UserAuth, check: AccessCheck, w
         detail: detail(
           'List deliveries',
           'A workspace\'s deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event\'s log (GET /v1/workspaces/{workspace}/events/{eventId}).',
-          problems(400, 401, 404, 503),
+          problems(400),
         ),
       },
     )
-    .get(
-      '/counts',
-      async ({ request, params, query }) => {
-        const { access } = await check(request, params.workspace)
-        const ids = [...new Set(query.events.toLowerCase().split(','))]
-        return Object.fromEntries(await countEventDeliveries(sql, access.workspaceId, ids))
-      },
-      {
-        params: WorkspaceParams,
-        query: Type.Object({
-          events: Type.String({
-            pattern: `^${UUIDV7}(?:,${UUIDV7}){0,${COUNTS_MAX - 1}}$`,
-            maxLength: COUNTS_MAX * 37,
-            description: `Event ids, separated by commas; at most ${COUNTS_MAX}.`,
-            error: `events must be 1 to ${COUNTS_MAX} event ids (UUIDv7), separated by commas`,
-          }),
+    .get('/counts', async ({ request, params, query }) => countDeliveriesOf(await side.ctx(request, params.workspace), query.events.split(',')), {
+      params: WorkspaceParams,
+      query: Type.Object({
+        events: Type.String({
+          pattern: `^${UUIDV7}(?:,${UUIDV7}){0,${COUNTS_MAX - 1}}$`,
+          maxLength: COUNTS_MAX * 37,
+          description: `Event ids, separated by commas; at most ${COUNTS_MAX}.`,
+          error: `events must be 1 to ${COUNTS_MAX} event ids (UUIDv7), separated by commas`,
         }),
-        response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { $id: 'DeliveryCountsByEvent', description: 'By event id; an event of another workspace counts zeros.' }) },
-        detail: detail('Count the deliveries of events by state', 'What the feed shows of each event\'s deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.', problems(400, 401, 404, 503)),
+      }),
+      response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { $id: 'DeliveryCountsByEvent', description: 'By event id; an event of another workspace counts zeros.' }) },
+      detail: detail('Count the deliveries of events by state', 'What the feed shows of each event\'s deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.', problems(400)),
+    })
+    .post('/replay', async ({ request, params, body }) => replayFailedInBulk(await side.ctx(request, params.workspace), body as Filter, wake), {
+      params: WorkspaceParams,
+      body: BulkReplayBody,
+      response: {
+        200: Type.Object({
+          matched: Type.Integer({ description: `Failed deliveries that match the filter, counted up to ${REPLAY_MAX}.` }),
+          replayed: Type.Integer({ description: 'Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some.' }),
+          more: Type.Boolean({ description: `More than ${REPLAY_MAX} matched: call again to replay the rest.` }),
+        }, { $id: 'BulkReplayResult' }),
       },
-    )
-    .post(
-      '/replay',
-      async ({ request, params, body }) => {
-        const { access } = await check(request, params.workspace, 'manage')
-        const result = await replayFailedDeliveries(sql, access.workspaceId, filterOf(body, 'pointer'), body.dryRun ?? false)
-        if (result.replayed > 0) wakeScheduler()
-        return result
-      },
-      {
-        params: WorkspaceParams,
-        body: BulkReplayBody,
-        response: {
-          200: Type.Object({
-            matched: Type.Integer({ description: `Failed deliveries that match the filter, counted up to ${REPLAY_MAX}.` }),
-            replayed: Type.Integer({ description: 'Of them, those sent again now: 0 on a dry run, and fewer than matched when a replay at the same time took some.' }),
-            more: Type.Boolean({ description: `More than ${REPLAY_MAX} matched: call again to replay the rest.` }),
-          }, { $id: 'BulkReplayResult' }),
-        },
-        detail: detail(
-          'Replay failed deliveries',
-          `Sends again the failed deliveries that match the filter (the query of GET …/deliveries, as a body), newest event first, at most ${REPLAY_MAX} a call: each under its own id, with a fresh retry schedule, like the replay of one delivery. Two calls at once replay each delivery once. With "dryRun": true, only counts them. Owners and admins.`,
-          problems(...BODY_PROBLEMS, 401, 403, 404, 503),
-        ),
-      },
-    )
+      detail: detail(
+        'Replay failed deliveries',
+        `Sends again the failed deliveries that match the filter (the query of GET …/deliveries, as a body), newest event first, at most ${REPLAY_MAX} a call: each under its own id, with a fresh retry schedule, like the replay of one delivery. Two calls at once replay each delivery once. With "dryRun": true, only counts them. Owners and admins.`,
+        problems(...BODY_PROBLEMS, 403),
+      ),
+    })
+}

@@ -1,126 +1,187 @@
-// A workspace's routers, for signed-in people: the same routes as the
-// operator API (owners and admins change, members read), plus a test send
-// and a template preview for the dashboard's router form.
-import { Type } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
-import type { Config } from '../../core/config'
-import type { SecretBox } from '../../core/secrets'
-import type { AccessCheck } from '../../accounts/access'
-import type { EventView } from '../../delivery/event_view'
-import type { SendConfig } from '../../delivery/job'
-import { userSecurity } from '../../accounts/session'
-import { HeraldError, validationError } from '../../core/problems'
-import { routersPlugin, templateErrors } from './admin_routers'
-import { loadRouter } from '../../delivery/routers'
-import { deliver, destinationType, DESTINATION_TYPES, previewPayload, type Destination } from '../../delivery/destinations'
-import { TemplateLimitError, type Template } from '../../delivery/template'
-import type { UserAuth } from '../../accounts/session'
-import { routeGroup } from './group'
+// A workspace's routers, on both APIs (src/http/routes/side.ts): create,
+// list, read, change and delete them, and settle their pending deliveries
+// (owners and admins change, members read). A person's dashboard also
+// previews a destination's payload and sends a test event through a router:
+// those two are the user API's alone. The body schemas show the Destination
+// union in the OpenAPI document but leave its check to the operation
+// (src/delivery/router_input.ts), whose errors name fields. Secrets (URLs,
+// tokens, passwords, the signing secret) go in once and never come back out.
+import { Type, type TSchema } from '@sinclair/typebox'
+import { PATTERN_MAX_LENGTH } from '../../delivery/pattern'
+import { Template } from '../../delivery/template'
+import { Destination, DESTINATION_TYPES } from '../../delivery/destinations'
+import { changeRouter, createRouter, listRoutersOf, previewRouter, readRouter, removeRouter, settleRouterPending, testRouter, type RouterTools } from '../../delivery/router_ops'
+import type { Side } from './side'
 import { Uuid, WorkspaceParam, WorkspaceParams } from './input'
-import { BODY_PROBLEMS, problem, problems, type Responses } from '../openapi'
+import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
+
+/**
+ * Shows the union `schema` in the OpenAPI document but lets any value through
+ * Elysia's validation, so that the operation can answer with errors that name
+ * fields. The copy drops the symbols TypeBox keys its checks on, and says
+ * `oneOf` (exactly one matches, which is true) rather than `anyOf`, which
+ * Elysia's body normaliser (exact-mirror) would try, and fail, to compile.
+ */
+function checkedInHandler(schema: TSchema, options: object = {}) {
+  const { anyOf, ...rest } = JSON.parse(JSON.stringify(schema))
+  return Type.Any({ ...rest, oneOf: anyOf, ...options })
+}
+
+const RouterName = Type.String({ minLength: 1, maxLength: 100, description: 'Unique in the workspace; a label for people and the CLI.', examples: ['signups'] })
+const Pattern = Type.String({
+  description: `Glob on the event's \`event\` key: \`*\` matches any run of characters, dots included (\`user.*\` matches \`user.signup\` and \`user.a.b\`, not \`user\`). \`*\` alone also matches events without a key. At most ${PATTERN_MAX_LENGTH} of A-Z a-z 0-9 _ . : - *.`,
+  examples: ['user.*'],
+})
+const DestinationInput = checkedInHandler(Destination, {
+  description: `Where matching events go; \`type\` (one of ${DESTINATION_TYPES.join(', ')}) selects the other fields. Stored encrypted; only a redacted view is ever returned.`,
+  examples: [{ type: 'webhook', url: 'https://example.com/hooks/herald' }],
+})
+const TemplateInput = checkedInHandler(Type.Union([Template, Type.Null()]), {
+  description: 'Mustache templates of the title and body (`{{message}}`, `{{event}}`, `{{data.plan}}`…). Omitted or null: the default rendering.',
+  examples: [{ title: 'New signup', body: '{{data.email}} joined on {{data.plan}}' }],
+})
+const Enabled = Type.Boolean({ description: 'A disabled router matches nothing.' })
+
+export const CreateRouterBody = Type.Object(
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }) },
+  { $id: 'CreateRouterBody', additionalProperties: false },
+)
+
+export const UpdateRouterBody = Type.Object(
+  {
+    name: Type.Optional(RouterName),
+    pattern: Type.Optional(Pattern),
+    destination: Type.Optional(checkedInHandler(Destination, { description: 'Replaces the whole destination (all its secrets included); the signing secret is kept.' })),
+    template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
+    enabled: Type.Optional(Enabled),
+  },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
+)
+
+export const CreatedRouter = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Router id (UUIDv7).' }),
+  secret: Type.String({
+    description: 'The signing secret (Standard Webhooks, `whsec_…`) with which webhook deliveries are signed. Shown only this once.',
+    examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+  }),
+}, { $id: 'CreatedRouter' })
+
+export const RouterSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  pattern: Type.String(),
+  destination: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'The destination without its secrets: its type, the origin of a URL, header names, recipients.',
+    examples: [{ type: 'webhook', url: 'https://example.com/…' }],
+  }),
+  template: Type.Union([Template, Type.Null()]),
+  enabled: Type.Boolean(),
+  health: Type.Union([Type.Object({
+    state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
+      description: '`circuit-open`: its destination failed and its deliveries are held, with a trial send now and then; `failing`: so for `ROUTER_FAILING_AFTER_MS` or more (its owners and admins were e-mailed); `disabled`: so for `ROUTER_DISABLE_AFTER_MS`, and Herald disabled it.',
+    }),
+    since: Type.String({ format: 'date-time', description: 'When its destination began to fail (no success since).' }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last failed attempt\'s error.' }),
+    lastFailureAt: Type.String({ format: 'date-time' }),
+    openUntil: Type.String({ format: 'date-time', description: 'No delivery goes to it before then, but one trial.' }),
+  }), Type.Null()], { description: 'Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}, { $id: 'Router' })
+
+export const SettleBody = Type.Object({
+  state: Type.Union([Type.Literal('failed'), Type.Literal('cancelled')], {
+    description: '`failed`: as if their retries had run out (a bulk replay sends them again); `cancelled`: dropped on purpose, never replayed in bulk.',
+  }),
+}, { $id: 'SettleRouterDeliveriesBody', additionalProperties: false })
+export const Settled = Type.Object({ settled: Type.Integer({ description: 'Pending deliveries ended; 0 when none was pending.' }) }, { $id: 'SettledRouterDeliveries' })
 
 const RouterParams = Type.Object({ workspace: WorkspaceParam, id: Uuid('id', 'Router id, from the list.') })
 // Templates (16 KiB of body, 1 KiB of title), a destination and a sample event's data.
 export const ROUTER_BODY_LIMIT = 64 * 1024
-const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Routers'], security: userSecurity, responses })
-// What every router route may answer; one that changes something, also a 403 (a role, or a web session's CSRF token).
-const ALL = { ...problems(401, 503), 404: problem(404, 'No such workspace (of mine), or no such router in it.') }
 
-/** The event a preview or a test send uses; `over` lets a form try its own values. */
-export function sampleEvent(workspace: string, channel: string, over: Partial<EventView> = {}): EventView {
-  return {
-    eventId: Bun.randomUUIDv7(),
-    workspace,
-    channel,
-    event: 'user.signup',
-    title: 'New signup',
-    message: 'Jane Doe signed up for the Pro plan',
-    link: 'https://example.com/users/42',
-    tags: ['signup', 'pro'],
-    data: { plan: 'pro', seats: 5, user: { name: 'Jane Doe', email: 'jane@example.com' } },
-    createdAt: new Date().toISOString(),
-    ...over,
-  }
-}
-
-/** For a test send: an event key the pattern matches (`user.*` → `user.test`). */
-const keyFor = (pattern: string) => (pattern === '*' ? 'herald.test' : pattern.replaceAll('*', 'test'))
-
-/** `send`: the send configuration made at boot (src/delivery/send_config.ts), whose outbound rules and endpoints the test send uses. */
-export const userRoutersRoute = (sql: Sql, users: UserAuth, box: SecretBox, config: Config, send: Pick<SendConfig, 'outbound' | 'endpoints'>, check: AccessCheck, routersChanged: (workspaceId: number) => void) =>
-  routeGroup({ name: 'route.routers', guard: users.authenticate, bodyLimit: ROUTER_BODY_LIMIT })
-    .use(
-      routersPlugin(sql, box, {
-        name: 'route.routers.crud',
-        prefix: '/v1/workspaces/:workspace/routers',
-        tag: 'Routers',
-        security: userSecurity,
-        problems: { all: ALL, changing: problems(403) },
-        resolve: async (request, workspace, need) => (await check(request, workspace, need)).access.workspaceId,
-        routersChanged,
-        maxRouters: config.HERALD_MAX_ROUTERS_PER_WORKSPACE,
-        outboundAllow: send.outbound.allow,
-      }),
-    )
+export function routersRoute({ side, ...tools }: { side: Side } & RouterTools) {
+  const person = side.kind === 'person'
+  const detail = side.documents({ tag: 'Routers', common: { ...problems(401, 503), 404: problem(404, 'No such workspace (of mine), or no such router in it.') } })
+  // What a person's change may also answer: a role too low, or a web session's CSRF token missing.
+  const changing = side.says({ person: problems(403), operator: {} })
+  const noRouter = problem(404, 'No such workspace, or no router of this id in it.')
+  const routes = side.group({ name: 'route.routers', prefix: `${side.root}/routers`, bodyLimit: ROUTER_BODY_LIMIT })
     .post(
-      '/v1/workspaces/:workspace/routers/preview',
-      async ({ request, params, body }) => {
-        const { access } = await check(request, params.workspace)
-        // A half-filled form lacks fields: the type's stand-ins fill them in.
-        const type = destinationType(body.destination.type)
-        if (!type) throw validationError([{ pointer: '/destination/type', detail: `destination.type: Expected one of ${DESTINATION_TYPES.join(', ')}` }])
-        if (body.template) {
-          const errors = templateErrors(body.template)
-          if (errors.length) throw validationError(errors)
-        }
-        const destination = { ...type.previewDefaults, ...body.destination } as Destination
-        const event = sampleEvent(access.workspace, access.defaultChannel, (body.sample ?? {}) as Partial<EventView>)
-        try {
-          return { event, ...previewPayload(destination, (body.template ?? undefined) as Template | undefined, event, config.SMTP_FROM) }
-        } catch (err) {
-          if (err instanceof TemplateLimitError) throw validationError([{ pointer: '/template', detail: `template: ${err.message}` }])
-          throw err
-        }
+      '',
+      async ({ request, params, body, set }) => {
+        const created = await createRouter(await side.ctx(request, params.workspace), tools, body)
+        set.status = 201
+        return created
       },
       {
         params: WorkspaceParams,
-        body: Type.Object({
-          destination: Type.Object({ type: Type.String({ description: `One of ${DESTINATION_TYPES.join(', ')}.` }) }, { additionalProperties: true }),
-          template: Type.Optional(Type.Union([Type.Object({ title: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }, { additionalProperties: false }), Type.Null()])),
-          sample: Type.Optional(Type.Object({
-            event: Type.Optional(Type.String()), title: Type.Optional(Type.String()), message: Type.Optional(Type.String()),
-            link: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), data: Type.Optional(Type.Object({}, { additionalProperties: true })),
-          }, { additionalProperties: false, description: 'Fields of the sample event to replace.' })),
-        }, { $id: 'RouterPreviewBody', additionalProperties: false }),
-        response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }, { $id: 'RouterPreview' }) },
-        detail: detail('Preview what a destination would receive', 'Renders the destination\'s payload, with the template, for a sample event; nothing is sent.', { ...ALL, ...problems(...BODY_PROBLEMS, 403) }),
+        body: CreateRouterBody,
+        response: { 201: CreatedRouter },
+        detail: detail(
+          'Create a router',
+          'Forwards the events whose `event` key matches `pattern` to `destination`. The answer holds the signing secret, shown only this once. 409 when the name is taken, or when the workspace has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.',
+          { ...changing, ...problems(...BODY_PROBLEMS), 409: problem(409, 'A router of this name exists in the workspace, or it has HERALD_MAX_ROUTERS_PER_WORKSPACE routers.') },
+        ),
       },
     )
-    .post(
-      '/v1/workspaces/:workspace/routers/:id/test',
-      async ({ request, params }) => {
-        const { access } = await check(request, params.workspace, 'manage')
-        const router = await loadRouter(sql, box, access.workspaceId, params.id)
-        if (!router) throw new HeraldError('not-found', `There is no router ${JSON.stringify(params.id)} in workspace ${JSON.stringify(params.workspace)}.`)
-        const event = sampleEvent(access.workspace, access.defaultChannel, { event: keyFor(router.pattern), title: 'Test event from Herald', message: `A test of the router ${router.name}, sent from the dashboard.` })
-        const result = await deliver({
-          deliveryId: Bun.randomUUIDv7(),
-          attempt: 1,
-          event,
-          router: { id: router.id, name: router.name, destination: router.destination, signingSecret: router.signingSecret, ...(router.template ? { template: router.template } : {}) },
-          outbound: send.outbound,
-          endpoints: send.endpoints,
-        })
-        return { ok: result.ok, status: result.status ?? null, durationMs: result.durationMs, response: result.response ?? null, error: result.error ?? null, event }
+    .get('', async ({ request, params }) => listRoutersOf(await side.ctx(request, params.workspace)), {
+      params: WorkspaceParams,
+      response: { 200: Type.Array(RouterSchema) },
+      detail: detail("List a workspace's routers, oldest first, without their secrets", 'Destinations are shown redacted: their type, the origin of a URL, header names, recipients.', problems(400)),
+    })
+    .get('/:id', async ({ request, params }) => readRouter(await side.ctx(request, params.workspace), params.id), {
+      params: RouterParams,
+      response: { 200: RouterSchema },
+      detail: detail('Read a router, without its secrets', 'Its destination redacted, as in the list.', { ...problems(400), 404: noRouter }),
+    })
+    .patch('/:id', async ({ request, params, body }) => changeRouter(await side.ctx(request, params.workspace), tools, params.id, body), {
+      params: RouterParams,
+      body: UpdateRouterBody,
+      response: { 200: RouterSchema },
+      detail: detail('Change a router', 'Absent fields are kept. Takes effect for the events that arrive after the answer.', { ...changing, ...problems(...BODY_PROBLEMS), 404: noRouter, 409: problem(409, 'A router of this name exists in the workspace.') }),
+    })
+    .delete(
+      '/:id',
+      async ({ request, params, set }) => {
+        await removeRouter(await side.ctx(request, params.workspace), params.id)
+        set.status = 204
       },
-      {
-        params: RouterParams,
-        response: {
-          200: Type.Object({
-            ok: Type.Boolean(), status: Type.Union([Type.Integer(), Type.Null()]), durationMs: Type.Number(),
-            response: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), event: Type.Any(),
-          }, { $id: 'RouterTestResult' }),
-        },
-        detail: detail('Send a test event through a router', 'Sends one sample event to the router\'s destination now (enabled or not), and answers what came back. It is not recorded as a delivery. Owners and admins.', { ...ALL, ...problems(400, 403) }),
-      },
+      { params: RouterParams, detail: detail('Delete a router', 'Its past deliveries stay readable on their events.', { ...changing, 204: done('Deleted.'), ...problems(400), 404: noRouter }) },
     )
+    .post('/:id/deliveries/settle', async ({ request, params, body }) => ({ settled: await settleRouterPending(await side.ctx(request, params.workspace), params.id, body.state) }), {
+      params: RouterParams,
+      body: SettleBody,
+      response: { 200: Settled },
+      detail: detail(
+        "Fail or cancel a router's pending deliveries",
+        'Every delivery of the router still pending (retrying, or held while its destination fails) ends at once, `failed` or `cancelled`. A retry under way records its attempt but leaves the delivery as set here.',
+        { ...changing, ...problems(...BODY_PROBLEMS), 404: noRouter },
+      ),
+    })
+  if (!person) return routes
+  return routes
+    .post('/preview', async ({ request, params, body }) => previewRouter(await side.ctx(request, params.workspace), tools, body), {
+      params: WorkspaceParams,
+      body: Type.Object({
+        destination: Type.Object({ type: Type.String({ description: `One of ${DESTINATION_TYPES.join(', ')}.` }) }, { additionalProperties: true }),
+        template: Type.Optional(Type.Union([Type.Object({ title: Type.Optional(Type.String()), body: Type.Optional(Type.String()) }, { additionalProperties: false }), Type.Null()])),
+        sample: Type.Optional(Type.Object({
+          event: Type.Optional(Type.String()), title: Type.Optional(Type.String()), message: Type.Optional(Type.String()),
+          link: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        }, { additionalProperties: false, description: 'Fields of the sample event to replace.' })),
+      }, { $id: 'RouterPreviewBody', additionalProperties: false }),
+      response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }, { $id: 'RouterPreview' }) },
+      detail: detail('Preview what a destination would receive', 'Renders the destination\'s payload, with the template, for a sample event; nothing is sent.', problems(...BODY_PROBLEMS, 403)),
+    })
+    .post('/:id/test', async ({ request, params }) => testRouter(await side.ctx(request, params.workspace), tools, params.id), {
+      params: RouterParams,
+      response: {
+        200: Type.Object({
+          ok: Type.Boolean(), status: Type.Union([Type.Integer(), Type.Null()]), durationMs: Type.Number(),
+          response: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), event: Type.Any(),
+        }, { $id: 'RouterTestResult' }),
+      },
+      detail: detail('Send a test event through a router', 'Sends one sample event to the router\'s destination now (enabled or not), and answers what came back. It is not recorded as a delivery. Owners and admins.', problems(400, 403)),
+    })
+}
