@@ -132,4 +132,17 @@ describe('architecture', () => {
     })
     expect(upward).toEqual([])
   })
+
+  test('a route file announces nothing: the operation that makes a change announces it (src/core/changes.ts)', () => {
+    const announcing = sources('src/http/routes').filter((f) => /\b(?:announce|changed)\s*\(|\.announce\s*\(/.test(readFileSync(join(ROOT, f), 'utf8')))
+    expect(announcing).toEqual([])
+  })
+
+  test('the words of every HeraldError are in the catalogue (src/core/errors.ts), none written elsewhere', () => {
+    const CATALOGUE = ['src/core/errors.ts', 'src/core/problems.ts']
+    const wording = [...sources('src'), ...sources('workers')]
+      .filter((f) => !CATALOGUE.includes(f))
+      .flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/new HeraldError\(/g)].map(() => f))
+    expect(wording).toEqual([])
+  })
 })
