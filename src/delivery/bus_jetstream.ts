@@ -4,6 +4,7 @@
 // deduplicated by the server within the stream's duplicate window. Workers
 // share one durable pull consumer with explicit acks. Only nats-server 2.9
 // features are used (no filter_subjects, no per-message TTLs).
+import { hostOf } from '../core/url'
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Logger } from '../core/log'
@@ -35,16 +36,6 @@ export interface JetStreamOptions {
   onFatal?: (err: Error) => void
   /** This process's changes: the bus carries its announcements to the other processes, and theirs to it (core NATS, at most once). */
   changes: Changes
-}
-
-/** Where a NATS URL points, without its credentials: "127.0.0.1:4222". */
-const hostOf = (url: string) => {
-  try {
-    const u = new URL(url)
-    return u.port ? `${u.hostname}:${u.port}` : u.hostname
-  } catch {
-    return '(an unreadable URL)'
-  }
 }
 
 /** The servers of NATS_URL: one URL or several, separated by commas. */
@@ -192,7 +183,7 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
         await nc?.close().catch(() => {})
         // Unusable for good, not unreachable: the process stops, saying why.
         if (err instanceof ForeignStreamError || err instanceof IncompatibleStreamError) throw err
-        if (failures++ === 0) opts.log.warn({ err }, `cannot reach NATS at ${servers.map(hostOf).join(', ')} (NATS_URL): events wait in PostgreSQL until it comes`)
+        if (failures++ === 0) opts.log.warn({ err }, `cannot reach NATS at ${servers.map((s) => hostOf(s, '(an unreadable URL)')).join(', ')} (NATS_URL): events wait in PostgreSQL until it comes`)
         await Bun.sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)))
       }
     }

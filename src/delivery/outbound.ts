@@ -8,6 +8,7 @@
 // to the checked IP: no second resolution can be rebound to an internal
 // address. TLS still verifies the certificate against the URL's host name.
 // Every outcome is a value; nothing here throws.
+import { hostOf } from '../core/url'
 import { lookup as resolveDns } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { rootCertificates } from 'node:tls'
@@ -250,26 +251,18 @@ async function follow(req: OutboundRequest, options: OutboundOptions, hops: stri
       if (!outcome.ok) {
         const timedOut = outcome.kind === 'timeout' || controller.signal.aborted
         const error = timedOut ? `timed out after ${options.timeoutMs} ms` : outcome.error
-        const onHop = hop > 0 && outcome.kind === 'refused' ? `refused: redirect to ${hostOf(current.url)}: ${error.replace(/^refused: /, '')}` : error
+        const onHop = hop > 0 && outcome.kind === 'refused' ? `refused: redirect to ${hostOf(current.url, current.url)}: ${error.replace(/^refused: /, '')}` : error
         return { ok: false, kind: timedOut ? 'timeout' : outcome.kind, error: onHop, durationMs: elapsed() }
       }
       const location = outcome.headers.location
       if (!REDIRECTS.has(outcome.status) || location === undefined) return { ...outcome, durationMs: elapsed() }
       if (hop === MAX_REDIRECTS) return { ok: false, kind: 'redirects', error: `more than ${MAX_REDIRECTS} redirects`, durationMs: elapsed() }
       const next = redirected(current, outcome.status, location)
-      if (!next) return { ok: false, kind: 'redirects', error: `invalid redirect location from ${hostOf(current.url)}: ${JSON.stringify(location.slice(0, 200))}`, durationMs: elapsed() }
+      if (!next) return { ok: false, kind: 'redirects', error: `invalid redirect location from ${hostOf(current.url, current.url)}: ${JSON.stringify(location.slice(0, 200))}`, durationMs: elapsed() }
       current = next
     }
   } finally {
     clearTimeout(timer)
-  }
-}
-
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host
-  } catch {
-    return url
   }
 }
 

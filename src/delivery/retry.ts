@@ -1,17 +1,7 @@
 // The retry policy is data: HERALD_RETRY_SCHEDULE lists the delay before each
 // attempt of a delivery (the first is usually 0s, "immediately"). Its length is
-// the number of attempts; after the last one the delivery is failed.
-
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
-
-/** "0s,5s,5m" → [0, 5000, 300000]. The config schema has already checked the syntax. */
-export function parseSchedule(text: string): number[] {
-  return text.split(',').map((part) => {
-    const m = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part)
-    if (!m) throw new Error(`invalid retry delay ${JSON.stringify(part)}`)
-    return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
-  })
-}
+// the number of attempts; after the last one the delivery is failed. loadConfig
+// parses it once (config.retryScheduleMs).
 
 export type NextStep = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; delayMs: number }
 

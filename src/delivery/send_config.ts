@@ -16,9 +16,6 @@ const MAX_RESPONSE_BYTES = 64 * 1024
 // hold a thread's sends for the whole of DELIVERY_TIMEOUT_MS.
 const PLACE_WAIT_MS = 2000
 
-/** HERALD_OUTBOUND_ALLOW's entries (loadConfig has checked each is an address or a CIDR). */
-const allowList = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean)
-
 /** The limits, outbound rules and endpoints of every send, and the push credentials `push` holds (none for a test send). */
 export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}): SendConfig {
   return {
@@ -31,7 +28,7 @@ export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}): 
       waitMs: Math.min(PLACE_WAIT_MS, config.DELIVERY_TIMEOUT_MS),
     },
     outbound: {
-      allow: allowList(config.HERALD_OUTBOUND_ALLOW),
+      allow: config.outboundAllow, // HERALD_OUTBOUND_ALLOW, parsed by loadConfig
       timeoutMs: config.DELIVERY_TIMEOUT_MS,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       ...trustedCa(config.NODE_EXTRA_CA_CERTS),

@@ -4,6 +4,7 @@
 // dashboard's form, the circuit metrics' hosts, the redacted view, the docs)
 // is built from the list in index.ts. A piece missing from an object fails
 // type-checking; a type missing from a table cannot happen, there being none.
+import { hostOf as urlHost } from '../../core/url'
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { EventView } from '../event_view'
 import { classify, send, type DeliveryResult, type OutboundOptions } from '../outbound'
@@ -137,13 +138,7 @@ export const HttpUrl = (description: string) =>
   Type.String({ format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2048, description })
 
 /** host[:port] of a URL, or "unknown". */
-export const hostOf = (url: string | undefined) => {
-  try {
-    return new URL(url ?? '').host || 'unknown'
-  } catch {
-    return 'unknown'
-  }
-}
+export const hostOf = (url: string | undefined) => urlHost(url ?? '', 'unknown') || 'unknown'
 
 /** A URL as the API shows it: its origin, and "/…" for the path and query, which may hold a token. */
 export const originOf = (url: string) => {
