@@ -4,9 +4,10 @@
 // had not relayed yet are taken by the survivor's outbox scan once they are
 // older than its grace period (src/delivery/relay.ts GRACE_MS).
 import { expect, test } from 'bun:test'
-import { NATS_URL, describeJs } from '../harness'
+import { describeJs } from '../harness'
+import type { HeraldProcess } from '../processes'
 import { eventually } from '../receiver'
-import { caseDatabase, caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { caseProcesses, caseSetup, cleanups, figures, query, workspaces } from './fixture'
 import { expectDurableAndDelivered, startLoad, statuses } from './load'
 
 describeJs('fault: API process killed under load', () => {
@@ -14,11 +15,8 @@ describeJs('fault: API process killed under load', () => {
 
   test('SIGKILL one of two API processes: the survivor serves, every acknowledged event is stored once and delivered', async () => {
     try {
-      const db = await caseDatabase(c)
-      const rx = caseReceiver(c)
-      const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c) }
-      const [killed, survivor] = [await spawn(c, env, 'serve'), await spawn(c, env, 'serve')]
-      await spawn(c, env, 'worker')
+      const { db, rx, env } = await caseSetup(c, { nats: 'shared' })
+      const [killed, survivor] = (await caseProcesses(c, env, { apis: 2 })).apis as [HeraldProcess, HeraldProcess]
       const ws = await workspaces(survivor.url, 4, [{ name: 'all', url: `${rx.url}/api` }])
 
       const load = startLoad({ targets: () => [killed.url, survivor.url], keys: ws.map((w) => w.apiKey), perSecond: 300 })

@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test'
 import { describePg } from '../harness'
 import { eventually, type Receiver } from '../receiver'
-import { caseDatabase, caseNats, caseReceiver, cleanups, figures, spawn, workspaces, type Cleanups } from './fixture'
+import { caseDatabase, caseNats, caseProcesses, caseSetup, cleanups, figures, spawn, workspaces, type Cleanups } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, firstSeen, expectFannedOut, percentile, startLoad, statuses } from './load'
 import { connectionsByNode, moveLeader, natsCluster, withJsm, type NatsCluster } from './nats_cluster'
 import type { HeraldProcess } from '../processes'
@@ -22,11 +22,7 @@ async function setup(c: Cleanups) {
   const cluster = await natsCluster()
   c.add(() => cluster.close())
   await cluster.ready()
-  const db = await caseDatabase(c)
-  const rx = caseReceiver(c)
-  const env = {
-    DATABASE_URL: db.url, NATS_URL: cluster.url, NATS_STREAM: STREAM, NATS_STREAM_REPLICAS: '3', FANOUT_REPLAY_AFTER_MS: '2000', JETSTREAM_ACK_WAIT_MS: '2000',
-  }
+  const { db, rx, env } = await caseSetup(c, { nats: { url: cluster.url }, stream: STREAM, env: { NATS_STREAM_REPLICAS: '3', FANOUT_REPLAY_AFTER_MS: '2000', JETSTREAM_ACK_WAIT_MS: '2000' } })
   return { cluster, db, rx, env }
 }
 
@@ -55,8 +51,7 @@ describePg('fault: a 3-node NATS cluster', () => {
   test('the node that leads the stream and holds Herald\'s connections SIGKILLed under load: every event is delivered, delivery goes on within seconds', async () => {
     try {
       const { cluster, db, rx, env } = await setup(c)
-      const api = await spawn(c, env, 'serve')
-      const worker = await spawn(c, env, 'worker')
+      const { api, worker } = await caseProcesses(c, env)
       const info = await streamInfo(cluster)
       expect(info.config.num_replicas).toBe(3)
       expect(info.cluster?.replicas?.length).toBe(2)

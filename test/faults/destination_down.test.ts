@@ -6,10 +6,10 @@
 // the first delivery comes within about that cap (a cool-down that kept
 // doubling left a recovered receiver waiting for minutes), events made after
 // its recovery are not held much longer, and every event is delivered.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { pipelines, startPipelineHerald, type TestHerald } from '../harness'
-import { eventually, startReceiver, type Receiver } from '../receiver'
-import { figures } from './fixture'
+import { eventually } from '../receiver'
+import { caseReceiver, cleanups, figures } from './fixture'
 import { eventIdOf } from './load'
 
 const THREADS = 2
@@ -32,24 +32,20 @@ async function heldByCircuit(h: TestHerald): Promise<number> {
 
 for (const pipeline of pipelines) {
   describe(`fault: a destination that is down (${pipeline})`, () => {
-    let herald: TestHerald | undefined
-    let rx: Receiver | undefined
-    afterAll(async () => {
-      rx?.stop()
-      await herald?.close()
-    }, 30_000)
+    // Herald closes last, after the receivers.
+    const c = cleanups()
 
     test('its circuit holds deliveries back without attempt rows, and the first delivery after its recovery comes within the cap', async () => {
-      herald = await startPipelineHerald(pipeline, {
+      const h = await startPipelineHerald(pipeline, {
         HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', WORKER_THREADS: String(THREADS), DESTINATION_CONCURRENCY: String(THREADS * IN_FLIGHT), CIRCUIT_FAILURES: String(FAILURES),
         CIRCUIT_COOLDOWN_MS: String(COOLDOWN_MS), CIRCUIT_COOLDOWN_MAX_MS: String(CAP_MS),
         // Ten attempts, 2 s apart: a delivery whose trial failed is retried on
         // its own schedule; a held one must not wait for it.
         HERALD_RETRY_SCHEDULE: '0s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
       })
-      const h = herald
+      c.add(() => h.close())
       const heldBefore = await heldByCircuit(h) // the counter is the process's: other suites may have counted
-      rx = startReceiver()
+      let rx = caseReceiver(c)
       const port = Number(new URL(rx.url).port)
       const ws = await h.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
       const res = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name: 'down', pattern: '*', destination: { type: 'webhook', url: `${rx.url}/down` } })
@@ -80,7 +76,7 @@ for (const pipeline of pipelines) {
         FROM deliveries WHERE router_id = ${routerId}`
 
       // Back, on the same port; events keep coming for a while.
-      rx = startReceiver(port)
+      rx = caseReceiver(c, port)
       const upAt = Date.now()
       const upTo = i
       while (Date.now() - upAt < CAP_MS + MARGIN_MS) {

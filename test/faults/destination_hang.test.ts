@@ -6,9 +6,9 @@
 // attempt row, no attempt used, as their delivery rows say. Once it answers
 // again, they are delivered.
 import { expect, test } from 'bun:test'
-import { NATS_URL, describeJs } from '../harness'
+import { describeJs } from '../harness'
 import { eventually } from '../receiver'
-import { caseDatabase, caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { caseProcesses, caseReceiver, caseSetup, cleanups, figures, query, workspaces } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, expectFannedOut, percentile, startLoad, statuses } from './load'
 
 const TIMEOUT_MS = 2000
@@ -18,18 +18,17 @@ describeJs('fault: a destination that hangs', () => {
 
   test('the healthy destination keeps its latency; the hanging one times out, opens its circuit, and is delivered once it recovers', async () => {
     try {
-      const db = await caseDatabase(c)
-      const healthy = caseReceiver(c)
+      const { db, rx: healthy, env } = await caseSetup(c, {
+        nats: 'shared',
+        env: {
+          DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS), CIRCUIT_FAILURES: '5', CIRCUIT_COOLDOWN_MS: '1000', DESTINATION_CONCURRENCY: '8',
+          // Ten attempts over about 16 s: enough to outlast the hang and the circuit's cool-downs.
+          HERALD_RETRY_SCHEDULE: '0s,500ms,1s,2s,2s,2s,2s,2s,2s,2s',
+        },
+      })
       const hanging = caseReceiver(c)
       hanging.fallback = { status: 200, delayMs: 60_000 } // accepts, never answers in time
-      const env = {
-        DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c),
-        DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS), CIRCUIT_FAILURES: '5', CIRCUIT_COOLDOWN_MS: '1000', DESTINATION_CONCURRENCY: '8',
-        // Ten attempts over about 16 s: enough to outlast the hang and the circuit's cool-downs.
-        HERALD_RETRY_SCHEDULE: '0s,500ms,1s,2s,2s,2s,2s,2s,2s,2s',
-      }
-      const api = await spawn(c, env, 'serve')
-      await spawn(c, env, 'worker')
+      const { api } = await caseProcesses(c, env)
       const ws = await workspaces(api.url, 2, [{ name: 'healthy', url: `${healthy.url}/healthy` }, { name: 'hanging', url: `${hanging.url}/hang` }])
       const hangingRouters = ws.map((w) => w.routers.hanging!)
 

@@ -1,12 +1,14 @@
-// What every fault case sets up: Herald as real child processes (API and
-// worker), workspaces with webhook routers to local receivers, and a list of
+// What every fault case sets up: a store and a NATS of its own (caseSetup),
+// Herald as real child processes (API and workers, caseProcesses),
+// workspaces with webhook routers to local receivers, and a list of
 // clean-ups that runs also when the test fails.
 import { afterAll } from 'bun:test'
 import postgres from 'postgres'
-import { ADMIN_TOKEN, createTestDatabase, deleteStream, testStream } from '../harness'
+import { ADMIN_TOKEN, NATS_URL, createTestDatabase, deleteStream, testStream } from '../harness'
 import { spawnHerald, type HeraldProcess } from '../processes'
 import { startReceiver, type Receiver } from '../receiver'
 import { privateNats, type PrivateNats } from './private_nats'
+import { privatePostgres, type PrivatePostgres } from './private_pg'
 
 // Several processes on one database must share the key that encrypts router
 // secrets; a fixed one also keeps the tests out of HERALD_DATA_DIR.
@@ -18,7 +20,7 @@ const SECRET_KEY = Buffer.alloc(32, 7).toString('base64')
  * (call it in a `describe`) runs them again in case the test timed out
  * before its `finally`.
  */
-export function cleanups() {
+export function cleanups(timeoutMs = 30_000) {
   const fns: (() => unknown)[] = []
   const c = {
     add(f: () => unknown) {
@@ -28,7 +30,7 @@ export function cleanups() {
       while (fns.length) await Promise.resolve().then(fns.pop()!).catch(() => {})
     },
   }
-  afterAll(() => c.run())
+  afterAll(() => c.run(), timeoutMs)
   return c
 }
 export type Cleanups = ReturnType<typeof cleanups>
@@ -40,9 +42,16 @@ export async function caseDatabase(c: Cleanups): Promise<{ url: string }> {
   return db
 }
 
-/** A webhook receiver of the case's own, stopped by the clean-ups. */
-export function caseReceiver(c: Cleanups): Receiver {
-  const rx = startReceiver()
+/** A PostgreSQL cluster of the case's own, which it may kill and start again; closed by the clean-ups. */
+export async function casePostgres(c: Cleanups): Promise<PrivatePostgres> {
+  const pg = await privatePostgres()
+  c.add(() => pg.close())
+  return pg
+}
+
+/** A webhook receiver of the case's own (on `port`, to come back where it was), stopped by the clean-ups. */
+export function caseReceiver(c: Cleanups, port?: number): Receiver {
+  const rx = startReceiver(port)
   c.add(() => rx.stop())
   return rx
 }
@@ -52,6 +61,38 @@ export async function caseNats(c: Cleanups, opts: { start?: boolean } = {}): Pro
   const nats = await privateNats(opts)
   c.add(() => nats.close())
   return nats
+}
+
+/**
+ * What most cases start from: a store (a database of the case's own on the
+ * shared PostgreSQL, or with `store: 'private'` a cluster it may kill), a
+ * NATS (a stream of its own on the shared NATS_URL; with `nats: 'private'` a
+ * nats-server it may kill, not yet started with `natsUp: false`; or the `url`
+ * of one the case started), one webhook receiver, and the processes'
+ * environment: DATABASE_URL, NATS_URL, NATS_STREAM (`stream` on a NATS of
+ * the case's own), then `env`. All of it goes with the clean-ups.
+ */
+export async function caseSetup(
+  c: Cleanups,
+  o: { store?: 'database' | 'private'; nats: 'shared' | 'private' | { url: string }; natsUp?: boolean; stream?: string; env?: Record<string, string> },
+) {
+  const nats = o.nats === 'private' ? await caseNats(c, { start: o.natsUp !== false }) : undefined
+  const natsUrl = nats?.url ?? (typeof o.nats === 'object' ? o.nats.url : NATS_URL!)
+  const pg = o.store === 'private' ? await casePostgres(c) : undefined
+  const db = pg ?? (await caseDatabase(c))
+  const rx = caseReceiver(c)
+  const stream = o.nats === 'shared' ? sharedNatsStream(c) : (o.stream ?? 'HERALD_FAULTS')
+  const env: Record<string, string> = { DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, ...o.env }
+  return { db, pg, nats, rx, env }
+}
+
+/** `apis` API processes (default 1), then `workers` worker processes (default 1), each SIGKILLed by the clean-ups; `api` and `worker` are the first. */
+export async function caseProcesses(c: Cleanups, env: Record<string, string>, o: { apis?: number; workers?: number } = {}) {
+  const apis: HeraldProcess[] = []
+  const workers: HeraldProcess[] = []
+  for (let i = 0; i < (o.apis ?? 1); i++) apis.push(await spawn(c, env, 'serve'))
+  for (let i = 0; i < (o.workers ?? 1); i++) workers.push(await spawn(c, env, 'worker'))
+  return { api: apis[0]!, apis, worker: workers[0]!, workers }
 }
 
 /** The environment of every Herald process of a case; `env` overrides. */

@@ -9,7 +9,7 @@ import { connect } from '@nats-io/transport-node'
 import { DiscardPolicy, RetentionPolicy, StorageType, jetstreamManager } from '@nats-io/jetstream'
 import { describePg } from '../harness'
 import { eventually, type Receiver } from '../receiver'
-import { caseDatabase, caseNats, caseReceiver, cleanups, figures, query, spawn, workspaces, type Cleanups } from './fixture'
+import { caseProcesses, caseSetup, cleanups, figures, query, spawn, workspaces, type Cleanups } from './fixture'
 import { expectFannedOut } from './load'
 import type { PrivateNats } from './private_nats'
 import type { HeraldProcess } from '../processes'
@@ -61,11 +61,8 @@ interface Setup {
 }
 
 async function setup(c: Cleanups, opts: { natsUp?: boolean } = {}): Promise<Setup> {
-  const nats = await caseNats(c, { start: opts.natsUp !== false })
-  const db = await caseDatabase(c)
-  const rx = caseReceiver(c)
-  const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: STREAM, FANOUT_REPLAY_AFTER_MS: '2000', JETSTREAM_ACK_WAIT_MS: '2000' }
-  return { c, nats, db, rx, env }
+  const s = await caseSetup(c, { nats: 'private', natsUp: opts.natsUp, stream: STREAM, env: { FANOUT_REPLAY_AFTER_MS: '2000', JETSTREAM_ACK_WAIT_MS: '2000' } })
+  return { c, nats: s.nats!, db: s.db, rx: s.rx, env: s.env }
 }
 
 async function delivered(s: Setup, name: string, ids: string[], ms = 45_000) {
@@ -115,8 +112,7 @@ describePg('fault: JetStream loses what it acknowledged; PostgreSQL publishes it
 
   test('the stream deleted while everything runs: the processes make it again, every event is delivered, the worker is unhealthy meanwhile at most briefly', async () => {
     const s = await setup(c)
-    const api = await spawn(c, s.env, 'serve')
-    const worker = await spawn(c, s.env, 'worker')
+    const { api, worker } = await caseProcesses(c, s.env)
     const [ws] = await workspaces(api.url, 1, [{ name: 'hook', url: `${s.rx.url}/hook` }])
     const before = await post(api, ws!.apiKey, 200, 'before')
     await expectFannedOut(s.rx, before, { ms: 20_000 })
@@ -137,8 +133,7 @@ describePg('fault: JetStream loses what it acknowledged; PostgreSQL publishes it
 
   test('the consumer deleted under a running worker: its /healthz says so, and it makes the consumer again', async () => {
     const s = await setup(c)
-    const api = await spawn(c, s.env, 'serve')
-    const worker = await spawn(c, s.env, 'worker')
+    const { api, worker } = await caseProcesses(c, s.env)
     const [ws] = await workspaces(api.url, 1, [{ name: 'hook', url: `${s.rx.url}/hook` }])
     await expectFannedOut(s.rx, await post(api, ws!.apiKey, 10, 'first'), { ms: 20_000 })
     await withJsm(s.nats.url, (jsm) => jsm.consumers.delete(STREAM, 'herald-workers'))
@@ -153,8 +148,7 @@ describePg('fault: NATS unreachable when the processes start', () => {
 
   test('serve starts and takes events into PostgreSQL; the worker starts not ready; both catch up when NATS comes', async () => {
     const s = await setup(c, { natsUp: false })
-    const api = await spawn(c, s.env, 'serve')
-    const worker = await spawn(c, s.env, 'worker')
+    const { api, worker } = await caseProcesses(c, s.env)
     expect(await workerHealth(worker)).toBe(503)
     const [ws] = await workspaces(api.url, 1, [{ name: 'hook', url: `${s.rx.url}/hook` }])
     const ids = await post(api, ws!.apiKey, 300, 'no nats')

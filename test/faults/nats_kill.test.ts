@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test'
 import { describePg } from '../harness'
 import { eventually } from '../receiver'
-import { caseDatabase, caseNats, caseReceiver, cleanups, figures, query, spawn, workspaces } from './fixture'
+import { caseProcesses, caseSetup, cleanups, figures, query, workspaces } from './fixture'
 import { expectDurableAndDelivered, startLoad, statuses } from './load'
 
 describePg('fault: NATS killed under load', () => {
@@ -14,12 +14,10 @@ describePg('fault: NATS killed under load', () => {
 
   test('SIGKILL and restart on the same store: every request is a 200, every acknowledged event is delivered', async () => {
     try {
-      const nats = await caseNats(c)
-      const db = await caseDatabase(c)
-      const rx = caseReceiver(c)
-      const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: 'HERALD_FAULTS', JETSTREAM_ACK_WAIT_MS: '2000' }
-      const api = await spawn(c, env, 'serve')
-      await spawn(c, env, 'worker')
+      const setup = await caseSetup(c, { nats: 'private', stream: 'HERALD_FAULTS', env: { JETSTREAM_ACK_WAIT_MS: '2000' } })
+      const { db, rx, env } = setup
+      const nats = setup.nats!
+      const { api } = await caseProcesses(c, env)
       const ws = await workspaces(api.url, 4, [{ name: 'all', url: `${rx.url}/nats` }])
 
       const load = startLoad({ targets: () => [api.url], keys: ws.map((w) => w.apiKey), perSecond: 300 })

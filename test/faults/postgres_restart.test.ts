@@ -10,9 +10,8 @@
 import { describe, expect, test } from 'bun:test'
 import { NATS_URL } from '../harness'
 import { eventually } from '../receiver'
-import { caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { caseProcesses, caseSetup, cleanups, figures, query, workspaces } from './fixture'
 import { expectDurableAndDelivered, percentile, startLoad, statuses } from './load'
-import { privatePostgres } from './private_pg'
 
 const describeNats = NATS_URL ? describe : describe.skip
 
@@ -21,12 +20,10 @@ describeNats('fault: PostgreSQL restarted under load', () => {
 
   test('503 with Retry-After while it is down, then requests succeed and the outbox drains without a Herald restart', async () => {
     try {
-      const pg = await privatePostgres()
-      c.add(() => pg.close())
-      const rx = caseReceiver(c)
-      const env = { DATABASE_URL: pg.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c), JETSTREAM_ACK_WAIT_MS: '2000' }
-      const api = await spawn(c, env, 'serve')
-      await spawn(c, env, 'worker')
+      const setup = await caseSetup(c, { store: 'private', nats: 'shared', env: { JETSTREAM_ACK_WAIT_MS: '2000' } })
+      const { rx, env } = setup
+      const pg = setup.pg!
+      const { api } = await caseProcesses(c, env)
       const ws = await workspaces(api.url, 4, [{ name: 'all', url: `${rx.url}/pg` }])
 
       const load = startLoad({ targets: () => [api.url], keys: ws.map((w) => w.apiKey), perSecond: 300 })

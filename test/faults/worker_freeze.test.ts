@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test'
 import { describePg } from '../harness'
 import { eventually, type Receiver } from '../receiver'
-import { caseDatabase, caseNats, caseReceiver, cleanups, figures, query, spawn, workspaces } from './fixture'
+import { caseProcesses, caseSetup, cleanups, figures, query, workspaces } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, firstSeen, percentile, startLoad, statuses } from './load'
 
 const ACK_WAIT_MS = 2_000
@@ -51,13 +51,8 @@ describePg('fault: a worker frozen (SIGSTOP), then let go (SIGCONT), with a seco
 
   test(`frozen for ${FROZEN_MS / 1000} s (3× the ack wait) under load: every event is delivered, nothing already delivered is sent again, and the other worker takes over within the ack wait`, async () => {
     try {
-      const nats = await caseNats(c)
-      const db = await caseDatabase(c)
-      const rx = caseReceiver(c) // answers 200
-      const env = { DATABASE_URL: db.url, NATS_URL: nats.url, NATS_STREAM: 'HERALD_FREEZE', JETSTREAM_ACK_WAIT_MS: String(ACK_WAIT_MS), FANOUT_REPLAY_AFTER_MS: '2000' }
-      const api = await spawn(c, env, 'serve')
-      const a = await spawn(c, env, 'worker')
-      await spawn(c, env, 'worker')
+      const { db, rx, env } = await caseSetup(c, { nats: 'private', stream: 'HERALD_FREEZE', env: { JETSTREAM_ACK_WAIT_MS: String(ACK_WAIT_MS), FANOUT_REPLAY_AFTER_MS: '2000' } }) // rx answers 200
+      const { api, worker: a } = await caseProcesses(c, env, { workers: 2 })
       // A frozen process is let go by the clean-ups too, so that its SIGKILL is not left pending.
       c.add(() => process.kill(a.pid, 'SIGCONT'))
       const ws = await workspaces(api.url, 4, [{ name: 'hook', url: `${rx.url}/freeze` }])

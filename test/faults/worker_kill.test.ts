@@ -5,9 +5,9 @@
 // JETSTREAM_ACK_WAIT_MS, the events the killed worker held reach the receiver
 // within 10 s (they waited the whole 30 s ack wait before it was shortened).
 import { expect, test } from 'bun:test'
-import { NATS_URL, describeJs } from '../harness'
+import { describeJs } from '../harness'
 import { eventually } from '../receiver'
-import { caseDatabase, caseReceiver, cleanups, figures, query, sharedNatsStream, spawn, workspaces } from './fixture'
+import { caseProcesses, caseSetup, cleanups, figures, query, spawn, workspaces } from './fixture'
 import { eventIdOf, expectDurableAndDelivered, startLoad, statuses } from './load'
 
 const RECEIVER_MS = 150
@@ -17,12 +17,9 @@ describeJs('fault: worker killed under load', () => {
 
   test('SIGKILL mid-delivery: a new worker takes over, duplicates share the webhook-id', async () => {
     try {
-      const db = await caseDatabase(c)
-      const rx = caseReceiver(c)
+      const { db, rx, env } = await caseSetup(c, { nats: 'shared', env: { JETSTREAM_ACK_WAIT_MS: '2000', DELIVERY_LEASE_MS: '2000' } })
       rx.fallback = { status: 200, delayMs: RECEIVER_MS }
-      const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c), JETSTREAM_ACK_WAIT_MS: '2000', DELIVERY_LEASE_MS: '2000' }
-      const api = await spawn(c, env, 'serve')
-      const worker = await spawn(c, env, 'worker')
+      const { api, worker } = await caseProcesses(c, env)
       const ws = await workspaces(api.url, 4, [{ name: 'slow', url: `${rx.url}/slow` }])
 
       const load = startLoad({ targets: () => [api.url], keys: ws.map((w) => w.apiKey), perSecond: 250 })
@@ -60,14 +57,11 @@ describeJs('fault: worker killed under load', () => {
 
   test('with the default ack wait, the events a killed worker held are sent again by the other within about 10 s', async () => {
     try {
-      const db = await caseDatabase(c)
-      const rx = caseReceiver(c)
-      rx.fallback = { status: 200, delayMs: RECEIVER_MS }
       // Only the defaults: this measures JETSTREAM_ACK_WAIT_MS as shipped.
-      const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c) }
-      const api = await spawn(c, env, 'serve')
-      const doomed = await spawn(c, env, 'worker')
-      await spawn(c, env, 'worker') // the survivor, running before the kill: no start-up in the figure
+      const { db, rx, env } = await caseSetup(c, { nats: 'shared' })
+      rx.fallback = { status: 200, delayMs: RECEIVER_MS }
+      // The second worker is the survivor, running before the kill: no start-up in the figure.
+      const { api, worker: doomed } = await caseProcesses(c, env, { workers: 2 })
       const ws = await workspaces(api.url, 4, [{ name: 'slow', url: `${rx.url}/slow` }])
 
       const load = startLoad({ targets: () => [api.url], keys: ws.map((w) => w.apiKey), perSecond: 100 })
@@ -96,13 +90,9 @@ describeJs('fault: worker killed under load', () => {
 
   test('a slow delivery of a live worker, longer than the ack wait, is not given to the other worker: it is sent once', async () => {
     try {
-      const db = await caseDatabase(c)
-      const rx = caseReceiver(c)
+      const { rx, env } = await caseSetup(c, { nats: 'shared' })
       rx.fallback = { status: 200, delayMs: 9_000 } // past the 8 s ack wait, within DELIVERY_TIMEOUT_MS (10 s)
-      const env = { DATABASE_URL: db.url, NATS_URL: NATS_URL!, NATS_STREAM: sharedNatsStream(c) }
-      const api = await spawn(c, env, 'serve')
-      await spawn(c, env, 'worker')
-      await spawn(c, env, 'worker')
+      const { api } = await caseProcesses(c, env, { workers: 2 })
       const ws = await workspaces(api.url, 1, [{ name: 'slow', url: `${rx.url}/slow` }])
       const sent: string[] = []
       for (let i = 0; i < 20; i++) {

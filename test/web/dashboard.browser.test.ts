@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSuite, launchChromium, SCREENSHOTS, watchPage } from '../browser'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import type { Page } from 'playwright-core'
+import { browserSuite, SCREENSHOTS, useSignedInBrowser } from '../browser'
+import { backends } from '../harness'
 import { startReceiver, type Receiver } from '../receiver'
 import { startSmtp } from '../smtp'
 
@@ -27,8 +27,6 @@ const EXPECTED = [
   { status: 400, path: '/v1/auth/signup/confirm' }, // a used link, on purpose
 ]
 
-/** Console errors and uncaught exceptions of a page, except the expected ones. */
-const watch = (page: Page, errors: string[]) => watchPage(page, errors, EXPECTED)
 
 /** Basic accessibility rules on the current page: labelled controls, named buttons and links, one h1, no skipped heading level. */
 const a11yProblems = (page: Page) =>
@@ -56,13 +54,21 @@ for (const backend of backends) {
   describeBrowser(`dashboard in Chromium (${backend})`, () => {
     const email = `owner.${backend}@example.com`
     const ws = 'acme'
-    const errors: string[] = []
-    let herald: TestHerald
     let receiver: Receiver
     let smtp: Awaited<ReturnType<typeof startSmtp>>
-    let browser: Browser
-    let context: BrowserContext
-    let page: Page
+    beforeAll(async () => {
+      mkdirSync(SHOTS, { recursive: true })
+      receiver = startReceiver()
+      smtp = await startSmtp()
+    })
+    // The first test signs up through the sign-up page.
+    const signedIn = useSignedInBrowser({
+      backend, viewport: DESKTOP, email, workspace: ws, signUp: 'later', expected: EXPECTED,
+      // One attempt per delivery, so that a refused one fails at once and can be replayed.
+      env: () => ({ HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', SMTP_URL: `smtp://127.0.0.1:${smtp.port}` }),
+      prepare: (context, herald) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: herald.url }),
+    })
+    const { herald, browser, context, page, errors } = signedIn
     let apiKey = ''
     let eventId = ''
     const shot = async (name: string, p: Page = page, fullPage = true) => {
@@ -76,23 +82,11 @@ for (const backend of backends) {
       await p.locator('main h1').first().waitFor()
     }
 
-    beforeAll(async () => {
-      mkdirSync(SHOTS, { recursive: true })
-      receiver = startReceiver()
-      smtp = await startSmtp()
-      // One attempt per delivery, so that a refused one fails at once and can be replayed.
-      herald = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', SMTP_URL: `smtp://127.0.0.1:${smtp.port}` })
+    beforeAll(() => {
       herald.mails = smtp.mails
-      // launch() gives the browser a fresh, temporary user-data dir of its own.
-      browser = await launchChromium()
-      context = await browser.newContext({ viewport: DESKTOP })
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: herald.url })
-      page = watch(await context.newPage(), errors)
-    }, 60_000)
+    })
 
     afterAll(async () => {
-      await browser?.close()
-      await herald?.close()
       receiver?.stop()
       await smtp?.close()
     })
@@ -174,7 +168,7 @@ for (const backend of backends) {
     }, STEP_MS)
 
     test("an event's deep link opens directly in a fresh page", async () => {
-      const fresh = watch(await context.newPage(), errors)
+      const fresh = signedIn.watch(await context.newPage())
       await fresh.goto(`${herald.url}/w/${ws}/events/${eventId}`)
       await fresh.getByRole('heading', { name: 'New signup', level: 1 }).waitFor()
       const text = await fresh.locator('main').textContent()
@@ -260,7 +254,7 @@ for (const backend of backends) {
     }, STEP_MS)
 
     test('a phone-sized screen shows the pages without horizontal scrolling, and they pass basic accessibility checks', async () => {
-      const phone = watch(await context.newPage(), errors)
+      const phone = signedIn.watch(await context.newPage())
       await phone.setViewportSize({ width: 375, height: 812 })
       for (const path of [`/w/${ws}/feed`, `/w/${ws}/events/${eventId}`, `/w/${ws}/keys`, `/w/${ws}/routers`, `/w/${ws}/routers/new`, `/w/${ws}/channels`, `/w/${ws}/members`, `/w/${ws}/usage`]) {
         await goto(path, phone)
@@ -285,7 +279,7 @@ for (const backend of backends) {
       const link = await page.getByLabel(/Invitation link/).inputValue()
       expect(link).toContain('/invite/')
       const other = await browser.newContext({ viewport: DESKTOP })
-      const guest = watch(await other.newPage(), errors)
+      const guest = signedIn.watch(await other.newPage())
       await guest.goto(herald.url + new URL(link).pathname)
       await guest.getByText(/invited to the workspace acme as member/).waitFor()
       await guest.getByLabel('Choose a password').fill(PASSWORD)

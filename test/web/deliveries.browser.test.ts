@@ -9,11 +9,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSuite, launchChromium, SCREENSHOTS, watchPage } from '../browser'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { browserSuite, SCREENSHOTS, useSignedInBrowser } from '../browser'
+import { backends } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
-import { PASSWORD } from '../users'
 
 const describeBrowser = browserSuite('deliveries.browser.test.ts')
 const STEP_MS = 45_000
@@ -23,13 +21,22 @@ const BAD_EVENTS = 2
 for (const backend of backends) {
   describeBrowser(`the feed's deliveries and the deliveries page in Chromium (${backend})`, () => {
     const ws = 'acme'
-    const errors: string[] = []
-    let herald: TestHerald
     let good: Receiver
     let bad: Receiver
-    let browser: Browser
-    let context: BrowserContext
-    let page: Page
+    beforeAll(() => {
+      mkdirSync(SCREENSHOTS, { recursive: true })
+      good = startReceiver()
+      bad = startReceiver()
+      bad.fallback = { status: 500, body: 'receiver is down' }
+    })
+    // One attempt per delivery, so that a 500 fails it for good; the
+    // receiver fails on purpose more often than the circuit breaker allows.
+    // The first account of a fresh Herald is made at once; the context keeps its session cookie.
+    const signedIn = useSignedInBrowser({
+      backend, viewport: DESKTOP, email: `owner.${backend}@example.com`, workspace: ws,
+      env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', CIRCUIT_FAILURES: '1000' },
+    })
+    const { herald, context, page, errors } = signedIn
     let apiKey = ''
     let okEvent = ''
     let mailEvent = ''
@@ -65,19 +72,7 @@ for (const backend of backends) {
     const item = (id: string) => page.locator(`li[data-event-id="${id}"]`)
 
     beforeAll(async () => {
-      mkdirSync(SCREENSHOTS, { recursive: true })
-      good = startReceiver()
-      bad = startReceiver()
-      bad.fallback = { status: 500, body: 'receiver is down' }
-      // One attempt per delivery, so that a 500 fails it for good; the
-      // receiver fails on purpose more often than the circuit breaker allows.
-      herald = await startTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', CIRCUIT_FAILURES: '1000' })
-      browser = await launchChromium()
-      context = await browser.newContext({ viewport: DESKTOP })
-      page = watchPage(await context.newPage(), errors)
-      // The first account of a fresh Herald is made at once; the context keeps its session cookie.
-      const signup = await context.request.post(`${herald.url}/v1/auth/signup`, { data: { email: `owner.${backend}@example.com`, password: PASSWORD, workspace: ws, client: 'web' } })
-      expect(signup.status()).toBe(201)
+      expect((await context.request.get(`${herald.url}/v1/me`)).status()).toBe(200)
       const key = await herald.admin('POST', `/admin/workspaces/${ws}/keys`, { name: 'test' })
       apiKey = ((await key.json()) as { apiKey: string }).apiKey
       routers.ok = await router('ok', 'ok.*', `${good.url}/ok`)
@@ -86,8 +81,6 @@ for (const backend of backends) {
     }, 60_000)
 
     afterAll(async () => {
-      await browser?.close()
-      await herald?.close()
       good?.stop()
       bad?.stop()
     })
@@ -212,7 +205,7 @@ for (const backend of backends) {
     }, STEP_MS)
 
     test('the deliveries page fits a phone and its controls are labelled', async () => {
-      const phone = watchPage(await context.newPage(), errors)
+      const phone = signedIn.watch(await context.newPage())
       await phone.setViewportSize({ width: 375, height: 812 })
       await phone.goto(`${herald.url}/w/${ws}/deliveries`)
       await phone.locator('tr[data-delivery-id]').first().waitFor()

@@ -11,9 +11,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSuite, launchChromium, SCREENSHOTS, watchPage } from '../browser'
-import { startTestHerald, type TestHerald } from '../harness'
+import type { Page } from 'playwright-core'
+import { browserSuite, SCREENSHOTS, useSignedInBrowser, watchPage } from '../browser'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { PASSWORD } from '../users'
 
@@ -32,13 +31,20 @@ const LONG_LINKS = [
 describeBrowser('the dashboard layout, at 1280×800 and 390×844, in Chromium', () => {
   const ws = 'acme'
   const OWNER = 'owner@example.com'
-  const errors: string[] = []
-  let herald: TestHerald
   let good: Receiver
   let bad: Receiver
-  let browser: Browser
-  let context: BrowserContext
-  let owner = false
+  beforeAll(() => {
+    mkdirSync(SCREENSHOTS, { recursive: true })
+    good = startReceiver()
+    bad = startReceiver()
+    bad.fallback = { status: 500, body: 'receiver is down' }
+  })
+  // Nobody signs up before the first test: it starts from a fresh install.
+  const signedIn = useSignedInBrowser({
+    backend: 'embedded', viewport: VIEWPORTS.desktop, email: OWNER, workspace: ws, signUp: 'later',
+    env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', CIRCUIT_FAILURES: '1000' },
+  })
+  const { herald, browser, context, errors } = signedIn
   let made: Promise<void> | undefined
   let apiKey = ''
   let longEvent = ''
@@ -48,7 +54,7 @@ describeBrowser('the dashboard layout, at 1280×800 and 390×844, in Chromium', 
   const pages: Partial<Record<Viewport, Page>> = {}
   /** The signed-in page of a viewport, opened once. */
   async function at(viewport: Viewport): Promise<Page> {
-    pages[viewport] ??= watchPage(await context.newPage(), errors)
+    pages[viewport] ??= signedIn.watch(await context.newPage())
     await pages[viewport].setViewportSize(VIEWPORTS[viewport])
     return pages[viewport]
   }
@@ -63,29 +69,15 @@ describeBrowser('the dashboard layout, at 1280×800 and 390×844, in Chromium', 
   const sideways = (page: Page) =>
     page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth && `${document.documentElement.scrollWidth} px wide at ${window.innerWidth} px`)
 
-  beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true })
-    good = startReceiver()
-    bad = startReceiver()
-    bad.fallback = { status: 500, body: 'receiver is down' }
-    herald = await startTestHerald('embedded', { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s', CIRCUIT_FAILURES: '1000' })
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: VIEWPORTS.desktop })
-  }, 60_000)
-
   afterAll(async () => {
-    await browser?.close()
-    await herald?.close()
     good?.stop()
     bad?.stop()
   })
 
   /** The first account, made at most once: through the sign-up page by the first test, else through the API. */
   async function signedUp() {
-    if (owner) return
-    const res = await context.request.post(`${herald.url}/v1/auth/signup`, { data: { email: OWNER, password: PASSWORD, workspace: ws, client: 'web' } })
-    expect(res.status()).toBe(201)
-    owner = true
+    await signedIn.signUp()
+    expect((await context.request.get(`${herald.url}/v1/me`)).status()).toBe(200)
   }
 
   /** What strains the layout, made once: an unbroken message delivered by two routers (one failing), long links, a long router URL. */
@@ -139,7 +131,7 @@ describeBrowser('the dashboard layout, at 1280×800 and 390×844, in Chromium', 
     await page.getByLabel(/Workspace name/).fill(ws)
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.waitForURL(`**/w/${ws}/feed`)
-    owner = true
+    signedIn.signedUp = true
 
     // From then on, a visitor who is signed out is asked to sign in.
     const later = await browser.newContext({ viewport: VIEWPORTS.desktop })

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createECDH, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSuite, launchChromium, launchChromiumProfile, SCREENSHOTS, watchPage } from '../browser'
+import type { BrowserContext, Page } from 'playwright-core'
+import { browserSuite, launchChromiumProfile, SCREENSHOTS, useSignedInBrowser } from '../browser'
 import { webPushPayload } from '../../src/delivery/push/webpush'
 import type { EventView } from '../../src/delivery/event_view'
-import { backends, startTestHerald, type TestHerald } from '../harness'
+import { backends } from '../harness'
 import { PASSWORD } from '../users'
 import { CA_FILE } from '../stand_ins'
 import { startPushService, type PushService, type WebPushSubscription } from '../web_push_service'
@@ -120,18 +120,23 @@ for (const backend of backends) {
   describeBrowser(`the installable app in Chromium (${backend})`, () => {
     const email = `pwa.${backend}@example.com`
     const ws = 'acme'
-    const errors: string[] = []
     let offline = false
-    let herald: TestHerald
-    let browser: Browser
-    let context: BrowserContext
-    let page: Page
     let apiKey = ''
     let posted: string[] = []
     const keys = { p256dh: createECDH('prime256v1').generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') }
 
-    /** Console errors and uncaught exceptions, but the failed requests of the offline step. */
-    const watch = (p: Page) => watchPage(p, errors, [{ text: /ERR_INTERNET_DISCONNECTED|Failed to fetch|net::ERR_FAILED/, when: () => offline }])
+    beforeAll(() => mkdirSync(SHOTS, { recursive: true }))
+    // The first test signs up through the sign-up page. Console errors and
+    // uncaught exceptions count, but the failed requests of the offline step.
+    const signedIn = useSignedInBrowser({
+      backend, viewport: DESKTOP, email, workspace: ws, signUp: 'later',
+      expected: [{ text: /ERR_INTERNET_DISCONNECTED|Failed to fetch|net::ERR_FAILED/, when: () => offline }],
+      prepare: async (context, herald) => {
+        await context.grantPermissions(['notifications'], { origin: herald.url })
+        await context.addInitScript(fakePushService, { keys })
+      },
+    })
+    const { herald, browser, context, page, errors, watch } = signedIn
     const shot = async (name: string, p: Page = page) => {
       if (backend !== backends[0]) return // one set is enough; the first backend's
       await p.evaluate(() => window.scrollTo(0, 0))
@@ -150,21 +155,6 @@ for (const backend of backends) {
       expect(res.status).toBe(200)
       return ((await res.json()) as { eventId: string }).eventId
     }
-
-    beforeAll(async () => {
-      mkdirSync(SHOTS, { recursive: true })
-      herald = await startTestHerald(backend)
-      browser = await launchChromium()
-      context = await browser.newContext({ viewport: DESKTOP })
-      await context.grantPermissions(['notifications'], { origin: herald.url })
-      await context.addInitScript(fakePushService, { keys })
-      page = watch(await context.newPage())
-    }, 60_000)
-
-    afterAll(async () => {
-      await browser?.close()
-      await herald?.close()
-    })
 
     test('a person signs up, and events are posted with a key of the workspace', async () => {
       await goto('/signup')
@@ -399,36 +389,28 @@ for (const backend of backends) {
 // and decrypted as the browser's push service and the browser would, and is
 // handed to this Chromium's service worker through the DevTools protocol.
 describeBrowser('from sign-up to a tapped notification, on the embedded default', () => {
-  const errors: string[] = []
-  let herald: TestHerald
   let service: PushService
-  let browser: Browser
-  let context: BrowserContext
-  let page: Page
   let subscription: WebPushSubscription
   const ws = 'chain'
 
-  beforeAll(async () => {
-    herald = await startTestHerald('embedded', { HERALD_OUTBOUND_ALLOW: '127.0.0.1', NODE_EXTRA_CA_CERTS: CA_FILE }) // the push service's certificate
-    const { publicKey } = (await (await fetch(`${herald.url}/v1/push/vapid-public-key`)).json()) as { publicKey: string }
-    service = startPushService({ vapidPublicKey: publicKey })
-    subscription = await service.newSubscription({ applicationServerKey: publicKey })
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true })
-    await context.grantPermissions(['notifications'], { origin: herald.url })
-    await context.addInitScript(fakePushService, { keys: subscription.keys, endpoint: subscription.endpoint })
-    page = watchPage(await context.newPage(), errors)
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await herald?.close()
-    service?.stop()
+  // The test signs up through the sign-up page, on a phone.
+  const { herald, context, page, errors, email } = useSignedInBrowser({
+    backend: 'embedded', viewport: PHONE, device: { isMobile: true, hasTouch: true }, email: `chain.${Date.now()}@example.com`, workspace: ws, signUp: 'later',
+    env: { HERALD_OUTBOUND_ALLOW: '127.0.0.1', NODE_EXTRA_CA_CERTS: CA_FILE }, // the push service's certificate
+    prepare: async (context, herald) => {
+      const { publicKey } = (await (await fetch(`${herald.url}/v1/push/vapid-public-key`)).json()) as { publicKey: string }
+      service = startPushService({ vapidPublicKey: publicKey })
+      subscription = await service.newSubscription({ applicationServerKey: publicKey })
+      await context.grantPermissions(['notifications'], { origin: herald.url })
+      await context.addInitScript(fakePushService, { keys: subscription.keys, endpoint: subscription.endpoint })
+    },
   })
+  afterAll(() => service?.stop())
 
   test('sign up, install, turn on, curl an event, see it, tap it', async () => {
     // Sign up.
     await page.goto(`${herald.url}/signup`)
-    await page.getByLabel('E-mail address').fill(`chain.${Date.now()}@example.com`)
+    await page.getByLabel('E-mail address').fill(email)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByLabel(/Workspace name/).fill(ws)
     await page.getByRole('button', { name: 'Create account' }).click()
