@@ -6,10 +6,8 @@
 import { Elysia } from 'elysia'
 import { secretsEqual } from '../../core/keys'
 import { bearer } from '../../core/keys'
-import { noWorkspace, operatorApiOff, operatorTokenMissing, operatorTokenWrong } from '../../core/errors'
+import { operatorApiOff, operatorTokenMissing, operatorTokenWrong } from '../../core/errors'
 import { routeGroup } from './group'
-import type { Sql } from '../../core/db'
-import { findWorkspaceId } from '../../accounts/workspaces'
 import { problem, type Responses } from '../openapi'
 
 export function adminGuard(token: string | undefined) {
@@ -42,13 +40,3 @@ export const operatorDetail = (summary: string, description: string | undefined,
   security: [{ adminToken: [] }],
   responses: { ...OPERATOR_PROBLEMS, ...responses },
 })
-
-/** The 404 of an operator route whose workspace does not exist: the catalogue's, still importable from here while admin_workspaces.ts imports it. */
-export { noWorkspace }
-
-/** The id of the workspace an operator route names, or a 404 naming it. */
-export const workspaceIdOf = (sql: Sql) => async (name: string): Promise<number> => {
-  const id = await findWorkspaceId(sql, name)
-  if (id === null) throw noWorkspace(name)
-  return id
-}
