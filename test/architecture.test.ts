@@ -145,4 +145,12 @@ describe('architecture', () => {
       .flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/new HeraldError\(/g)].map(() => f))
     expect(wording).toEqual([])
   })
+
+  test('a route file imports no SQL: neither the database nor postgres.js; it is given its area\'s operations and reads', () => {
+    const reaching = sources('src/http/routes').flatMap((f) => [
+      ...(graph.get(f) ?? []).filter((i) => i === 'src/core/db.ts').map((i) => `${f} -> ${i}`),
+      ...(/from\s*['"]postgres['"]/.test(readFileSync(join(ROOT, f), 'utf8')) ? [`${f} -> postgres`] : []),
+    ])
+    expect(reaching).toEqual([])
+  })
 })

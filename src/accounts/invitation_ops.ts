@@ -84,7 +84,10 @@ export async function previewInvitation(sql: Sql, token: string): Promise<{ work
  * address it was sent to, and only once (the UPDATE that marks it used and
  * the membership commit together). Every process drops its audiences.
  */
-export async function acceptInvitationLink(deps: { sql: Sql; announce: Announce }, token: string, user: { userId: string; email: string }): Promise<{ workspace: string; role: Role }> {
+/** What accepting an invitation needs: the store, and the announcement of the new member. */
+export type AcceptDeps = { sql: Sql; announce: Announce }
+
+export async function acceptInvitationLink(deps: AcceptDeps, token: string, user: { userId: string; email: string }): Promise<{ workspace: string; role: Role }> {
   const { sql } = deps
   const inv = await findInvitation(sql, token)
   if (!inv) throw invitationInvalid()

@@ -3,8 +3,10 @@
 // listens for 'session-ended'). The queries are in users.ts.
 import type { Sql } from '../core/db'
 import type { Announce } from '../core/changes'
-import { passwordRefused, resetLinkInvalid } from '../core/errors'
-import { createSession, hashPassword, passwordProblem, resetPassword, revokeSession, type SessionKind } from './users'
+import { passwordRefused, resetLinkInvalid, signinThrottled, wrongCredentials } from '../core/errors'
+import { checkPassword, countUsers, createSession, hashPassword, passwordProblem, resetPassword, revokeSession, type SessionKind } from './users'
+import { countAttempt, forgiveSignin, signinCounters } from './throttle'
+import { waitingWorkspace } from './workspaces'
 
 export interface SessionDeps {
   sql: Sql
@@ -34,4 +36,23 @@ export async function setPasswordByLink(deps: Pick<SessionDeps, 'sql' | 'announc
   if (!user) throw resetLinkInvalid()
   deps.announce({ kind: 'session-ended', userId: user.id })
   return user
+}
+
+/**
+ * Checks a password, counting the attempt per account and per client address
+ * first (429 past the limit); the same 401 for an unknown address and a wrong
+ * password. A success forgives the account's and the address's failures.
+ */
+export async function signIn(deps: Pick<SessionDeps, 'sql'>, email: string, password: string, clientAddress: string): Promise<{ id: string; email: string }> {
+  const wait = await countAttempt(deps.sql, signinCounters(email, clientAddress))
+  if (wait > 0) throw signinThrottled(wait)
+  const user = await checkPassword(deps.sql, email, password)
+  if (!user) throw wrongCredentials()
+  await forgiveSignin(deps.sql, email, clientAddress)
+  return user
+}
+
+/** What the sign-up page needs to know: whether anyone has signed up, and the workspace waiting for its first owner. */
+export async function signupState(deps: Pick<SessionDeps, 'sql'>) {
+  return { anyAccount: (await countUsers(deps.sql)) > 0, waitingWorkspace: await waitingWorkspace(deps.sql) }
 }

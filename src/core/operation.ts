@@ -32,10 +32,14 @@ export type Limits = Pick<
   | 'HERALD_DEFAULT_RATE_BURST'
 >
 
-export interface Ctx {
+/** What every operation's context is made from, once per process: the database, the announcements, the caps. */
+export interface OpDeps {
   sql: Sql
   announce: Announce
   limits: Limits
+}
+
+export interface Ctx extends OpDeps {
   actor: Actor
   workspace: WorkspaceRef
 }

@@ -4,7 +4,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { TSchema } from '@sinclair/typebox'
 import { inWords } from '../core/words'
 import type { Sql } from '../core/db'
-import { isConnectionError } from '../core/db'
+import { isConnectionError, ping } from '../core/db'
 import { createOutage, type Outage } from '../core/outage'
 import type { Config } from '../core/config'
 import { loggedPath, type Logger } from '../core/log'
@@ -16,6 +16,10 @@ import type { EventBus } from '../delivery/bus'
 import type { Changes } from '../core/changes'
 import type { Mailer } from '../accounts/mailer'
 import type { SendConfig } from '../delivery/job'
+import { eventReads } from '../ingest/event_reads'
+import { readDatabaseStatus } from '../delivery/status'
+import { listMyWorkspaces } from '../accounts/members'
+import { previewInvitation } from '../accounts/invitation_ops'
 import { accessCheck } from '../accounts/access'
 import { authRoute } from './routes/auth'
 import { meRoute } from './routes/me'
@@ -142,6 +146,8 @@ export function createApp(deps: AppDeps) {
   const outage = deps.outage ?? createOutage(log)
   const users = createUserAuth(sql, config.HERALD_APP_TOKEN_IDLE_DAYS)
   const check = accessCheck(sql, users)
+  // What the read paths of events are given (src/ingest/event_reads.ts), rather than the database.
+  const reads = eventReads(sql)
   // Who acts, on each API: the routes of a resource are defined once and mounted on both.
   const sides = { sql, announce: changes.announce, limits: config }
   const person = personSide({ ...sides, users, check })
@@ -186,10 +192,10 @@ export function createApp(deps: AppDeps) {
     .mapResponse({ as: 'global' }, responseMapped)
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle, () => app.routes))
-    .use(healthRoute(sql, state))
+    .use(healthRoute({ ping: () => ping(sql), state }))
     .use(eventRoute(auth, batcher))
     .use(eventsBatchRoute(auth, batcher))
-    .use(eventReadRoute(sql, auth))
+    .use(eventReadRoute({ reads, auth }))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(workspacesRoute(operator))
@@ -199,24 +205,24 @@ export function createApp(deps: AppDeps) {
         .use(membersRoute(operator))
         .use(channelsRoute(operator))
         .use(invitationsRoute({ side: operator, mail }))
-        .use(adminStatusRoute(sql, bus)),
+        .use(adminStatusRoute({ readStatus: () => readDatabaseStatus(sql), bus })),
     )
     .use(devicesRoute({ auth: users, devices: { sql, announce: changes.announce, allow: send.outbound.allow } }))
     .use(pushKeyRoute(vapidPublicKey))
     .use(authRoute({ sql, config, log, mailer, users, announce: changes.announce }))
-    .use(meRoute(sql, users))
+    .use(meRoute({ users, myWorkspaces: (userId) => listMyWorkspaces(sql, userId) }))
     .use(workspacesRoute(person))
     .use(channelsRoute(person))
     // The invitation's link before the members and the rest of the
     // invitations after: the order of the OpenAPI document the client's types
     // were generated from (clients/typescript/openapi.json).
-    .use(invitationLinkRoute(sql))
+    .use(invitationLinkRoute({ preview: (token) => previewInvitation(sql, token) }))
     .use(membersRoute(person))
     .use(invitationsRoute({ side: person, mail, accept: { sql, announce: changes.announce, users } }))
     .use(keysRoute(person))
     .use(routersRoute({ side: person, ...routerTools }))
-    .use(feedRoute(sql, users, check, bus, changes))
-    .use(workspaceEventRoute(sql, users, check))
+    .use(feedRoute({ reads, users, check, bus, changes }))
+    .use(workspaceEventRoute({ reads, users, check }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app

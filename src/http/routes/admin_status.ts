@@ -5,9 +5,8 @@
 // default only the running server can read its database, so it asks here.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
 import type { EventBus } from '../../delivery/bus'
-import { readDatabaseStatus } from '../../delivery/status'
+import type { readDatabaseStatus } from '../../delivery/status'
 import { OPERATOR_OFF, operatorDetail as detail } from './admin_auth'
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description })
@@ -43,11 +42,12 @@ export const StatusSchema = Type.Object({
   ),
 }, { $id: 'PipelineStatus' })
 
-export const adminStatusRoute = (sql: Sql, bus: Pick<EventBus, 'kind' | 'state'>) =>
+/** `readStatus`: the outbox, the deliveries by state and the workspaces nearest their quota (delivery/status.ts). */
+export const adminStatusRoute = ({ readStatus, bus }: { readStatus: () => ReturnType<typeof readDatabaseStatus>; bus: Pick<EventBus, 'kind' | 'state'> }) =>
   new Elysia({ name: 'route.admin.status' }).get(
     '/admin/status',
     async () => {
-      const [db, jetstream] = await Promise.all([readDatabaseStatus(sql), bus.state()])
+      const [db, jetstream] = await Promise.all([readStatus(), bus.state()])
       return { bus: bus.kind, jetstream, ...db }
     },
     {

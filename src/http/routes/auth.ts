@@ -10,23 +10,20 @@
 // address is new or known.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
 import type { Config } from '../../core/config'
 import type { Logger } from '../../core/log'
 import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
 import type { Announce } from '../../core/changes'
-import { endSession, openSession, setPasswordByLink } from '../../accounts/session_ops'
+import { endSession, openSession, setPasswordByLink, signIn, signupState, type SessionDeps } from '../../accounts/session_ops'
 import type { HeraldError } from '../../core/problems'
-import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, signinThrottled, signupLinkInvalid, workspaceTaken, wrongCredentials } from '../../core/errors'
+import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, signupLinkInvalid, workspaceTaken } from '../../core/errors'
 import { SLUG } from '../../ingest/event'
-import { checkPassword, countUsers, normalizeEmail, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
-import { countAttempt, forgiveSignin, signinCounters } from '../../accounts/throttle'
+import { normalizeEmail, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { requestPasswordReset } from '../../accounts/password_reset'
 import { routeGroup } from './group'
 import { EmailAddress, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../../accounts/session'
-import { waitingWorkspace } from '../../accounts/workspaces'
 import { createSignup, type SignupOutcome } from '../../accounts/signup'
 import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
 
@@ -55,7 +52,8 @@ const SignedUp = Type.Composite([SessionAnswer, Type.Object({ workspace: Type.St
 const detail = (summary: string, description: string, responses: Responses, secured = false) => ({ summary, description, tags: ['Accounts'], security: secured ? userSecurity : [], responses })
 
 export interface AuthRouteDeps {
-  sql: Sql
+  /** The accounts' store (sessions and sign-ups are written there by the area). */
+  sql: SessionDeps['sql']
   config: Config
   log: Logger
   mailer: Mailer
@@ -104,7 +102,7 @@ export const authRoute = ({ sql, config, log, mailer, users, announce }: AuthRou
   const publicRoutes = routeGroup({ name: 'route.auth', prefix: '/v1', bodyLimit: AUTH_BODY_LIMIT })
     .get(
       '/auth/signup',
-      async () => ({ signup: config.HERALD_SIGNUP, anyAccount: (await countUsers(sql)) > 0, waitingWorkspace: await waitingWorkspace(sql) }),
+      async () => ({ signup: config.HERALD_SIGNUP, ...(await signupState(sessions)) }),
       {
         response: {
           200: Type.Object({
@@ -175,11 +173,7 @@ export const authRoute = ({ sql, config, log, mailer, users, announce }: AuthRou
       async ({ body, request, set }) => {
         const email = normalizeEmail(body.email)
         const ip = clientAddress(request, config.HERALD_TRUST_PROXY)
-        const wait = await countAttempt(sql, signinCounters(email, ip))
-        if (wait > 0) throw signinThrottled(wait)
-        const user = await checkPassword(sql, email, body.password)
-        if (!user) throw wrongCredentials()
-        await forgiveSignin(sql, email, ip)
+        const user = await signIn(sessions, email, body.password, ip)
         return answer(request, set, user, body.client ?? 'app')
       },
       {

@@ -1,12 +1,10 @@
 // GET /events/{eventId}: an event as stored, read with the workspace's API key.
 import { Type, type Static } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { apiKeyRequired, eventNotFound } from '../../core/errors'
+import { apiKeyRequired } from '../../core/errors'
+import type { EventReads } from '../../ingest/event_reads'
 import { routeGroup } from './group'
 import { checkUuidv7Time, UuidV7 } from './input'
-import { findEvent } from '../../ingest/feed'
-import { listEventDeliveries } from '../../delivery/deliveries'
 import { problem, problems } from '../openapi'
 
 export const StoredEvent = Type.Object({
@@ -51,7 +49,7 @@ export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
 })], { $id: 'EventWithDeliveries' })
 
 
-export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
+export const eventReadRoute = ({ reads, auth }: { reads: EventReads; auth: ApiKeyAuth }) =>
   routeGroup({
     name: 'route.event.read',
     // 401 before the id is looked at: an anonymous caller learns nothing from a 400.
@@ -64,9 +62,7 @@ export const eventReadRoute = (sql: Sql, auth: ApiKeyAuth) =>
       const principal = await auth.verify(request.headers.get('authorization'))
       if (!principal) throw apiKeyRequired()
       checkUuidv7Time('eventId', params.eventId)
-      const event = await findEvent(sql, principal.workspaceId, params.eventId)
-      if (!event) throw eventNotFound()
-      return { ...event, deliveries: await listEventDeliveries(sql, principal.workspaceId, event.eventId) }
+      return reads.event(principal.workspaceId, params.eventId)
     },
     {
       params: Type.Object({ eventId: UuidV7('eventId', 'The eventId returned by POST /event.') }),

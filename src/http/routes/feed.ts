@@ -5,16 +5,15 @@
 // fanned out after). One event with its delivery log is
 // routes/workspace_events.ts; replaying a delivery, routes/deliveries.ts.
 import { Type } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
-import { findAccess, type AccessCheck } from '../../accounts/access'
+import type { AccessCheck } from '../../accounts/access'
+import type { EventReads } from '../../ingest/event_reads'
 import type { EventBus } from '../../delivery/bus'
 import type { Changes } from '../../core/changes'
 import type { EventView } from '../../delivery/event_view'
 import { userSecurity } from '../../accounts/session'
 import { tooManyStreams } from '../../core/errors'
-import { FEED_PAGE_MAX, matchesFilter, readFeed, type FeedFilter } from '../../ingest/feed'
+import { FEED_PAGE_MAX, matchesFilter, type FeedFilter } from '../../ingest/feed'
 import { StoredEvent } from './event_read'
-import { countEventDeliveries } from '../../delivery/deliveries'
 import { DeliveryCountsSchema } from './deliveries'
 import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
@@ -85,7 +84,7 @@ function liveStreams(changes: Pick<Changes, 'onChange'>) {
   }
 }
 
-export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Pick<EventBus, 'watch'>, changes: Pick<Changes, 'onChange'>) => {
+export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventReads; users: UserAuth; check: AccessCheck; bus: Pick<EventBus, 'watch'>; changes: Pick<Changes, 'onChange'> }) => {
   const streams = liveStreams(changes)
   return routeGroup({ name: 'route.feed', prefix: '/v1', guard: users.authenticate })
     .get(
@@ -93,9 +92,7 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Pi
       async ({ request, query }) => {
         const { access } = await check(request, query.workspace)
         checkUuidv7Time('before', query.before)
-        const page = await readFeed(sql, access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
-        const counts = await countEventDeliveries(sql, access.workspaceId, page.events.map((e) => e.eventId))
-        return { ...page, events: page.events.map((e) => ({ ...e, deliveryCounts: counts.get(e.eventId)! })) }
+        return reads.feedPage(access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
       },
       {
         query: Type.Object({
@@ -118,7 +115,7 @@ export const feedRoute = (sql: Sql, users: UserAuth, check: AccessCheck, bus: Pi
         const filter = filterOf(query)
         // Whether the stream may still run: its session live, its person still a member.
         const allowed = async () =>
-          (await users.stillValid(token).catch(() => true)) && (await findAccess(sql, session.userId, access.workspace).catch(() => access)) !== null
+          (await users.stillValid(token).catch(() => true)) && (await reads.stillMember(session.userId, access.workspace).catch(() => true))
         server?.timeout(request, 0)
         const encoder = new TextEncoder()
         let stop = () => {}

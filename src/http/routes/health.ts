@@ -1,7 +1,6 @@
 // Liveness and readiness probes.
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
-import { ping, type Sql } from '../../core/db'
 import { json } from '../openapi'
 
 const Liveness = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness' })
@@ -14,7 +13,8 @@ const Readiness = Type.Object(
 )
 const probe = { tags: ['Operations'], security: [] }
 
-export const healthRoute = (sql: Sql, state: { draining: boolean }) =>
+/** `ping`: whether the database answers (rejects when it does not). */
+export const healthRoute = ({ ping, state }: { ping: () => Promise<unknown>; state: { draining: boolean } }) =>
   new Elysia({ name: 'route.health' })
     .get('/healthz', () => ({ status: 'ok' }), {
       detail: { ...probe, summary: 'Liveness: the process answers', description: 'Answers as long as the process runs; it checks nothing else.', responses: { 200: json('The process answers.', Liveness) } },
@@ -27,7 +27,7 @@ export const healthRoute = (sql: Sql, state: { draining: boolean }) =>
           return { status: 'draining' }
         }
         try {
-          await Promise.race([ping(sql), Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
+          await Promise.race([ping(), Bun.sleep(2000).then(() => Promise.reject(new Error('timeout')))])
           return { status: 'ready', database: 'ok' }
         } catch {
           set.status = 503

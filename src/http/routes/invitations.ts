@@ -8,11 +8,9 @@
 import { Type } from '@sinclair/typebox'
 import { routeGroup } from './group'
 import { EmailAddress, Token, Uuid, WorkspaceParam, WorkspaceParams } from './input'
-import type { Sql } from '../../core/db'
-import type { Announce } from '../../core/changes'
 import { requestLog } from '../request_id'
 import type { UserAuth } from '../../accounts/session'
-import { acceptInvitationLink, inviteToWorkspace, listWorkspaceInvitations, previewInvitation, revokeWorkspaceInvitation, type MailDeps } from '../../accounts/invitation_ops'
+import { acceptInvitationLink, inviteToWorkspace, listWorkspaceInvitations, revokeWorkspaceInvitation, type AcceptDeps, type MailDeps, type previewInvitation } from '../../accounts/invitation_ops'
 import type { Side } from './side'
 import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
@@ -42,10 +40,10 @@ const CreatedInvitation = {
 }
 
 /** Reading an invitation by its link: nobody need be signed in. */
-export const invitationLinkRoute = (sql: Sql) =>
+export const invitationLinkRoute = ({ preview }: { preview: (token: string) => ReturnType<typeof previewInvitation> }) =>
   routeGroup({ name: 'route.invitations.link', prefix: '/v1' }).get(
     '/invitations/:token',
-    async ({ params }) => previewInvitation(sql, params.token),
+    async ({ params }) => preview(params.token),
     {
       params: InvitationParams,
       response: { 200: Type.Object({ workspace: Type.String(), email: Type.String(), role: RoleSchema }, { $id: 'InvitationPreview' }) },
@@ -64,7 +62,7 @@ export interface InvitationsRouteOptions {
   /** How invitations are e-mailed (the logger is the request's). */
   mail: MailDeps
   /** Accepting an invitation (people only): who is signed in, and where the membership is made and announced. */
-  accept?: { sql: Sql; announce: Announce; users: UserAuth }
+  accept?: AcceptDeps & { users: UserAuth }
 }
 
 export function invitationsRoute({ side, mail, accept }: InvitationsRouteOptions) {

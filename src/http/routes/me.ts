@@ -2,14 +2,14 @@
 // role in each), and a web session's CSRF token, which the dashboard sends
 // back in X-CSRF-Token with every change.
 import { Type } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
 import { userSecurity, type UserAuth } from '../../accounts/session'
-import { listMyWorkspaces } from '../../accounts/members'
+import type { listMyWorkspaces } from '../../accounts/members'
 import { routeGroup } from './group'
 import { MyWorkspace } from './auth'
 import { problems } from '../openapi'
 
-export const meRoute = (sql: Sql, users: UserAuth) =>
+/** `myWorkspaces`: the workspaces a person belongs to, with their role (accounts/members.ts). */
+export const meRoute = ({ users, myWorkspaces }: { users: UserAuth; myWorkspaces: (userId: string) => ReturnType<typeof listMyWorkspaces> }) =>
   routeGroup({ name: 'route.me', prefix: '/v1', guard: users.authenticate }).get(
     '/me',
     async ({ request }) => {
@@ -18,7 +18,7 @@ export const meRoute = (sql: Sql, users: UserAuth) =>
         userId: session.userId,
         email: session.email,
         ...(session.kind === 'web' && session.csrf ? { csrf: session.csrf } : {}),
-        workspaces: await listMyWorkspaces(sql, session.userId),
+        workspaces: await myWorkspaces(session.userId),
       }
     },
     {

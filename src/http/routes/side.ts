@@ -5,9 +5,7 @@
 // in which workspace (the operation checks what they may do), how the route is
 // documented, and, where the APIs word a thing differently, which words.
 import { Elysia } from 'elysia'
-import type { Sql } from '../../core/db'
-import type { Announce } from '../../core/changes'
-import type { AccountCtx, Actor, Ctx, Limits, Who, WorkspaceRef } from '../../core/operation'
+import type { AccountCtx, Actor, Ctx, OpDeps, Who, WorkspaceRef } from '../../core/operation'
 import { noWorkspace } from '../../core/errors'
 import { findWorkspaceRef } from '../../accounts/workspaces'
 import { userSecurity, type UserAuth } from '../../accounts/session'
@@ -45,11 +43,8 @@ export interface Side {
 /** What a handler of a side's route reads of its context (Elysia types a side's group loosely). */
 export type Handled<P> = { request: Request; params: P; set: { status?: number | string } } & Record<string, any>
 
-export interface SideDeps {
-  sql: Sql
-  announce: Announce
-  limits: Limits
-}
+/** The operations' dependencies (src/core/operation.ts), from which a side makes each request's context. */
+export type SideDeps = OpDeps
 
 const base = (
   deps: SideDeps,

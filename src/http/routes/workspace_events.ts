@@ -2,26 +2,21 @@
 // dashboard's event page): every push and router delivery with every
 // attempt. The same event read with an API key is routes/event_read.ts.
 import { Type } from '@sinclair/typebox'
-import type { Sql } from '../../core/db'
 import type { AccessCheck } from '../../accounts/access'
 import { userSecurity, type UserAuth } from '../../accounts/session'
-import { eventNotFound } from '../../core/errors'
-import { findEvent } from '../../ingest/feed'
-import { listEventDeliveries } from '../../delivery/deliveries'
+import type { EventReads } from '../../ingest/event_reads'
 import { EventWithDeliveries } from './event_read'
 import { routeGroup } from './group'
 import { checkUuidv7Time, UuidV7, WorkspaceParam } from './input'
 import { problem, problems } from '../openapi'
 
-export const workspaceEventRoute = (sql: Sql, users: UserAuth, check: AccessCheck) =>
+export const workspaceEventRoute = ({ reads, users, check }: { reads: EventReads; users: UserAuth; check: AccessCheck }) =>
   routeGroup({ name: 'route.workspace-event', prefix: '/v1', guard: users.authenticate }).get(
     '/workspaces/:workspace/events/:eventId',
     async ({ request, params }) => {
       const { access } = await check(request, params.workspace)
       checkUuidv7Time('eventId', params.eventId)
-      const event = await findEvent(sql, access.workspaceId, params.eventId)
-      if (!event) throw eventNotFound()
-      return { ...event, deliveries: await listEventDeliveries(sql, access.workspaceId, event.eventId) }
+      return reads.event(access.workspaceId, params.eventId)
     },
     {
       params: Type.Object({ workspace: WorkspaceParam, eventId: UuidV7('eventId', 'The event\'s id.') }),
