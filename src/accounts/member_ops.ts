@@ -40,8 +40,8 @@ export async function listWorkspaceMembers(ctx: Ctx): Promise<MemberView[]> {
 }
 
 /**
- * Adds a person at once, without an invitation (the operator's API only: see
- * DECISIONS.md, "Operator API for routers and members"), creating the user on
+ * Adds a person at once, without an invitation (the operator's API only, a
+ * contract kept stable for outside callers: docs/accounts.md), creating the user on
  * first sight of the address, and issues a user token for the device API,
  * answered once. 409 when they are a member already.
  */

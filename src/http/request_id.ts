@@ -1,4 +1,4 @@
-// Every request's id (../shared/STYLE.md, item 19): the caller's
+// Every request's id, so that its log lines can be found together: the caller's
 // X-Request-Id when it is one a log can carry safely (1 to 128 characters of
 // letters, digits and `._:-+=/@`), so that a proxy's or a client's id follows
 // the request into Herald's logs; otherwise a new UUIDv7. It is echoed in the

@@ -2,7 +2,7 @@
 // stream, an event's page) or a producer (an event by its API key): the feed's
 // pages with their deliveries counted, and one event with its delivery log.
 // The routes are given these, not the database: issue 33 puts who may see
-// what here, once, for every read path (STYLE 24).
+// what here, once, for every read path.
 import type { Sql } from '../core/db'
 import { eventNotFound } from '../core/errors'
 import { findAccess } from '../accounts/access'
