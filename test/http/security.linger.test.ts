@@ -158,7 +158,7 @@ for (const backend of backends) {
       expect(loadConfig({})).toMatchObject({ LINGER_MAX_BYTES: LINGER_BYTES, LINGER_MAX_MS: LINGER_MS })
     })
 
-    test.skipIf(!NODE)('Node\'s http client writing a 400 KB chunked body to POST /event reads its 413 problem', async () => {
+    test.skipIf(!NODE && process.env.CI !== 'true')('Node\'s http client writing a 400 KB chunked body to POST /event reads its 413 problem', async () => {
       for (let i = 0; i < 3; i++) {
         const out = await nodePost(h.port, '/event', apiKey, 400 * 1024)
         expect(out).toMatchObject({ status: 413, connection: 'close' })
