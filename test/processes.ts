@@ -1,6 +1,10 @@
 // Runs Herald as real child processes (`bun src/cli/main.ts serve`), for the tests
 // that need several instances on one database, or a process to kill.
 import type { Subprocess } from 'bun'
+import { afterAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ADMIN_TOKEN } from './harness'
 
 export interface HeraldProcess {
@@ -90,4 +94,20 @@ export async function runToEnd(cmd: string, env: Record<string, string>) {
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   clearTimeout(timer)
   return { code, output: out + err, ms: performance.now() - started }
+}
+
+/** A suite's Herald processes and scratch data directories: killed and removed after it. */
+export function useProcessScratch(prefix: string) {
+  const dirs: string[] = []
+  const procs: HeraldProcess[] = []
+  afterAll(async () => {
+    for (const p of procs) await p.kill('SIGKILL')
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
+  const dataDir = () => {
+    const d = mkdtempSync(join(tmpdir(), prefix))
+    dirs.push(d)
+    return d
+  }
+  return { procs, dataDir }
 }

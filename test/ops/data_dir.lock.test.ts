@@ -6,12 +6,11 @@
 // killed with SIGKILL leaves nothing that blocks a restart, and its events are
 // all there. A taken PORT is said before the database is opened. Real
 // processes, as test/ops/port.taken.test.ts.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN } from '../harness'
-import { runToEnd, spawnHerald, type HeraldProcess } from '../processes'
+import { runToEnd, spawnHerald, useProcessScratch, type HeraldProcess } from '../processes'
 import { freePort } from '../faults/private_nats'
 
 const admin = (url: string, method: string, path: string, body?: unknown) =>
@@ -36,17 +35,7 @@ async function post(url: string, key: string, n: number): Promise<string[]> {
 }
 
 describe('one Herald per data directory', () => {
-  const dirs: string[] = []
-  const procs: HeraldProcess[] = []
-  afterAll(async () => {
-    for (const p of procs) await p.kill('SIGKILL')
-    for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  })
-  const dataDir = () => {
-    const d = mkdtempSync(join(tmpdir(), 'herald-lock-'))
-    dirs.push(d)
-    return d
-  }
+  const { procs, dataDir } = useProcessScratch('herald-lock-')
 
   test('a second `herald start` on another port and the same HERALD_DATA_DIR stops at once, naming the pid and the directory; the first keeps serving', async () => {
     const dir = dataDir()

@@ -3,26 +3,13 @@
 // and take every other request. It stops at start instead, naming the port
 // and the setting to change. Real processes, on the embedded default and on
 // PostgreSQL.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { describe, expect, test } from 'bun:test'
 import { PG_URL, createTestDatabase } from '../harness'
-import { runToEnd, spawnHerald, type HeraldProcess } from '../processes'
+import { runToEnd, spawnHerald, useProcessScratch } from '../processes'
 import { freePort } from '../faults/private_nats'
 
 describe('a taken port', () => {
-  const dirs: string[] = []
-  const procs: HeraldProcess[] = []
-  afterAll(async () => {
-    for (const p of procs) await p.kill('SIGKILL')
-    for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  })
-  const dataDir = () => {
-    const d = mkdtempSync(join(tmpdir(), 'herald-port-'))
-    dirs.push(d)
-    return d
-  }
+  const { procs, dataDir } = useProcessScratch('herald-port-')
 
   test('a second `herald start` on a taken PORT stops, saying so; the first keeps every request', async () => {
     const port = await freePort()
