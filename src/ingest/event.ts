@@ -21,6 +21,7 @@ export const EventBody = Type.Object(
     link: opt(Type.String({ description: `URL opened when the notification is tapped: http://, https://, mailto: or tel: (any case). Longer than ${LIMITS.link} characters is rejected.`, examples: ['https://example.com/users/42'] })),
     tags: Type.Optional(Type.Union([Type.Array(Type.String(), { description: `Up to ${LIMITS.tags} tags; extra tags are dropped, each is truncated to ${LIMITS.tag} characters.`, examples: [['signup', 'web']] }), Type.Null()])),
     data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Arbitrary JSON object, readable by router templates as {{data.field}}.', examples: [{ plan: 'pro' }] }), Type.Null()])),
+    ack: Type.Optional(Type.Unknown({ description: 'Requires acknowledgement: {"retry", "expire", "escalate"?} (stand-in until the foundation lands).' })),
   },
   { $id: 'EventBody', additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
 )
@@ -36,6 +37,7 @@ export interface NormalizedEvent {
   link: string | null
   tags: string[]
   data: Record<string, unknown> | null
+  ack?: { retry: number; expire: number; escalate: { after: number; channel: string }[] } | null
 }
 
 /** Truncates to `max` Unicode code points, never splitting a surrogate pair. */
@@ -167,11 +169,12 @@ export function normalizeEvent(body: unknown): { event: NormalizedEvent; changes
   const data = b.data ?? null
   if (data !== null) checkData(data, { parent: null, key: 'data' }, 1, errors)
 
+  const ack = standInAck(b.ack, errors)
   for (const key of Object.keys(b)) {
     if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped`)
   }
   if (errors.length) throw validationError(errors)
-  return { event: { message, event, channel, title, link, tags, data }, changes }
+  return { event: { message, event, channel, title, link, tags, data, ack }, changes }
 }
 
 /** The Unix-ms timestamp inside a UUIDv7. */
@@ -182,3 +185,17 @@ export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.
 const LATEST_MS = Date.UTC(9999, 11, 31)
 /** Whether a UUIDv7 could be one Herald issued: its time is a real date, not past the year 9999. */
 export const plausibleUuidv7 = (id: string) => uuidv7Time(id).getTime() <= LATEST_MS
+
+// A stand-in for the foundation's parser of `ack` (seconds only), replaced when it lands.
+function standInAck(v: unknown, errors: FieldError[]): NormalizedEvent['ack'] {
+  if (v == null) return null
+  if (typeof v !== 'object' || Array.isArray(v)) return (errors.push({ pointer: '/ack', detail: 'ack must be an object' }), null)
+  const a = v as { retry?: unknown; expire?: unknown; escalate?: unknown }
+  const int = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) ? x : null)
+  const retry = int(a.retry)
+  const expire = int(a.expire)
+  if (retry === null || retry < 30) errors.push({ pointer: '/ack/retry', detail: 'ack.retry must be at least 30 seconds' })
+  if (expire === null || expire > 10800 || (retry !== null && expire < retry)) errors.push({ pointer: '/ack/expire', detail: 'ack.expire must be at least retry and at most 10800 seconds' })
+  const escalate = Array.isArray(a.escalate) ? a.escalate.map((s) => ({ after: Number(s?.after), channel: String(s?.channel) })) : []
+  return { retry: retry ?? 0, expire: expire ?? 0, escalate }
+}

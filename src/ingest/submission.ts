@@ -11,6 +11,7 @@ export interface Submission {
   event: NormalizedEvent
   changes: string[]
   idempotency?: { key: string; hash: string } // hash: hex SHA-256 of the raw body
+  receipt?: string | null // a UUIDv7 made by the route when the event has `ack`
 }
 
 export interface SubmitResult {
@@ -18,6 +19,7 @@ export interface SubmitResult {
   channel: string
   eventId: string
   remainingQuota: number
+  receipt?: string
   errors?: string[]
 }
 
@@ -34,9 +36,12 @@ export type Outcome =
   | { kind: 'idempotency-mismatch' }
   | { kind: 'channel-limit'; max: number } // the event named a new channel past the workspace's limit
   | { kind: 'unknown-workspace' }
+  | { kind: 'receipt-limit'; max: number } // the workspace has its most pending receipts
+  | { kind: 'escalation-channel'; index: number; channel: string } // ack.escalate[index] names a channel the workspace lacks
 
 export function resultBody(s: Submission, remainingQuota: number): SubmitResult {
   const body: SubmitResult = { workspace: s.principal.workspace, channel: s.channel, eventId: s.id, remainingQuota }
+  if (s.receipt) body.receipt = s.receipt
   if (s.changes.length) body.errors = s.changes
   return body
 }

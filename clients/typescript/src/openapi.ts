@@ -101,6 +101,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/receipts/{receipt}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a receipt
+         * @description The state of an event sent with `ack`: pending while it repeats, then acknowledged (by whom, when, where), cancelled or expired.
+         */
+        get: operations["getReceiptsByReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/receipts/{receipt}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a receipt
+         * @description Stops the repeats of a pending receipt (the problem is solved, say): the repeats not yet sent end `cancelled`, and routers with `receipts: true` get `receipt.cancelled`. Takes no body.
+         */
+        post: operations["postReceiptsByReceiptCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/workspaces": {
         parameters: {
             query?: never;
@@ -1177,6 +1217,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{workspace}/receipts/{receipt}/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge a receipt
+         * @description Stops the event's repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. Takes no body.
+         */
+        post: operations["postV1WorkspacesByWorkspaceReceiptsByReceiptAck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspace}/deliveries/{id}/replay": {
         parameters: {
             query?: never;
@@ -1304,6 +1364,8 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Requires acknowledgement: {"retry", "expire", "escalate"?} (stand-in until the foundation lands). */
+            ack?: unknown;
             idempotencyKey?: string | null;
         } & {
             [key: string]: unknown;
@@ -1542,6 +1604,8 @@ export interface components {
             } | null;
             /** @description Default true. A disabled router matches nothing. */
             enabled?: boolean;
+            /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
+            receipts?: boolean;
         };
         CreateWorkspaceBody: {
             /**
@@ -1557,7 +1621,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "router" | "push";
+            kind: "router" | "push" | "receipt";
             /**
              * Format: uuid
              * @description For a router delivery.
@@ -1616,7 +1680,7 @@ export interface components {
             /** Format: uuid */
             eventId: string;
             /** @enum {string} */
-            kind: "router" | "push";
+            kind: "router" | "push" | "receipt";
             /**
              * Format: uuid
              * @description For a router delivery.
@@ -1747,6 +1811,8 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Requires acknowledgement: {"retry", "expire", "escalate"?} (stand-in until the foundation lands). */
+            ack?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -2043,7 +2109,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, unavailable, internal. A program may branch on it.
+             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, receipt-limit, unavailable, internal. A program may branch on it.
              * @example https://herald.dev/problems/validation-failed
              */
             type: string;
@@ -2094,6 +2160,44 @@ export interface components {
             status: "ready" | "draining" | "unavailable";
             database?: "ok" | "unreachable";
         };
+        Receipt: {
+            /**
+             * Format: uuid
+             * @description The receipt's id, as POST /event answered it.
+             */
+            receipt: string;
+            /**
+             * Format: uuid
+             * @description The event that requires acknowledgement.
+             */
+            eventId: string;
+            /** @enum {string} */
+            status: "pending" | "acknowledged" | "expired" | "cancelled";
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            /** @description The member who acknowledged it. */
+            acknowledgedBy: {
+                /** Format: uuid */
+                userId: string;
+                email: string;
+            } | null;
+            /** @enum {string|null} */
+            acknowledgedVia: "web" | "push" | "link" | "api" | null;
+            /**
+             * Format: date-time
+             * @description When it stops repeating unacknowledged: the event's time plus `ack.expire`.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When a device last received the event (its first push or a repeat).
+             */
+            lastPushAt: string | null;
+            /** @description Device pushes so far that reached their push service: the first pushes and every repeat. */
+            pushes: number;
+            /** @description The channels of `ack.escalate` whose members are pushed too, in order. */
+            escalated: string[];
+        };
         RegisteredDevice: {
             /** Format: uuid */
             id: string;
@@ -2125,6 +2229,8 @@ export interface components {
                 body?: string;
             } | null;
             enabled: boolean;
+            /** @description Whether it gets a delivery when a receipt of an event it forwarded ends. */
+            receipts: boolean;
             /** @description Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again. */
             health: {
                 /** @enum {string} */
@@ -2294,6 +2400,11 @@ export interface components {
              */
             remainingQuota: number;
             /**
+             * Format: uuid
+             * @description Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).
+             */
+            receipt?: string;
+            /**
              * @description Present only when Herald changed the event: each truncation and each dropped property.
              * @example [
              *       "title was truncated to 128 characters"
@@ -2405,6 +2516,8 @@ export interface components {
             } | null;
             /** @description A disabled router matches nothing. */
             enabled?: boolean;
+            /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
+            receipts?: boolean;
         };
         UpdateWorkspaceBody: {
             /**
@@ -2586,7 +2699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit or monthly quota hit; see Retry-After and the problem type. */
+            /** @description Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2723,6 +2836,135 @@ export interface operations {
             };
             /** @description No event of this id in the workspace of this key. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReceiptsByReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt of this id in the workspace of this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReceiptsByReceiptCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt of this id in the workspace of this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The receipt is no longer pending: its detail says how it ended and, when acknowledged, by whom. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7914,6 +8156,85 @@ export interface operations {
             };
             /** @description No such workspace (of mine), or no event of this id in it. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceReceiptsByReceiptAck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no receipt of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already acknowledged (the detail names by whom), cancelled or expired. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,7 +10,7 @@ import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
-import { apiKeyRequired, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
@@ -20,6 +20,7 @@ export const SubmitResultSchema = Type.Object({
   channel: Type.String({ description: "Channel the event went to; the workspace's default channel when none was given.", examples: ['general'] }),
   eventId: Type.String({ format: 'uuid', description: 'UUIDv7 of the event; sortable by time.' }),
   remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
+  receipt: Type.Optional(Type.String({ format: 'uuid', description: 'Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).' })),
   errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation and each dropped property.', examples: [['title was truncated to 128 characters']] })),
 }, { $id: 'SubmitResult' })
 
@@ -54,6 +55,10 @@ function respond(o: Outcome): Response {
       return problemResponse(idempotencyKeyReused())
     case 'unknown-workspace':
       return problemResponse(apiKeyRequired())
+    case 'receipt-limit':
+      return problemResponse(receiptLimit(o.max))
+    case 'escalation-channel':
+      return problemResponse(escalationChannelMissing(o.index, o.channel))
   }
 }
 
@@ -78,7 +83,7 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
   const idem = idempotency(request, raw)
   const id = Bun.randomUUIDv7()
   return batcher
-    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem })
+    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem, receipt: event.ack ? Bun.randomUUIDv7() : null })
     .then(respond)
 }
 
@@ -107,7 +112,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
           401: problem(401, 'Missing or invalid API key.'),
           413: problem(413, 'Body over 262,144 bytes.'),
           422: problem(422, 'Idempotency-Key reused with another body, or a new channel past the workspace\'s limit of channels.'),
-          429: problem(429, 'Rate limit or monthly quota hit; see Retry-After and the problem type.'),
+          429: problem(429, 'Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type.'),
           503: problem(503, 'Database unavailable; nothing was stored. Retry after Retry-After.'),
         },
       },
