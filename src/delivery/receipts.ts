@@ -167,8 +167,8 @@ export async function insertReceipts(tx: Tx, receipts: NewReceipt[]): Promise<vo
     s: [...r.ack.escalate].sort((a, b) => a.after - b.after),
   })))
   await tx`
-    INSERT INTO receipts (id, workspace_id, event_id, event_at, channel, retry_s, expires_at, escalate, next_repeat_at, next_push_at)
-    SELECT i, w, e, to_timestamp(t / 1000.0), c, r, to_timestamp(t / 1000.0) + x * interval '1 s', s,
+    INSERT INTO receipts (id, workspace_id, event_id, event_at, created_at, channel, retry_s, expires_at, escalate, next_repeat_at, next_push_at)
+    SELECT i, w, e, to_timestamp(t / 1000.0), to_timestamp(t / 1000.0), c, r, to_timestamp(t / 1000.0) + x * interval '1 s', s,
       to_timestamp(t / 1000.0) + r * interval '1 s',
       to_timestamp(t / 1000.0) + LEAST(r, x, COALESCE((SELECT min((q->>'after')::float8) FROM jsonb_array_elements(s) q), r)) * interval '1 s'
     FROM json_to_recordset(${json}::text::json) AS n(i uuid, w bigint, e uuid, t float8, c text, r int, x int, s jsonb)`
