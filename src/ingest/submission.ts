@@ -11,7 +11,7 @@ export interface Submission {
   event: NormalizedEvent
   changes: string[]
   idempotency?: { key: string; hash: string } // hash: hex SHA-256 of the raw body
-  receipt?: string | null // a UUIDv7 made by the route when the event has `ack`
+  receipt?: string | null // a UUIDv7 when the event has `ack`: its receipt's id
 }
 
 export interface SubmitResult {
