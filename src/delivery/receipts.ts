@@ -178,13 +178,17 @@ export async function insertReceipts(tx: Tx, receipts: NewReceipt[]): Promise<vo
  * How many more receipts each workspace may have pending, counted under
  * the workspace rows' locks (taken here, in id order, as the write path's
  * statement takes them), so that batches on any instances add up one
- * after the other and the cap is exact.
+ * after the other and the cap is exact. Two statements: under READ
+ * COMMITTED, a count in the statement that waited for the lock would read
+ * the snapshot taken before the wait, without the receipts the lock's
+ * previous holder committed.
  */
 export async function pendingRoom(tx: Tx, workspaceIds: number[], max: number): Promise<Map<number, number>> {
   const ids = [...new Set(workspaceIds)].sort((a, b) => a - b)
+  await tx`SELECT id FROM workspaces WHERE id = ANY(${ids}::bigint[]) ORDER BY id FOR NO KEY UPDATE`
   const rows = await tx<{ id: string; n: number }[]>`
-    WITH locked AS MATERIALIZED (SELECT id FROM workspaces WHERE id = ANY(${ids}::bigint[]) ORDER BY id FOR NO KEY UPDATE)
-    SELECT l.id, (SELECT count(*) FROM receipts r WHERE r.workspace_id = l.id AND r.status = 'pending')::int AS n FROM locked l`
+    SELECT w.id, (SELECT count(*) FROM receipts r WHERE r.workspace_id = w.id AND r.status = 'pending')::int AS n
+    FROM unnest(${ids}::bigint[]) AS w(id)`
   return new Map(rows.map((r) => [Number(r.id), Math.max(0, max - r.n)]))
 }
 
