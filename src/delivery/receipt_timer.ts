@@ -130,38 +130,22 @@ async function expireReceipts(tx: Tx, ids: string[]) {
   if (ended.length) await afterEnd(tx, ended)
 }
 
+type Push = { id: string; eventId: string; eventAt: string; workspaceId: string; device: string; repeat: number }
+type Audience = (ws: string, channel: string) => Promise<string[]>
+
 /** Queues the pushes of the due repeats and escalation steps, and moves each receipt's timer on; answers the pushes queued. */
 async function fire(tx: Tx, due: Due[], pushable: (d: PushTarget) => boolean): Promise<number> {
   const first = await firstPushes(tx, due)
   const audiences = new Map<string, Promise<string[]>>()
-  const audience = (ws: string, channel: string) => {
+  const audience: Audience = (ws, channel) => {
     const k = `${ws}/${channel}`
     let a = audiences.get(k)
     if (!a) audiences.set(k, (a = findPushTargets(tx, Number(ws), channel).then((list) => list.filter(pushable).map((d) => d.id))))
     return a
   }
-  const pushes: { id: string; eventId: string; eventAt: string; workspaceId: string; device: string; repeat: number }[] = []
+  const pushes: Push[] = []
   const fired: Fired[] = []
-  for (const r of due) {
-    const repeatDue = r.nextRepeatMs <= r.nowMs
-    const newSteps = r.escalate.filter((s) => !r.escalated.includes(s.channel) && r.startMs + s.after * 1000 <= r.nowMs)
-    const escalated = [...r.escalated, ...newSteps.map((s) => s.channel)]
-    const before = new Set<string>(first.get(r.eventId) ?? [])
-    for (const c of r.escalated) for (const d of await audience(r.workspaceId, c)) before.add(d)
-    // A repeat goes to everyone; a step due between repeats to its channel's members not pushed already.
-    const devices = repeatDue ? before : new Set<string>()
-    for (const s of newSteps) for (const d of await audience(r.workspaceId, s.channel)) if (repeatDue || !before.has(d)) devices.add(d)
-    const n = r.repeats + 1
-    const at = new Date(r.eventAt).toISOString()
-    for (const device of devices) {
-      pushes.push({ id: deliveryId(r.eventId, 'push', `${device}/${n}`), eventId: r.eventId, eventAt: at, workspaceId: r.workspaceId, device, repeat: n })
-    }
-    let nextRepeatMs = r.nextRepeatMs
-    // Every `retry` from the event, not from this late look: a repeat late by a backlog does not shift the rest.
-    while (nextRepeatMs <= r.nowMs) nextRepeatMs += r.retryS * 1000
-    const steps = r.escalate.filter((s) => !escalated.includes(s.channel)).map((s) => r.startMs + s.after * 1000)
-    fired.push({ id: r.id, repeats: n, nextRepeatMs, nextPushMs: Math.min(nextRepeatMs, r.expiresMs, ...steps), escalated, pushed: devices.size > 0 })
-  }
+  for (const r of due) fired.push(await firing(r, first.get(r.eventId) ?? [], audience, pushes))
   await queuePushes(tx, pushes)
   await tx`
     UPDATE receipts r SET repeats = u.repeats, escalated = ARRAY(SELECT jsonb_array_elements_text(u.escalated)),
@@ -171,6 +155,32 @@ async function fire(tx: Tx, due: Due[], pushable: (d: PushTarget) => boolean): P
       AS u(id uuid, repeats int, escalated jsonb, next_repeat float8, next_push float8, pushed bool)
     WHERE r.id = u.id`
   return pushes.length
+}
+
+/**
+ * One receipt's firing: the pushes it queues (added to `pushes`) and what it
+ * changes of the receipt. A repeat goes to every device the event was pushed
+ * to and to the members of every channel escalated to; a step due between
+ * repeats goes to its channel's members not pushed already.
+ */
+async function firing(r: Due, firstDevices: string[], audience: Audience, pushes: Push[]): Promise<Fired> {
+  const repeatDue = r.nextRepeatMs <= r.nowMs
+  const newSteps = r.escalate.filter((s) => !r.escalated.includes(s.channel) && r.startMs + s.after * 1000 <= r.nowMs)
+  const escalated = [...r.escalated, ...newSteps.map((s) => s.channel)]
+  const before = new Set<string>(firstDevices)
+  for (const c of r.escalated) for (const d of await audience(r.workspaceId, c)) before.add(d)
+  const devices = repeatDue ? before : new Set<string>()
+  for (const s of newSteps) for (const d of await audience(r.workspaceId, s.channel)) if (repeatDue || !before.has(d)) devices.add(d)
+  const n = r.repeats + 1
+  const at = new Date(r.eventAt).toISOString()
+  for (const device of devices) {
+    pushes.push({ id: deliveryId(r.eventId, 'push', `${device}/${n}`), eventId: r.eventId, eventAt: at, workspaceId: r.workspaceId, device, repeat: n })
+  }
+  let nextRepeatMs = r.nextRepeatMs
+  // Every `retry` from the event, not from this late look: a repeat late by a backlog does not shift the rest.
+  while (nextRepeatMs <= r.nowMs) nextRepeatMs += r.retryS * 1000
+  const steps = r.escalate.filter((s) => !escalated.includes(s.channel)).map((s) => r.startMs + s.after * 1000)
+  return { id: r.id, repeats: n, nextRepeatMs, nextPushMs: Math.min(nextRepeatMs, r.expiresMs, ...steps), escalated, pushed: devices.size > 0 }
 }
 
 /** The devices each event's first pushes went to (its push deliveries of repeat 0). */
@@ -195,7 +205,7 @@ async function firstPushes(tx: Tx, due: Due[]): Promise<Map<string, string[]>> {
  * its place, and a phone that was away does not get every missed repeat at
  * once when it is back.
  */
-async function queuePushes(tx: Tx, pushes: { id: string; eventId: string; eventAt: string; workspaceId: string; device: string; repeat: number }[]) {
+async function queuePushes(tx: Tx, pushes: Push[]) {
   if (!pushes.length) return
   await tx`
     UPDATE deliveries d SET status = 'cancelled', last_error = 'not sent: repeat ' || p.repeat || ' went in its place', updated_at = now()
