@@ -5,6 +5,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { backends, useTestHerald } from '../harness'
 import { expectProblem } from '../support'
+import { browser, newEmail, PASSWORD } from '../users'
 
 setDefaultTimeout(30_000)
 
@@ -87,6 +88,36 @@ for (const backend of backends) {
       await expectProblem(await withKey(ws.apiKey, 'POST', `/receipts/${receipt}/cancel`), 409, 'conflict')
       expect(await (await withKey(ws.apiKey, 'GET', `/receipts/${receipt}`)).json()).toMatchObject({ status: 'acknowledged', acknowledgedBy: { userId: alice.userId } })
       await expectProblem(await fetch(`${h.url}/v1/workspaces/${ws.name}/receipts/${receipt}/ack`, { method: 'POST' }), 401)
+    })
+
+    test('where it was acknowledged: web for a dashboard session, api for an app token, or what the caller says', async () => {
+      const b = browser(h)
+      const email = newEmail('web')
+      const name = `web-${Date.now().toString(36)}`
+      expect((await b.session('/v1/auth/signup', { email, password: PASSWORD, workspace: name })).status).toBeLessThan(300)
+      const key = (await (await h.admin('POST', `/admin/workspaces/${name}/keys`, {})).json()) as { apiKey: string }
+      const viaWeb = await send(key.apiKey)
+      const res = await b.call('POST', `/v1/workspaces/${name}/receipts/${viaWeb.receipt}/ack`)
+      expect(res.status).toBe(200)
+      expect(await res.json()).toMatchObject({ status: 'acknowledged', acknowledgedVia: 'web', acknowledgedBy: { email } })
+      // A change from a session without its CSRF token is refused, as every change is.
+      const noCsrf = await send(key.apiKey)
+      await expectProblem(await b.call('POST', `/v1/workspaces/${name}/receipts/${noCsrf.receipt}/ack`, undefined, { csrf: false }), 403)
+      const ws = await h.workspace()
+      const alice = await member(ws.name, `alice-${ws.name}@example.com`)
+      const viaPush = await send(ws.apiKey)
+      const pushed = await fetch(`${h.url}/v1/workspaces/${ws.name}/receipts/${viaPush.receipt}/ack`, {
+        method: 'POST', headers: { authorization: `Bearer ${alice.userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ via: 'push' }),
+      })
+      expect(pushed.status).toBe(200)
+      expect(((await pushed.json()) as { acknowledgedVia: string }).acknowledgedVia).toBe('push')
+      const other = await send(ws.apiKey)
+      for (const body of [{ via: 'link' }, { via: 'sms' }, { who: 'me' }]) {
+        await expectProblem(await fetch(`${h.url}/v1/workspaces/${ws.name}/receipts/${other.receipt}/ack`, {
+          method: 'POST', headers: { authorization: `Bearer ${alice.userToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        }), 400)
+      }
+      expect(((await (await withKey(ws.apiKey, 'GET', `/receipts/${other.receipt}`)).json()) as { status: string }).status).toBe('pending')
     })
   })
 }

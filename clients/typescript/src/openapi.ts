@@ -1228,7 +1228,7 @@ export interface paths {
         put?: never;
         /**
          * Acknowledge a receipt
-         * @description Stops the event's repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. Takes no body.
+         * @description Stops the event's repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. The body is optional.
          */
         post: operations["postV1WorkspacesByWorkspaceReceiptsByReceiptAck"];
         delete?: never;
@@ -1325,6 +1325,10 @@ export interface components {
             workspace: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+        };
+        AckReceiptBody: {
+            /** @description Where the member acknowledged it, shown as `acknowledgedVia`: `push` from the installed app's notification, `web` from the dashboard, `api` otherwise. Default: `web` with a dashboard session, `api` with an app token. (`link` is the `/ack/<token>` link's own.) */
+            via?: "web" | "push" | "api";
         };
         /** @description Makes the event require acknowledgement: the 200 answer holds a `receipt`. */
         AckSpec: {
@@ -8262,7 +8266,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AckReceiptBody"];
+            };
+        };
         responses: {
             /** @description Response for status 200 */
             200: {
@@ -8311,6 +8319,24 @@ export interface operations {
             };
             /** @description Already acknowledged (the detail names by whom), cancelled or expired. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
