@@ -135,7 +135,8 @@ await h.run(async () => {
 
   // --- receipts: N events with ack at the same rate, then their repeats
   progress(`receipts: ${N} events with ack (retry ${params.retry_s} s) over ${params.retry_s} s, then ${params.repeats} rounds of repeats`)
-  const ack = { retry: params.retry_s, expire: params.retry_s * (params.repeats + 2) }
+  // Expires half a retry after the last repeat measured: no further round starts inside the window.
+  const ack = { retry: params.retry_s, expire: Math.round(params.retry_s * (params.repeats + 0.5)) }
   const t0 = await sendSpread(base, key, N, params.retry_s, (i) => ({ message: `receipt ${i}: disk 91% on db-${i % 7}`, ack }))
   if (!(await until(() => arrivals() >= N, 120_000, 20))) fail(`receipts: ${arrivals()} of ${N} first pushes arrived`)
   // The repeat windows: from the first repeat's time to the last one's arrival.
@@ -154,18 +155,21 @@ await h.run(async () => {
   await db.sql`UPDATE receipts SET status = 'cancelled', ended_at = now() WHERE status = 'pending'`
 
   // Lateness: the k-th arrival of an event is its repeat k-1, due at its time + (k-1) × retry.
-  const seenOf = new Map<string, number[]>()
+  // An apns-id is a delivery: a second arrival under one id is a retry of
+  // it (at least once), a second delivery of one repeat would be a double.
+  const seenOf = new Map<string, Map<string, number>>()
   for (const s of apns.seen) {
     const id = JSON.parse(s.body).eventId as string
-    const list = seenOf.get(id) ?? []
-    list.push(s.at)
-    seenOf.set(id, list)
+    const byDelivery = seenOf.get(id) ?? new Map<string, number>()
+    const apnsId = String(s.headers['apns-id'])
+    if (!byDelivery.has(apnsId)) byDelivery.set(apnsId, s.at)
+    seenOf.set(id, byDelivery)
   }
   const lateness: number[] = []
   let doubles = 0
-  for (const [id, ats] of seenOf) {
+  for (const [id, byDelivery] of seenOf) {
     const at0 = parseInt(id.slice(0, 8) + id.slice(9, 13), 16)
-    ats.sort((a, b) => a - b)
+    const ats = [...byDelivery.values()].sort((a, b) => a - b)
     if (ats.length > 1 + params.repeats) doubles += ats.length - 1 - params.repeats
     for (let k = 1; k < ats.length && k <= params.repeats; k++) lateness.push(ats[k]! - (at0 + k * params.retry_s * 1000))
   }

@@ -139,12 +139,12 @@ export async function afterEnd(tx: Tx, ended: EndedReceipt[]): Promise<void> {
   await tx`
     UPDATE deliveries d SET status = 'cancelled', last_error = 'not sent: the receipt ' || x.status, updated_at = now()
     FROM unnest(${events}::uuid[], ${months}::timestamptz[], ${ended.map((e) => e.status)}::text[]) AS x(event_id, event_at, status)
-    WHERE d.event_id = x.event_id AND d.event_at = x.event_at AND d.kind = 'push' AND d.repeat > 0 AND d.status = 'pending'`
+    WHERE d.event_id = ANY(${events}::uuid[]) AND d.event_at = ANY(${months}::timestamptz[])
+      AND d.event_id = x.event_id AND d.event_at = x.event_at AND d.kind = 'push' AND d.repeat > 0 AND d.status = 'pending'`
   const routers = await tx<{ eventId: string; eventAt: Date; workspaceId: string; routerId: string }[]>`
     SELECT DISTINCT d.event_id AS "eventId", d.event_at AS "eventAt", d.workspace_id AS "workspaceId", d.router_id::text AS "routerId"
-    FROM unnest(${events}::uuid[], ${months}::timestamptz[]) AS x(event_id, event_at)
-    JOIN deliveries d ON d.event_id = x.event_id AND d.event_at = x.event_at AND d.kind = 'router'
-    JOIN routers ro ON ro.id = d.router_id AND ro.receipts AND ro.enabled`
+    FROM deliveries d JOIN routers ro ON ro.id = d.router_id AND ro.receipts AND ro.enabled
+    WHERE d.event_id = ANY(${events}::uuid[]) AND d.event_at = ANY(${months}::timestamptz[]) AND d.kind = 'router'`
   if (!routers.length) return
   await tx`
     INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, router_id, target, status, attempts, next_attempt_at)
