@@ -99,8 +99,8 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
 
   const inFlight = createInFlight(fanOut)
   const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, trialMs: opts.trialMs, intervalMs: opts.schedulerIntervalMs })
-  // Receipts' repeats: queued as pending push deliveries, which the scheduler sends at once.
-  const receiptTimer = startReceiptTimer({ sql, log, pushable, wake: () => scheduler.wake(), intervalMs: opts.schedulerIntervalMs })
+  // Receipts' repeats: queued as push deliveries leased to this process, which its scheduler sends at once.
+  const receiptTimer = startReceiptTimer({ sql, log, pushable, send: scheduler.send, leaseMs: opts.leaseMs, intervalMs: opts.schedulerIntervalMs })
   let stopped = false
 
   return {

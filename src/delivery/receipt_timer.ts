@@ -9,24 +9,30 @@
 //   to, with ids derived from (event, device, repeat number);
 // - an escalation step due: queues pushes to the step's channel's members
 //   (those not pushed already), and adds them to the following repeats;
-// then moves next_push_at on. The delivery scheduler (scheduler.ts), woken at
-// once, sends the queued pushes under its leases. So a repeat is queued once
-// whichever instance claims it, sent once whichever worker takes it, logged
-// as a push delivery of its own, and spends no quota (it is no event).
+// then moves next_push_at on. The pushes are queued leased to the worker that
+// claimed them, which sends them at once (scheduler.ts send); should it die,
+// the lease runs out and any worker's scheduler takes them. So a repeat is
+// queued once whichever instance claims it, sent once whichever worker takes
+// it, logged as a push delivery of its own, and spends no quota (it is no
+// event).
 import type { Sql, Tx } from '../core/db'
 import type { Logger } from '../core/log'
 import type { PushTarget } from './push/job'
 import { findPushTargets } from './push/devices'
 import { afterEnd, endedColumns, type EndedReceipt } from './receipts'
 import { deliveryId } from './send_task'
+import { eventViewJson, type EventView } from './event_view'
+import type { ClaimedWithEvent } from './deliveries'
 
 export interface ReceiptTimerDeps {
   sql: Sql
   log: Logger
   /** Whether this process pushes to the device's provider: an escalation's devices are filtered by it, as the fan-out's are. */
   pushable: (d: PushTarget) => boolean
-  /** Wakes the delivery scheduler: the repeats just queued go out now, not at its next interval. */
-  wake: () => void
+  /** Sends repeats this process queued leased to itself (the scheduler's send): they go out now, and another worker takes them only if this one dies. */
+  send: (due: ClaimedWithEvent[]) => Promise<void>
+  /** DELIVERY_LEASE_MS: how long a repeat queued here is this process's alone. */
+  leaseMs: number
   /** The longest wait between looks (a receipt made by another process is seen within it). */
   intervalMs: number
   /** Receipts claimed per transaction. */
@@ -69,8 +75,8 @@ export function startReceiptTimer(deps: ReceiptTimerDeps) {
     while (!stopped) {
       let waitMs = deps.intervalMs
       try {
-        const r = await fireDueReceipts(deps.sql, batch, deps.pushable)
-        if (r.queued) deps.wake()
+        const r = await fireDueReceipts(deps.sql, batch, deps.pushable, deps.leaseMs)
+        if (r.leased.length) await deps.send(r.leased)
         if (r.claimed === batch) continue // more are due: at once
         // Not sooner than GATHER_MS: receipts falling due one after the
         // other are claimed together, a few statements for many repeats,
@@ -100,10 +106,13 @@ export function startReceiptTimer(deps: ReceiptTimerDeps) {
 
 /**
  * One look: claims up to `limit` due receipts and fires them in one
- * transaction. Answers how many it claimed, how many pushes it queued, and
- * when the next pending receipt is due.
+ * transaction. Answers how many it claimed, the pushes it queued, and when
+ * the next pending receipt is due. With `leaseMs`, the pushes are queued
+ * leased to the caller, who sends them at once (`leased`, with their
+ * events): no claim of the scheduler, and no second write of each row to
+ * take it. Without, they are due now, for any scheduler.
  */
-export async function fireDueReceipts(sql: Sql, limit: number, pushable: (d: PushTarget) => boolean = () => true) {
+export async function fireDueReceipts(sql: Sql, limit: number, pushable: (d: PushTarget) => boolean = () => true, leaseMs?: number) {
   const out = await sql.begin(async (tx) => {
     const due = await tx<Due[]>`
       SELECT r.id, r.workspace_id AS "workspaceId", r.event_id AS "eventId", r.event_at AS "eventAt", r.retry_s AS "retryS",
@@ -113,12 +122,13 @@ export async function fireDueReceipts(sql: Sql, limit: number, pushable: (d: Pus
       FROM receipts r WHERE r.status = 'pending' AND r.next_push_at <= now()
       ORDER BY r.next_push_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED`
-    if (!due.length) return { claimed: 0, queued: 0 }
+    if (!due.length) return { claimed: 0, queued: 0, leased: [] as ClaimedWithEvent[] }
     const expired = due.filter((r) => r.nowMs >= r.expiresMs)
     if (expired.length) await expireReceipts(tx, expired.map((r) => r.id))
     const live = due.filter((r) => r.nowMs < r.expiresMs)
-    const queued = live.length ? await fire(tx, live, pushable) : 0
-    return { claimed: due.length, queued }
+    const pushes = live.length ? await fire(tx, live, pushable, leaseMs ?? 0) : []
+    const leased = leaseMs && pushes.length ? await leasedWithEvents(tx, pushes) : []
+    return { claimed: due.length, queued: pushes.length, leased }
   })
   const [next] = await sql<{ at: number | null; now: number }[]>`
     SELECT extract(epoch FROM min(next_push_at))::float8 * 1000 AS at, extract(epoch FROM now())::float8 * 1000 AS now
@@ -138,8 +148,8 @@ async function expireReceipts(tx: Tx, ids: string[]) {
 type Push = { id: string; eventId: string; eventAt: string; workspaceId: string; device: string; repeat: number }
 type Audience = (ws: string, channel: string) => Promise<string[]>
 
-/** Queues the pushes of the due repeats and escalation steps, and moves each receipt's timer on; answers the pushes queued. */
-async function fire(tx: Tx, due: Due[], pushable: (d: PushTarget) => boolean): Promise<number> {
+/** Queues the pushes of the due repeats and escalation steps (leased `leaseMs`), and moves each receipt's timer on; answers the pushes queued. */
+async function fire(tx: Tx, due: Due[], pushable: (d: PushTarget) => boolean, leaseMs: number): Promise<Push[]> {
   const first = await firstPushes(tx, due)
   const audiences = new Map<string, Promise<string[]>>()
   const audience: Audience = (ws, channel) => {
@@ -151,7 +161,7 @@ async function fire(tx: Tx, due: Due[], pushable: (d: PushTarget) => boolean): P
   const pushes: Push[] = []
   const fired: Fired[] = []
   for (const r of due) fired.push(await firing(r, first.get(r.eventId) ?? [], audience, pushes))
-  await queuePushes(tx, pushes)
+  const inserted = await queuePushes(tx, pushes, leaseMs)
   await tx`
     UPDATE receipts r SET repeats = u.repeats, escalated = ARRAY(SELECT jsonb_array_elements_text(u.escalated)),
       next_repeat_at = to_timestamp(u.next_repeat / 1000.0), next_push_at = to_timestamp(u.next_push / 1000.0),
@@ -159,7 +169,16 @@ async function fire(tx: Tx, due: Due[], pushable: (d: PushTarget) => boolean): P
     FROM json_to_recordset(${JSON.stringify(fired.map((f) => ({ id: f.id, repeats: f.repeats, escalated: f.escalated, next_repeat: f.nextRepeatMs, next_push: f.nextPushMs, pushed: f.pushed })))}::text::json)
       AS u(id uuid, repeats int, escalated jsonb, next_repeat float8, next_push float8, pushed bool)
     WHERE r.id = u.id`
-  return pushes.length
+  return pushes.filter((p) => inserted.has(p.id))
+}
+
+/** The queued pushes as the scheduler's claim gives them, each with its event's view. */
+async function leasedWithEvents(tx: Tx, pushes: Push[]): Promise<ClaimedWithEvent[]> {
+  const rows = await tx<{ id: string; view: EventView }[]>`
+    SELECT e.id::text AS id, ${eventViewJson(tx as Sql)} AS view FROM events e JOIN workspaces w ON w.id = e.workspace_id
+    WHERE e.id = ANY(${[...new Set(pushes.map((p) => p.eventId))]}::uuid[]) AND e.created_at = ANY(${[...new Set(pushes.map((p) => p.eventAt))]}::timestamptz[])`
+  const views = new Map(rows.map((r) => [r.id, r.view]))
+  return pushes.map((p) => ({ id: p.id, eventId: p.eventId, workspaceId: Number(p.workspaceId), kind: 'push' as const, target: p.device, attempts: 0, event: views.get(p.eventId) ?? null }))
 }
 
 /**
@@ -207,14 +226,15 @@ async function firstPushes(tx: Tx, due: Due[]): Promise<Map<string, string[]>> {
 }
 
 /**
- * Writes the repeats' push deliveries as pending rows, due now; a row that
- * exists (the same repeat queued twice) is kept. An earlier repeat of the
+ * Writes the repeats' push deliveries as pending rows, due now, or leased
+ * `leaseMs` to the caller, who sends them; answers the ids written (a row
+ * that exists, the same repeat queued twice, is kept and not sent again). An earlier repeat of the
  * same device still waiting for a retry ends `cancelled`: this one rings in
  * its place, and a phone that was away does not get every missed repeat at
  * once when it is back.
  */
-async function queuePushes(tx: Tx, pushes: Push[]) {
-  if (!pushes.length) return
+async function queuePushes(tx: Tx, pushes: Push[], leaseMs: number): Promise<Set<string>> {
+  if (!pushes.length) return new Set()
   await tx`
     UPDATE deliveries d SET status = 'cancelled', last_error = 'not sent: repeat ' || p.repeat || ' went in its place', updated_at = now()
     FROM json_to_recordset(${JSON.stringify(pushes.map((p) => ({ event_id: p.eventId, event_at: p.eventAt, device: p.device, repeat: p.repeat })))}::text::json)
@@ -222,10 +242,12 @@ async function queuePushes(tx: Tx, pushes: Push[]) {
     WHERE d.event_id = ANY(${[...new Set(pushes.map((p) => p.eventId))]}::uuid[]) AND d.event_at = ANY(${[...new Set(pushes.map((p) => p.eventAt))]}::timestamptz[])
       AND d.event_id = p.event_id AND d.event_at = p.event_at AND d.kind = 'push' AND d.target = p.device
       AND d.repeat > 0 AND d.repeat < p.repeat AND d.status = 'pending'`
-  await tx`
+  const rows = await tx<{ id: string }[]>`
     INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, target, repeat, status, attempts, next_attempt_at)
-    SELECT p.id, p.event_id, p.event_at, p.ws, 'push', p.device, p.repeat, 'pending', 0, now()
+    SELECT p.id, p.event_id, p.event_at, p.ws, 'push', p.device, p.repeat, 'pending', 0, now() + ${leaseMs} * interval '1 ms'
     FROM json_to_recordset(${JSON.stringify(pushes.map((p) => ({ id: p.id, event_id: p.eventId, event_at: p.eventAt, ws: p.workspaceId, device: p.device, repeat: p.repeat })))}::text::json)
       AS p(id uuid, event_id uuid, event_at timestamptz, ws bigint, device text, repeat int)
-    ON CONFLICT DO NOTHING`
+    ON CONFLICT DO NOTHING
+    RETURNING id`
+  return new Set(rows.map((r) => r.id))
 }

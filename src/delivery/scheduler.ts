@@ -58,6 +58,8 @@ export function startScheduler(deps: SchedulerDeps) {
   })()
   return {
     wake: () => wake?.(),
+    /** Sends deliveries this process already holds the lease of (a receipt's repeats, leased as they were queued). */
+    send: (due: ClaimedWithEvent[]) => sendLeased(deps, retrying, due, true),
     underWay: (): Promise<void>[] => [...retrying],
     /** Claims no more; resolves once the loop has ended (the retries under way go on). */
     stop(): Promise<void> {
@@ -70,12 +72,22 @@ export function startScheduler(deps: SchedulerDeps) {
 
 /** Takes due deliveries while there is room, and hands their attempts to the pool; true when it took as many as it asked for. */
 async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise<boolean> {
-  const { sql, room, log, recorder, devices } = deps
-  const free = room.free()
+  const free = deps.room.free()
   if (free <= 0) return false
   const want = Math.min(free, CHUNK)
-  const due = await claimDueDeliveries(sql, want, deps.leaseMs, deps.trialMs)
-  const full = due.length === want
+  const due = await claimDueDeliveries(deps.sql, want, deps.leaseMs, deps.trialMs)
+  await sendLeased(deps, retrying, due, false)
+  return due.length === want
+}
+
+/**
+ * Plans the attempts of deliveries this process holds the lease of, sends
+ * them through the pool and records the outcomes. `wait`: wait for room
+ * (deliveries leased elsewhere than by a claim: a receipt's repeats) rather
+ * than take it (a claim asked for no more than the room had).
+ */
+async function sendLeased(deps: SchedulerDeps, retrying: Set<Promise<void>>, due: ClaimedWithEvent[], wait: boolean): Promise<void> {
+  const { room, log, recorder, devices } = deps
   const views: EventView[] = []
   const index = new Map<string, number>()
   const planned: Planned[] = []
@@ -87,8 +99,9 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise
     const p = await planRetry(deps, d, views, index, devicesById)
     if (p) planned.push(p)
   }
-  if (!planned.length) return full
-  room.take(planned.length)
+  if (!planned.length) return
+  if (wait) await room.reserve(planned.length)
+  else room.take(planned.length)
   const providers = new Set(planned.flatMap((p) => (p.device ? [p.device.provider] : [])))
   const task = deps.dispatch({ events: views, planned }, providers)
     .then((sent) => {
@@ -102,7 +115,6 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise
       retrying.delete(task)
     })
   retrying.add(task)
-  return full
 }
 
 /** Plans the attempt of a due delivery, or records (and logs) why it cannot be made. */
