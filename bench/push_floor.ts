@@ -65,7 +65,7 @@ const audience = new URL(subs[0]!.endpoint).origin
 const authorization = vapidAuthorization({ ...vapid, subject: 'mailto:bench@example.com', ttlSeconds: 86_400 }, audience)
 const payload = Buffer.from(webPushPayload({
   eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'bench', channel: 'alerts', event: 'deploy.done', title: 'Deploy finished',
-  message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(),
+  message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(), priority: 3, ttl: null, collapseKey: null, receipt: null,
 }))
 const receivers = subs.map((s) => ({ publicKey: Buffer.from(s.keys.p256dh, 'base64url'), auth: Buffer.from(s.keys.auth, 'base64url') }))
 

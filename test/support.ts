@@ -31,6 +31,10 @@ export const eventView = (over: Partial<EventView> = {}): EventView => ({
   tags: ['signup', 'web'],
   data: { plan: 'pro' },
   createdAt: '2026-01-02T03:04:05.678Z',
+  priority: 3,
+  ttl: null,
+  collapseKey: null,
+  receipt: null,
   ...over,
 })
 

@@ -13,4 +13,8 @@ export interface EventView {
   tags: string[]
   data: unknown
   createdAt: string // ISO 8601
+  priority: number // 1-5; 3 when the event gave none
+  ttl: number | null // seconds
+  collapseKey: string | null
+  receipt: string | null
 }

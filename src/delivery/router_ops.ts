@@ -107,6 +107,10 @@ export function sampleEvent(workspace: string, channel: string, over: Partial<Ev
     tags: ['signup', 'pro'],
     data: { plan: 'pro', seats: 5, user: { name: 'Jane Doe', email: 'jane@example.com' } },
     createdAt: new Date().toISOString(),
+    priority: 3,
+    ttl: null,
+    collapseKey: null,
+    receipt: null,
     ...over,
   }
 }

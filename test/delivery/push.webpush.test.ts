@@ -169,7 +169,7 @@ for (const pipeline of pipelines) {
 
 describe('the Web Push payload', () => {
   const event: EventView = {
-    eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'acme', channel: 'general', event: 'k', title: 'T', message: 'm', link: null, tags: [], data: {}, createdAt: '2026-11-24T00:00:00.000Z',
+    eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'acme', channel: 'general', event: 'k', title: 'T', message: 'm', link: null, tags: [], data: {}, createdAt: '2026-11-24T00:00:00.000Z', priority: 3, ttl: null, collapseKey: null, receipt: null,
   }
 
   test('never over the limit, cut on a character boundary, title kept when it can be', () => {

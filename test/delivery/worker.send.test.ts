@@ -10,7 +10,7 @@ import type { PushTarget } from '../../src/delivery/push/job'
 
 const view = (over: Partial<EventView> = {}): EventView => ({
   eventId: Bun.randomUUIDv7(), workspace: 'acme', channel: 'general', event: null, title: null, message: 'hello', link: null, tags: [], data: null,
-  createdAt: new Date().toISOString(), ...over,
+  createdAt: new Date().toISOString(), priority: 3, ttl: null, collapseKey: null, receipt: null, ...over,
 })
 const router = (id: string, pattern: string, url = 'http://127.0.0.1:1/'): RouterSpec => ({
   id, name: id, pattern, destination: { type: 'webhook', url }, signingSecret: 'whsec_' + Buffer.from('0123456789abcdef0123456789abcdef').toString('base64'),
