@@ -168,6 +168,8 @@ export const ConfigSchema = Type.Object({
   APNS_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', error: '10 capital letters and digits, as Apple shows the key id', description: 'Key ID of the .p8 key (10 characters).' })),
   APNS_TEAM_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', error: '10 capital letters and digits, as Apple shows the team id', description: 'Apple Developer Team ID (10 characters).' })),
   APNS_TOPIC: Type.Optional(Type.String({ minLength: 1, description: 'Default apns-topic: the iOS app\'s bundle id. A device may name its own.' })),
+  // Off by default: `critical` needs Apple's Critical Alerts entitlement in the app, which Apple grants on request.
+  APNS_CRITICAL_PRIORITY5: Type.Boolean({ default: false, description: 'Send priority 5 (urgent) to iOS as a critical alert (`interruption-level: critical` with a critical sound, through APNs and FCM\'s `apns` block): it sounds through the mute switch and Do Not Disturb. Only for an app Apple granted the Critical Alerts entitlement; off, priority 5 is `time-sensitive`.' }),
   APNS_ORIGIN: Type.Optional(Type.String({ pattern: '^https://', error: 'an https:// URL', description: 'Replaces both APNs hosts (`https://api.push.apple.com`, `https://api.sandbox.push.apple.com`), e.g. `https://127.0.0.1:8443` for a local stand-in; its CA goes in `NODE_EXTRA_CA_CERTS`.' })),
   FCM_SERVICE_ACCOUNT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the Firebase service-account JSON. Unset: Android devices are not pushed.' })),
   FCM_ORIGIN: Type.String({ default: 'https://fcm.googleapis.com', pattern: '^https?://', error: 'an http:// or https:// URL', description: 'Base URL of the FCM HTTP v1 API.' }),
