@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
+import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -29,7 +30,7 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
   field('Channel', `#${escapeDiscord(event.channel)}`)
   if (event.tags.length > 0) field('Tags', event.tags.map(escapeDiscord).join(', '))
   if (m.link && !isWebLink(m.link)) field('Link', escapeDiscord(m.link)) // the embed url must be http(s)
-  const title = clipEscaped(m.title, LIMITS.title)
+  const title = clipEscaped(markedTitle(event, m.title), LIMITS.title) // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5
   const footer = clip(event.workspace, LIMITS.footer) // plain text: Discord renders no Markdown in a footer
   // The 6000-character budget covers all texts of the embed; the description
   // is the one that gives way.

@@ -3,6 +3,7 @@
 // answers 200 with the text `ok`, or a 4xx with an error word.
 import { Type } from '@sinclair/typebox'
 import { clip, isWebLink, renderMessage } from '../template'
+import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -25,19 +26,20 @@ const mrkdwn = (s: string, max: number) => clip(escapeMrkdwn(s), max).replace(/&
 export function slackPayload(job: DestinationJob): Record<string, unknown> {
   const { event } = job
   const m = renderMessage(event, job.router.template)
+  const title = markedTitle(event, m.title) // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5
   const context = [`*Channel:* #${event.channel}`]
   if (event.event) context.push(`*Event:* ${event.event}`)
   if (event.tags.length > 0) context.push(`*Tags:* ${event.tags.join(', ')}`)
   if (m.link && !isWebLink(m.link)) context.push(`*Link:* ${m.link}`) // mailto:/tel: cannot be a button
   const blocks: Record<string, unknown>[] = [
-    { type: 'header', text: { type: 'plain_text', text: clip(m.title, HEADER_MAX), emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: clip(title, HEADER_MAX), emoji: true } },
     { type: 'section', text: { type: 'mrkdwn', text: mrkdwn(m.body, SECTION_MAX) } },
     { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text: mrkdwn(text, SECTION_MAX) })) },
   ]
   if (isWebLink(m.link)) {
     blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] })
   }
-  return { text: mrkdwn(`${m.title}: ${m.body}`, SECTION_MAX), blocks }
+  return { text: mrkdwn(`${title}: ${m.body}`, SECTION_MAX), blocks }
 }
 
 export const slack: DestinationType<typeof schema> = {

@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
+import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -32,7 +33,8 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
     type: 'AdaptiveCard',
     version: '1.4',
     body: [
-      { type: 'TextBlock', text: clipEscaped(m.title, TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true },
+      // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5, the urgent one in the card's attention colour.
+      { type: 'TextBlock', text: clipEscaped(markedTitle(event, m.title), TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true, ...((event.priority ?? 3) >= 5 ? { color: 'Attention' } : {}) },
       { type: 'TextBlock', text: clipEscaped(m.body, BODY_MAX), wrap: true },
       { type: 'FactSet', facts },
     ],

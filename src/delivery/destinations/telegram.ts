@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
+import { markedTitle } from '../priority'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -19,7 +20,8 @@ export function telegramText(job: DestinationJob): string {
   const m = renderMessage(job.event, job.router.template)
   const link = m.link ? `\n\n${m.link}` : ''
   // Clip the title and body, not the link: the link is what the reader acts on.
-  return clip(`${m.title}\n\n${m.body}`, TEXT_MAX - link.length) + link
+  // ⚠️ HIGH / 🚨 URGENT before the title for priorities 4 and 5.
+  return clip(`${markedTitle(job.event, m.title)}\n\n${m.body}`, TEXT_MAX - link.length) + link
 }
 
 /** The bot token sits in the URL path; outbound errors name only the host. */
