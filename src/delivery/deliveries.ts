@@ -35,7 +35,7 @@ export interface FirstAttempt extends AttemptRecord {
  * written once its slowest send is over, which may be a time-out later. A
  * delivery that already has a row (a duplicate of a redelivered event) keeps
  * it; its duplicate attempt is not recorded. A first attempt the circuit held back makes a pending row with
- * no attempt. Devices that APNs or FCM no longer know are deleted with it.
+ * no attempt; one whose event outlived its ttl an `expired` row with no attempt. Devices that APNs or FCM no longer know are deleted with it.
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
   if (!rows.length) return clearOwed(sql, ledger)
@@ -43,7 +43,7 @@ export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: Le
   // native, postgres.js escapes arrays element by element in JavaScript.
   const json = JSON.stringify(rows.map((r) => ({
     i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
-    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held,
+    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held || r.next === 'expired',
   })))
   const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
   await sql`
@@ -162,7 +162,7 @@ export interface AttemptRecord {
   status?: number
   error?: string
   response?: string
-  next: 'succeeded' | 'failed' | 'pending'
+  next: 'succeeded' | 'failed' | 'pending' | 'expired' // expired: not sent, its event outlived its ttl (no attempt, no attempt row)
   delayMs: number // until the next attempt, when next is pending
   unregisteredDevice?: string // a device APNs or FCM no longer knows: removed with this record
   held?: boolean // not sent (the circuit held it back): only next_attempt_at changes, see holdDeliveries
@@ -172,10 +172,12 @@ export interface AttemptRecord {
 export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
   if (!records.length) return
   const held = records.filter((r) => r.held)
-  if (held.length) records = records.filter((r) => !r.held)
+  const expired = records.filter((r) => r.next === 'expired')
+  if (held.length || expired.length) records = records.filter((r) => !r.held && r.next !== 'expired')
   const col = <T>(f: (r: AttemptRecord) => T) => records.map(f)
   await sql.begin(async (tx) => {
     await holdDeliveries(tx, held)
+    await expireUnsent(tx, expired)
     if (!records.length) return
     // Each attempt goes to its delivery's month (event_at, sql/0012), looked up
     // by id in each month's primary key: a lateral look-up per attempt, never
@@ -212,6 +214,19 @@ export async function holdDeliveries(sql: Tx, held: Pick<AttemptRecord, 'deliver
   await sql`
     UPDATE deliveries d SET next_attempt_at = now() + r.delay_ms * interval '1 ms'
     FROM unnest(${held.map((r) => r.deliveryId)}::uuid[], ${held.map((r) => r.delayMs)}::float8[]) AS r(id, delay_ms)
+    WHERE d.id = r.id AND d.status = 'pending'`
+}
+
+/**
+ * Ends deliveries that were not sent because their event outlived its ttl:
+ * `expired`, with no attempt row and no attempt counted, the reason as their
+ * last error. Only those still pending: one settled meanwhile keeps its state.
+ */
+export async function expireUnsent(sql: Tx, expired: Pick<AttemptRecord, 'deliveryId' | 'error'>[]) {
+  if (!expired.length) return
+  await sql`
+    UPDATE deliveries d SET status = 'expired', last_error = r.error, updated_at = now()
+    FROM unnest(${expired.map((r) => r.deliveryId)}::uuid[], ${expired.map((r) => r.error ?? null)}::text[]) AS r(id, error)
     WHERE d.id = r.id AND d.status = 'pending'`
 }
 
@@ -272,7 +287,7 @@ export async function replayDelivery(sql: Tx, workspaceId: number, id: string): 
   return rows.length > 0
 }
 
-export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired'] as const
 export type DeliveryState = (typeof DELIVERY_STATES)[number]
 
 /** An event's deliveries by state, as the feed shows them. */

@@ -1335,8 +1335,8 @@ export interface components {
             results: (components["schemas"]["SubmitResult"] | components["schemas"]["BatchItemProblem"])[];
         };
         BulkReplayBody: {
-            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner. */
-            state?: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came. */
+            state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             /** @description Only the deliveries of this router (its id). */
             router?: string;
             /** @description Only the pushes to this device (its id). */
@@ -1569,7 +1569,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             /**
              * Format: date-time
              * @description When a pending delivery is next attempted.
@@ -1628,7 +1628,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
             attemptCount: number;
             /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
@@ -1674,7 +1674,7 @@ export interface components {
             /** @description HTTP status of the last attempt; absent from the failed list. */
             lastStatus?: number | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             lastError: string | null;
             attemptCount: number;
             /**
@@ -3682,7 +3682,7 @@ export interface operations {
     getAdminWorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "failed" | "pending" | "succeeded" | "cancelled" | "all";
+                state?: "failed" | "pending" | "succeeded" | "cancelled" | "expired" | "all";
                 limit?: number;
             };
             header?: never;
@@ -8005,7 +8005,7 @@ export interface operations {
     getV1WorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "pending" | "succeeded" | "failed" | "cancelled";
+                state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
                 router?: string;
                 device?: string;
                 since?: string;

@@ -41,9 +41,15 @@ const TemplateInput = checkedInHandler(Type.Union([Template, Type.Null()]), {
   examples: [{ title: 'New signup', body: '{{data.email}} joined on {{data.plan}}' }],
 })
 const Enabled = Type.Boolean({ description: 'A disabled router matches nothing.' })
+const MinPriority = Type.Integer({
+  minimum: 1, maximum: 5,
+  description: 'Forwards only events whose `priority` is at or above it (1 min, 2 low, 3 default, 4 high, 5 urgent; an event without one is 3). Default 1: every event.',
+  examples: [4],
+  error: 'minPriority must be an integer from 1 to 5',
+})
 
 export const CreateRouterBody = Type.Object(
-  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }) },
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), minPriority: Type.Optional(MinPriority) },
   { $id: 'CreateRouterBody', additionalProperties: false },
 )
 
@@ -54,8 +60,9 @@ export const UpdateRouterBody = Type.Object(
     destination: Type.Optional(checkedInHandler(Destination, { description: 'Replaces the whole destination (all its secrets included); the signing secret is kept.' })),
     template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
     enabled: Type.Optional(Enabled),
+    minPriority: Type.Optional(MinPriority),
   },
-  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, minPriority' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -76,6 +83,7 @@ export const RouterSchema = Type.Object({
   }),
   template: Type.Union([Template, Type.Null()]),
   enabled: Type.Boolean(),
+  minPriority: Type.Integer({ minimum: 1, maximum: 5, description: 'Only events at or above this priority are forwarded; 1: every event.' }),
   health: Type.Union([Type.Object({
     state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
       description: '`circuit-open`: its destination failed and its deliveries are held, with a trial send now and then; `failing`: so for `ROUTER_FAILING_AFTER_MS` or more (its owners and admins were e-mailed); `disabled`: so for `ROUTER_DISABLE_AFTER_MS`, and Herald disabled it.',
