@@ -170,6 +170,25 @@ function readPush(data: PushEvt['data']): Partial<PushPayload> {
   }
 }
 
+/**
+ * How the event's priority and collapse key show: 1 makes no sound or
+ * vibration; 5 stays until dismissed and alerts again when it replaces a
+ * notification (a repeat). The tag is the collapse key, so that a newer event
+ * with the same key replaces the older one (and alerts, being news, unless
+ * it is priority 1); without one, the event id: a repeat of the event
+ * replaces it silently.
+ */
+function shownAs(p: Partial<PushPayload>): { tag: string; silent: boolean; requireInteraction: boolean; renotify: boolean } {
+  const priority = typeof p.priority === 'number' ? p.priority : 3
+  const collapseKey = text(p.collapseKey)
+  return {
+    tag: collapseKey ?? text(p.eventId) ?? 'herald',
+    silent: priority <= 1,
+    requireInteraction: priority >= 5,
+    renotify: priority >= 5 || (collapseKey !== undefined && priority > 1),
+  }
+}
+
 // A push always shows a notification: browsers penalise (and Safari ends)
 // subscriptions that push silently.
 sw.addEventListener('push', (event) => {
@@ -179,9 +198,7 @@ sw.addEventListener('push', (event) => {
   const url = samePath(p.url) ?? (workspace ? `/w/${encodeURIComponent(workspace)}/feed` : '/')
   const options = {
     body: [text(p.body), where].filter(Boolean).join('\n') || 'Open Herald to read it.',
-    // One notification per event: a repeat replaces it, silently.
-    tag: text(p.eventId) ?? 'herald',
-    renotify: false,
+    ...shownAs(p),
     icon: BUILD.icon,
     badge: BUILD.badge,
     timestamp: Date.parse(String(p.createdAt)) || Date.now(),

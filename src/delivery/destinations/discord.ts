@@ -51,7 +51,7 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
 export const discord: DestinationType<typeof schema> = {
   type: 'discord',
   label: 'Discord',
-  description: 'One embed to a webhook `url`: title, description, link, timestamp, fields, footer; event text Markdown-escaped, mentions disabled.',
+  description: 'One embed to a webhook `url`: title, description, link, timestamp, fields, footer; event text Markdown-escaped, mentions disabled; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
   fields: [{ key: 'url', label: 'Webhook URL', kind: 'url', required: true, placeholder: 'https://discord.com/api/webhooks/…' }],
   flag: 'post to a Discord webhook',

@@ -45,7 +45,7 @@ export function slackPayload(job: DestinationJob): Record<string, unknown> {
 export const slack: DestinationType<typeof schema> = {
   type: 'slack',
   label: 'Slack',
-  description: 'Block Kit to an incoming-webhook `url`: header (title), section (body, mrkdwn-escaped), context (channel, event, tags), a link button.',
+  description: 'Block Kit to an incoming-webhook `url`: header (title), section (body, mrkdwn-escaped), context (channel, event, tags), a link button; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
   fields: [{ key: 'url', label: 'Incoming-webhook URL', kind: 'url', required: true, placeholder: 'https://hooks.slack.com/services/…' }],
   flag: 'post to a Slack incoming webhook',

@@ -49,7 +49,7 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
 export const teams: DestinationType<typeof schema> = {
   type: 'teams',
   label: 'Microsoft Teams',
-  description: 'A message with an Adaptive Card 1.4 to a Workflows (or incoming-webhook) `url`: title, body, facts, an Open link action; event text Markdown-escaped.',
+  description: 'A message with an Adaptive Card 1.4 to a Workflows (or incoming-webhook) `url`: title, body, facts, an Open link action; event text Markdown-escaped; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5 (5 in the attention colour).',
   schema,
   fields: [{ key: 'url', label: 'Workflows or incoming-webhook URL', kind: 'url', required: true }],
   flag: 'post to a Microsoft Teams workflow webhook',

@@ -55,7 +55,7 @@ function retryAfterSeconds(body: string): number | undefined {
 export const telegram: DestinationType<typeof schema> = {
   type: 'telegram',
   label: 'Telegram',
-  description: 'Bot API `sendMessage` to `TELEGRAM_API_URL`: title, body and link as text.',
+  description: 'Bot API `sendMessage` to `TELEGRAM_API_URL`: title, body and link as text; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
   fields: [
     { key: 'botToken', label: 'Bot token', kind: 'secret', required: true, hint: 'From @BotFather: 123456:ABC…' },
