@@ -1266,6 +1266,34 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
         };
+        /** @description Makes the event require acknowledgement: the 200 answer holds a `receipt`. */
+        AckSpec: {
+            /**
+             * @description Seconds (or a duration: 90s, 15m, 2h) between repeats; at least 30 s.
+             * @example 60
+             * @example 1m
+             */
+            retry: number | string;
+            /**
+             * @description How long the event repeats unless acknowledged: at least `retry`, at most 10800 s (3 h) unless the operator raises it (HERALD_MAX_ACK_EXPIRE).
+             * @example 3600
+             * @example 1h
+             */
+            expire: number | string;
+            /** @description Up to 3 steps. */
+            escalate?: {
+                /**
+                 * @description When this step starts, counted from the event: shorter than `expire`.
+                 * @example 10m
+                 */
+                after: number | string;
+                /**
+                 * @description Slug of a channel whose members are pushed too, from then on.
+                 * @example oncall
+                 */
+                channel: string;
+            }[];
+        };
         AddedMember: {
             /** Format: uuid */
             userId: string;
@@ -1304,6 +1332,20 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description How urgent the event is: 1-5, or min, low, default, high, urgent. Absent or null is 3. Each push carries the headers of its priority (docs/push.md); routers may forward only events at or above their `minPriority`.
+             * @example 4
+             * @example urgent
+             */
+            priority?: number | ("min" | "low" | "default" | "high" | "urgent") | null;
+            /**
+             * @description How long the notification is worth sending, in seconds (0-2419200) or as a duration (90s, 15m, 2h, 7d). A push or router delivery not sent by then ends `expired`. Returned as seconds.
+             * @example 3600
+             * @example 15m
+             */
+            ttl?: number | string | null;
+            collapseKey?: string | null;
+            ack?: components["schemas"]["AckSpec"] | null;
             idempotencyKey?: string | null;
         } & {
             [key: string]: unknown;
@@ -1542,6 +1584,11 @@ export interface components {
             } | null;
             /** @description Default true. A disabled router matches nothing. */
             enabled?: boolean;
+            /**
+             * @description Forwards only events whose `priority` is at or above it (1 min, 2 low, 3 default, 4 high, 5 urgent; an event without one is 3). Default 1: every event.
+             * @example 4
+             */
+            minPriority?: number;
         };
         CreateWorkspaceBody: {
             /**
@@ -1747,6 +1794,20 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description How urgent the event is: 1-5, or min, low, default, high, urgent. Absent or null is 3. Each push carries the headers of its priority (docs/push.md); routers may forward only events at or above their `minPriority`.
+             * @example 4
+             * @example urgent
+             */
+            priority?: number | ("min" | "low" | "default" | "high" | "urgent") | null;
+            /**
+             * @description How long the notification is worth sending, in seconds (0-2419200) or as a duration (90s, 15m, 2h, 7d). A push or router delivery not sent by then ends `expired`. Returned as seconds.
+             * @example 3600
+             * @example 15m
+             */
+            ttl?: number | string | null;
+            collapseKey?: string | null;
+            ack?: components["schemas"]["AckSpec"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1765,6 +1826,17 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given. */
+            priority: number;
+            /** @description Seconds the notification was worth sending, when given. */
+            ttl: number | null;
+            /** @description A newer event with the same key replaced it on devices. */
+            collapseKey: string | null;
+            /**
+             * Format: uuid
+             * @description Its receipt, when it must be acknowledged.
+             */
+            receipt: string | null;
             /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
             deliveries: components["schemas"]["Delivery"][];
         };
@@ -1783,6 +1855,17 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given. */
+            priority: number;
+            /** @description Seconds the notification was worth sending, when given. */
+            ttl: number | null;
+            /** @description A newer event with the same key replaced it on devices. */
+            collapseKey: string | null;
+            /**
+             * Format: uuid
+             * @description Its receipt, when it must be acknowledged.
+             */
+            receipt: string | null;
             deliveryCounts: components["schemas"]["DeliveryCounts"];
         };
         FeedPage: {
@@ -2125,6 +2208,8 @@ export interface components {
                 body?: string;
             } | null;
             enabled: boolean;
+            /** @description Only events at or above this priority are forwarded; 1: every event. */
+            minPriority: number;
             /** @description Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again. */
             health: {
                 /** @enum {string} */
@@ -2294,6 +2379,11 @@ export interface components {
              */
             remainingQuota: number;
             /**
+             * Format: uuid
+             * @description Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).
+             */
+            receipt?: string;
+            /**
              * @description Present only when Herald changed the event: each truncation and each dropped property.
              * @example [
              *       "title was truncated to 128 characters"
@@ -2405,6 +2495,11 @@ export interface components {
             } | null;
             /** @description A disabled router matches nothing. */
             enabled?: boolean;
+            /**
+             * @description Forwards only events whose `priority` is at or above it (1 min, 2 low, 3 default, 4 high, 5 urgent; an event without one is 3). Default 1: every event.
+             * @example 4
+             */
+            minPriority?: number;
         };
         UpdateWorkspaceBody: {
             /**
@@ -7740,6 +7835,7 @@ export interface operations {
                 tag?: string;
                 event?: string;
                 q?: string;
+                minPriority?: number;
                 before?: string;
                 limit?: number;
             };
@@ -7806,6 +7902,7 @@ export interface operations {
                 tag?: string;
                 event?: string;
                 q?: string;
+                minPriority?: number;
             };
             header?: never;
             path?: never;
