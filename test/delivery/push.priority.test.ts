@@ -4,9 +4,14 @@
 // test/web_push_service.ts), each of which also refuses what the real
 // service would. The table the contract gives, row by row; and the table as
 // captured, printed with HERALD_PRINT_MAPPING=1.
-import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import { CA_FILE, PUSH_EVENT, TEAM, TOPIC, apnsKey, serviceAccount, startApns, startGoogle } from '../stand_ins'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pipelines, startPipelineHerald, type TestHerald } from '../harness'
+import { eventually } from '../receiver'
+import { CA_FILE, PUSH_EVENT, TEAM, TOPIC, apnsKey, serviceAccount, startApns, startGoogle, writeCredentials } from '../stand_ins'
 import { startPushService } from '../web_push_service'
 import { closeApnsSessions, sendApns } from '../../src/delivery/push/apns'
 import { resetFcmClients, sendFcm } from '../../src/delivery/push/fcm'
@@ -191,3 +196,71 @@ describe('ttl and collapse key', () => {
     expect(w.payload.collapseKey).toBeNull()
   })
 })
+
+for (const pipeline of pipelines) {
+  describe(`through POST /event to APNs and FCM, with APNS_CRITICAL_PRIORITY5 (${pipeline})`, () => {
+    const KID = 'KEYID54321'
+    let herald: TestHerald
+    let dir: string
+    let ws: { name: string; apiKey: string }
+    const iphone = randomBytes(32).toString('hex')
+    const pixel = `fcm-${randomBytes(8).toString('hex')}`
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'herald-priority-'))
+      const creds = writeCredentials(dir, `${google.url}/token`)
+      herald = await startPipelineHerald(pipeline, {
+        APNS_KEY_FILE: creds.p8, APNS_KEY_ID: KID, APNS_TEAM_ID: TEAM, APNS_TOPIC: TOPIC, APNS_ORIGIN: apns.origin, APNS_CRITICAL_PRIORITY5: 'true',
+        FCM_SERVICE_ACCOUNT_FILE: creds.account, FCM_ORIGIN: google.url, GOOGLE_OAUTH_TOKEN_URL: `${google.url}/token`, NODE_EXTRA_CA_CERTS: CA_FILE,
+      })
+      ws = await herald.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
+      const { userToken } = (await (await herald.admin('POST', `/admin/workspaces/${ws.name}/members`, { email: `oncall-${pipeline}@example.com` })).json()) as { userToken: string }
+      for (const body of [{ platform: 'ios', provider: 'apns', token: iphone }, { platform: 'android', provider: 'fcm', token: pixel }]) {
+        const res = await fetch(`${herald.url}/v1/devices`, { method: 'POST', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+        expect(res.status).toBe(201)
+      }
+    }, 60_000)
+    afterAll(async () => {
+      await herald?.close()
+      rmSync(dir, { recursive: true, force: true })
+    }, 30_000)
+
+    /** What APNs and FCM got for the event posted with `body`. */
+    async function pushed(body: Record<string, unknown>) {
+      apns.kid = KID
+      const res = await herald.post(ws.apiKey, { message: 'db-1 is down', ...body })
+      expect(res.status).toBe(200)
+      const { eventId } = (await res.json()) as { eventId: string }
+      return eventually(async () => {
+        const a = apns.seen.find((s) => JSON.parse(s.body).eventId === eventId)
+        const f = google.sends.find((s) => JSON.parse(s.body).message.data.eventId === eventId)
+        return a && f ? { eventId, apns: { headers: a.headers, aps: JSON.parse(a.body).aps }, fcm: JSON.parse(f.body).message } : null
+      }, 15_000, `the pushes of ${eventId}`)
+    }
+
+    test('priority "urgent", ttl "15m", a collapse key: critical on iOS, PRIORITY_MAX on Android, the ttl and the key on both', async () => {
+      const now = Math.floor(Date.now() / 1000)
+      const p = await pushed({ priority: 'urgent', ttl: '15m', collapseKey: 'db-1_down' })
+      expect(p.apns.headers).toMatchObject({ 'apns-priority': '10', 'apns-collapse-id': 'db-1_down' })
+      expect(Number(p.apns.headers['apns-expiration'])).toBeWithin(now + 895, now + 905)
+      expect(p.apns.aps).toMatchObject({ 'interruption-level': 'critical', sound: { critical: 1, name: 'default', volume: 1 } })
+      expect(p.fcm.android).toMatchObject({ priority: 'HIGH', collapse_key: 'db-1_down', notification: { notification_priority: 'PRIORITY_MAX' } })
+      expect(p.fcm.android.ttl).toMatch(/^(89[5-9]|900)s$/)
+      expect(p.fcm.apns.payload.aps['interruption-level']).toBe('critical')
+      expect(apns.problems).toEqual([])
+      expect(google.problems).toEqual([])
+    })
+
+    test('priority "min": apns-priority 5 and passive, NORMAL and PRIORITY_MIN; an event without a priority sends 3', async () => {
+      const low = await pushed({ priority: 'min' })
+      expect(low.apns.headers['apns-priority']).toBe('5')
+      expect(low.apns.aps['interruption-level']).toBe('passive')
+      expect(low.fcm.android).toMatchObject({ priority: 'NORMAL', collapse_key: low.eventId, notification: { notification_priority: 'PRIORITY_MIN' } })
+      const plain = await pushed({})
+      expect(plain.apns.headers['apns-priority']).toBe('10')
+      expect(plain.apns.aps['interruption-level']).toBe('active')
+      expect(plain.fcm.android.notification.notification_priority).toBe('PRIORITY_DEFAULT')
+      expect(apns.problems).toEqual([])
+      expect(google.problems).toEqual([])
+    })
+  })
+}
