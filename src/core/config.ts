@@ -144,7 +144,7 @@ export const ConfigSchema = Type.Object({
   ROUTER_FAILING_AFTER_MS: Int(900000, 1000, 604800000, 'A router whose destination has failed (its circuit open, no success since) this long is shown as failing in the API, the dashboard and the CLI, and its workspace\'s owners and admins get one e-mail.'),
   // Svix's default: 5 days.
   ROUTER_DISABLE_AFTER_MS: Int(432000000, 1000, 2592000000, 'A router whose destination has failed this long is disabled, its pending deliveries fail, and its owners and admins get one more e-mail.'),
-  DELIVERY_SWEEP_INTERVAL_MS: Int(5000, 100, 600000, 'How often each worker fails deliveries past their schedule, and looks for routers to report as failing or to disable.'),
+  DELIVERY_SWEEP_INTERVAL_MS: Int(5000, 100, 600000, 'How often each worker fails deliveries past their schedule, expires the pending deliveries of parked routers whose event outlived its ttl, and looks for routers to report as failing or to disable.'),
   // The longest the events of a worker that died wait for another (30 s
   // made its in-flight events arrive 30 s late). A live worker reports its
   // events in progress every third of it (bus_jetstream.ts, pump), so only an

@@ -53,8 +53,8 @@ const ttlExpired = new Counter({
 })
 
 /** A delivery not sent because its event outlived its ttl (src/delivery/expiry.ts): it ends `expired`. */
-export function deliveryTtlExpired(type: string) {
-  ttlExpired.inc({ type })
+export function deliveryTtlExpired(type: string, n = 1) {
+  ttlExpired.inc({ type }, n)
 }
 
 /** Deliveries the expiry sweep failed (src/delivery/health.ts expireDeliveries). */

@@ -86,7 +86,7 @@ describe('the pool task sends nothing for an event older than its ttl', () => {
 for (const pipeline of pipelines) {
   describe(`expired deliveries end to end (${pipeline})`, () => {
     // A retry 2.5 s after the first attempt: past a ttl of 1 s.
-    const h = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,2500ms', CIRCUIT_FAILURES: '1000', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
+    const h = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s,2500ms', CIRCUIT_FAILURES: '1000', DELIVERY_SWEEP_INTERVAL_MS: '300', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
     const rx = startReceiver()
     let ws: { name: string; apiKey: string }
     let service: PushService
@@ -151,6 +151,21 @@ for (const pipeline of pipelines) {
       const [d] = await settled(eventId)
       expect(d).toMatchObject({ status: 'expired', attempts: [] })
       expect(rx.received.filter((r) => r.path === '/parked')).toEqual([])
+    })
+
+    test('a router parked for an hour: its deliveries past their ttl expire by the sweep, the others stay pending', async () => {
+      const id = await router('asleep')
+      await h.db.sql`INSERT INTO router_health (router_id, open_until) VALUES (${id}, now() + interval '1 hour')`
+      const before = await expiredCount('webhook')
+      const short = await post({ event: 'asleep.x', message: 'short', ttl: 1 })
+      const long = await post({ event: 'asleep.y', message: 'long', ttl: 3600 })
+      const [d] = await settled(short)
+      expect(d).toMatchObject({ status: 'expired', attempts: [] })
+      const res = await fetch(`${h.url}/events/${long}`, { headers: { authorization: `Bearer ${ws.apiKey}` } })
+      expect(((await res.json()) as { deliveries: Delivery[] }).deliveries.map((x) => x.status)).toEqual(['pending'])
+      expect(await expiredCount('webhook')).toBeGreaterThanOrEqual(before + 1)
+      expect(rx.received.filter((r) => r.path === '/asleep')).toEqual([])
+      await h.db.sql`DELETE FROM router_health WHERE router_id = ${id}`
     })
 
     test('a push whose retry comes after the ttl ends expired; the push service got one request', async () => {
