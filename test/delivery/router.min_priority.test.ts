@@ -3,7 +3,7 @@
 // only events at or above it are forwarded: by the worker thread's plan
 // (workers/send.ts) and end to end, through POST /event, to a real receiver.
 import { describe, expect, test } from 'bun:test'
-import { backends, useTestHerald } from '../harness'
+import { backends, pipelines, usePipelineHerald, useTestHerald } from '../harness'
 import { signUp } from '../users'
 import { eventually, startReceiver } from '../receiver'
 import { plan } from '../../workers/send'
@@ -33,7 +33,7 @@ describe('the worker matches a router only at or above its minPriority', () => {
 
 for (const backend of backends) {
   describe(`a router's minPriority on ${backend}`, () => {
-    const h = useTestHerald(backend, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s' })
+    const h = useTestHerald(backend)
 
     test('the operator API stores and returns it; default 1; a PATCH changes it', async () => {
       const ws = await h.workspace()
@@ -69,6 +69,12 @@ for (const backend of backends) {
         }
       }
     })
+  })
+}
+
+for (const pipeline of pipelines) {
+  describe(`a router's minPriority end to end (${pipeline})`, () => {
+    const h = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', HERALD_RETRY_SCHEDULE: '0s' })
 
     test('end to end: a router with minPriority 4 gets the events of priority 4 and 5 only', async () => {
       const rx = startReceiver()
