@@ -8,6 +8,8 @@ import { deliver, type Destination } from '../../src/delivery/destinations'
 import { closeTransports } from '../../src/delivery/destinations/email'
 import type { DeliveryJob } from '../../src/delivery/job'
 import { eventView } from '../support'
+import { backends, useTestHerald } from '../harness'
+import { signUp } from '../users'
 
 const received: { path: string; body: string }[] = []
 const receiver = Bun.serve({
@@ -92,3 +94,23 @@ describe('chat destinations: a marker for 4 and 5', () => {
     expect('color' in JSON.parse(received.at(-1)!.body).attachments[0].content.body[0]).toBe(false)
   })
 })
+
+for (const backend of backends) {
+  describe(`the dashboard's preview of a sample event of a priority (${backend})`, () => {
+    const h = useTestHerald(backend)
+    test('a sample of priority 5 shows the chat marker and the e-mail headers; of 3, neither', async () => {
+      const owner = await signUp(h)
+      const preview = async (destination: object, priority: number) => {
+        const res = await owner.call('POST', `/v1/workspaces/${owner.workspace}/routers/preview`, { destination, sample: { priority } })
+        expect(res.status).toBe(200)
+        return ((await res.json()) as { body: string }).body
+      }
+      expect(JSON.parse(await preview({ type: 'slack' }, 5)).blocks[0].text.text).toStartWith('🚨 URGENT: ')
+      expect(JSON.parse(await preview({ type: 'slack' }, 3)).blocks[0].text.text).not.toContain('URGENT')
+      expect(await preview({ type: 'email', to: ['ops@example.com'] }, 5)).toContain('\nX-Priority: 1\nImportance: high\n')
+      expect(await preview({ type: 'email', to: ['ops@example.com'] }, 3)).not.toContain('X-Priority')
+      const bad = await owner.call('POST', `/v1/workspaces/${owner.workspace}/routers/preview`, { destination: { type: 'slack' }, sample: { priority: 9 } })
+      expect(bad.status).toBe(400)
+    })
+  })
+}

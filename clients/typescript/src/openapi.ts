@@ -2260,6 +2260,8 @@ export interface components {
                 data?: {
                     [key: string]: unknown;
                 };
+                /** @description The sample's priority: 4 and 5 show the chat markers and the e-mail headers. */
+                priority?: number;
             };
         };
         RouterTestResult: {

@@ -177,6 +177,7 @@ export function routersRoute({ side, ...tools }: { side: Side } & RouterTools) {
         sample: Type.Optional(Type.Object({
           event: Type.Optional(Type.String()), title: Type.Optional(Type.String()), message: Type.Optional(Type.String()),
           link: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+          priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'The sample\'s priority: 4 and 5 show the chat markers and the e-mail headers.' })),
         }, { additionalProperties: false, description: 'Fields of the sample event to replace.' })),
       }, { $id: 'RouterPreviewBody', additionalProperties: false }),
       response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }, { $id: 'RouterPreview' }) },
