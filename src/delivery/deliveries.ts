@@ -293,22 +293,25 @@ export interface DeliveryCounts {
   pending: number
   succeeded: number
   failed: number
+  expired?: number // present when some expired (not sent in time: the event's ttl)
 }
 
 /**
  * The deliveries of each of these events by state, in one grouped query that
  * reads the (event_id, kind, target) index: no event row is read, so no
- * partition of events either. Events without deliveries count zeros.
+ * partition of events either. Events without deliveries count zeros;
+ * `expired` is there only for an event some of whose deliveries expired.
  */
 export async function countEventDeliveries(sql: Tx, workspaceId: number, eventIds: string[]): Promise<Map<string, DeliveryCounts>> {
   const counts = new Map<string, DeliveryCounts>(eventIds.map((id) => [id, { pending: 0, succeeded: 0, failed: 0 }]))
   if (!eventIds.length) return counts
   const rows = await sql<({ eventId: string } & DeliveryCounts)[]>`
     SELECT event_id AS "eventId", count(*) FILTER (WHERE status = 'pending')::int AS pending,
-      count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
+      count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+      count(*) FILTER (WHERE status = 'expired')::int AS expired
     FROM deliveries WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId}
     GROUP BY event_id`
-  for (const { eventId, ...c } of rows) counts.set(eventId, c)
+  for (const { eventId, expired, ...c } of rows) counts.set(eventId, expired ? { ...c, expired } : c)
   return counts
 }
 

@@ -141,6 +141,9 @@ for (const pipeline of pipelines) {
       const owner = await h.admin('GET', `/admin/workspaces/${ws.name}/deliveries?state=expired`)
       const listed = (await owner.json()) as { id: string; status: string; lastError: string }[]
       expect(listed).toContainEqual(expect.objectContaining({ id: a!.id, status: 'expired', lastError: 'expired: the event is older than its ttl of 1 s; not sent' }))
+      // The feed's counts say so, rather than "nothing to deliver"; an event with none expired has no such count.
+      const counts = await fetch(`${h.url}/v1/workspaces/${ws.name}/deliveries/counts?events=${short},${plain}`, { headers: { authorization: `Bearer ${userToken}` } })
+      expect(await counts.json()).toEqual({ [short]: { pending: 0, succeeded: 0, failed: 0, expired: 1 }, [plain]: { pending: 0, succeeded: 0, failed: 1 } })
       rx.fallback = { status: 200, body: 'ok' }
     })
 

@@ -1649,6 +1649,8 @@ export interface components {
             succeeded: number;
             /** @description Deliveries that failed for good; owners and admins can replay them. */
             failed: number;
+            /** @description Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired. */
+            expired?: number;
         };
         /** @description By event id; an event of another workspace counts zeros. */
         DeliveryCountsByEvent: {

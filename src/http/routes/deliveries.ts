@@ -58,6 +58,7 @@ export const DeliveryCountsSchema = Type.Object(
     pending: Type.Integer({ description: 'Deliveries still to be made: a first attempt or a retry is due.' }),
     succeeded: Type.Integer(),
     failed: Type.Integer({ description: 'Deliveries that failed for good; owners and admins can replay them.' }),
+    expired: Type.Optional(Type.Integer({ description: 'Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired.' })),
   },
   { $id: 'DeliveryCounts', description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
 )
