@@ -46,6 +46,8 @@ import { eventsBatchRoute } from './routes/events_batch'
 import { eventReadRoute } from './routes/event_read'
 import { healthRoute } from './routes/health'
 import { webRoute } from './routes/web'
+import { ackLinkRoute } from './routes/ack_link'
+import { ackLinkOps } from '../delivery/ack_link_ops'
 import { metricsRoute } from './routes/metrics'
 import { requestFinished, requestStarted, responseMapped } from '../core/metrics'
 
@@ -224,6 +226,8 @@ export function createApp(deps: AppDeps) {
     .use(feedRoute({ reads, users, check, bus, changes }))
     .use(workspaceEventRoute({ reads, users, check }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
+    // The acknowledgement link of e-mail and chat messages, with the key they were signed with.
+    .use(ackLinkRoute(ackLinkOps(sql, send.ackLink?.key)))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }

@@ -26,6 +26,8 @@ export interface DestinationJob {
   router: { id: string; name: string; template?: Template; signingSecret: string }
   outbound: OutboundOptions
   endpoints: Endpoints
+  /** For an event with a receipt: the /ack/<token> link that acknowledges it (its page asks before it does). */
+  ackUrl?: string
 }
 
 /** What a destination would receive, shown rather than sent (the dashboard's preview). */

@@ -29,6 +29,8 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
   field('Channel', `#${escapeDiscord(event.channel)}`)
   if (event.tags.length > 0) field('Tags', event.tags.map(escapeDiscord).join(', '))
   if (m.link && !isWebLink(m.link)) field('Link', escapeDiscord(m.link)) // the embed url must be http(s)
+  // A webhook's message can carry no buttons: the link's page asks before it acknowledges.
+  if (job.ackUrl) fields.push({ name: 'Acknowledge', value: `[Acknowledge](${job.ackUrl})`, inline: false })
   const title = clipEscaped(m.title, LIMITS.title)
   const footer = clip(event.workspace, LIMITS.footer) // plain text: Discord renders no Markdown in a footer
   // The 6000-character budget covers all texts of the embed; the description

@@ -98,7 +98,7 @@ export function emailMessage(job: DestinationJob, destination: EmailDestination,
     to: destination.to,
     // A header cannot hold a line break; RFC 5322 advises short subjects.
     subject: clip(m.title.replace(/[\r\n]+/g, ' '), 255),
-    text: m.link ? `${m.body}\n\n${m.link}` : m.body,
+    text: [m.body, m.link, job.ackUrl && `Acknowledge: ${job.ackUrl}`].filter(Boolean).join('\n\n'),
     // The same on every attempt, so a receiving system can spot a duplicate.
     messageId: `<${job.deliveryId}@herald>`,
     headers: { 'X-Herald-Delivery': job.deliveryId },

@@ -34,9 +34,11 @@ export function slackPayload(job: DestinationJob): Record<string, unknown> {
     { type: 'section', text: { type: 'mrkdwn', text: mrkdwn(m.body, SECTION_MAX) } },
     { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text: mrkdwn(text, SECTION_MAX) })) },
   ]
-  if (isWebLink(m.link)) {
-    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] })
-  }
+  const buttons: Record<string, unknown>[] = []
+  if (isWebLink(m.link)) buttons.push({ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link })
+  // Opens the link's page, whose button acknowledges (Slack's unfurler only GETs it).
+  if (job.ackUrl) buttons.push({ type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, style: 'primary', url: job.ackUrl })
+  if (buttons.length) blocks.push({ type: 'actions', elements: buttons })
   return { text: mrkdwn(`${m.title}: ${m.body}`, SECTION_MAX), blocks }
 }
 

@@ -27,6 +27,10 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
   if (event.event) facts.unshift({ title: 'Event', value: escapeMarkdown(event.event) })
   if (event.tags.length > 0) facts.push({ title: 'Tags', value: event.tags.map(escapeMarkdown).join(', ') })
   if (m.link && !isWebLink(m.link)) facts.push({ title: 'Link', value: escapeMarkdown(m.link) })
+  const actions: Record<string, unknown>[] = []
+  if (isWebLink(m.link)) actions.push({ type: 'Action.OpenUrl', title: 'Open', url: m.link })
+  // Opens the link's page, whose button acknowledges (Teams' previewer only GETs it).
+  if (job.ackUrl) actions.push({ type: 'Action.OpenUrl', title: 'Acknowledge', url: job.ackUrl })
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
@@ -36,7 +40,7 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
       { type: 'TextBlock', text: clipEscaped(m.body, BODY_MAX), wrap: true },
       { type: 'FactSet', facts },
     ],
-    ...(isWebLink(m.link) ? { actions: [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] } : {}),
+    ...(actions.length ? { actions } : {}),
   }
   return {
     type: 'message',

@@ -17,7 +17,7 @@ const TEXT_MAX = 4096
 
 export function telegramText(job: DestinationJob): string {
   const m = renderMessage(job.event, job.router.template)
-  const link = m.link ? `\n\n${m.link}` : ''
+  const link = (m.link ? `\n\n${m.link}` : '') + (job.ackUrl ? `\n\nAcknowledge: ${job.ackUrl}` : '')
   // Clip the title and body, not the link: the link is what the reader acts on.
   return clip(`${m.title}\n\n${m.body}`, TEXT_MAX - link.length) + link
 }
