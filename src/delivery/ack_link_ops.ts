@@ -15,8 +15,12 @@ export interface AckLinkView {
   event: { title: string | null; message: string; channel: string; workspace: string } | null
 }
 
-/** `key`: the link key (send_config.ts ackLink.key); without one, every token is unknown. */
-export function ackLinkOps(sql: Sql, key: string | undefined) {
+/**
+ * `key`: the link key (send_config.ts ackLink.key); without one, every token
+ * is unknown. `wake`: the scheduler of this process, which sends the receipt
+ * deliveries of routers an acknowledgement queued at once.
+ */
+export function ackLinkOps(sql: Sql, key: string | undefined, wake: () => void = () => {}) {
   async function locate(token: string): Promise<{ receipt: string; workspaceId: number } | null> {
     const receipt = key ? ackTokenReceipt(key, token) : null
     if (!receipt) return null
@@ -40,6 +44,7 @@ export function ackLinkOps(sql: Sql, key: string | undefined) {
       const at = await locate(token)
       if (!at) return null
       const done = await acknowledgeReceipt(sql, at.workspaceId, at.receipt, { userId: null, via: 'link' })
+      if (done?.won) wake()
       return done && { won: done.won, ...(await view(at.workspaceId, done.receipt)) }
     },
   }
