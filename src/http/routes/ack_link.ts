@@ -9,7 +9,7 @@
 // they are no API and hidden from the OpenAPI document.
 import { Elysia } from 'elysia'
 import type { AckLinkOps, AckLinkView } from '../../delivery/ack_link_ops'
-import { html, type Html } from '../../web/html'
+import { html, Html } from '../../web/html'
 import { readBody } from '../body'
 import { HTML_HEADERS, iconLinks, styleLink } from './web'
 
