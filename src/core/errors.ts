@@ -213,3 +213,8 @@ export const filterTimeInvalid = (where: 'parameter' | 'pointer', name: string) 
 export const filterSinceAfterUntil = (where: 'parameter' | 'pointer') => filterError(where, 'since', 'since must not be after until')
 const filterError = (where: 'parameter' | 'pointer', field: string, detail: string) =>
   new HeraldError('validation-failed', detail, [where === 'parameter' ? { parameter: field, detail } : { pointer: `/${field}`, detail }])
+
+// --- the acknowledgement link (/ack/<token>) ---------------------------------
+
+/** A token this server did not sign, or whose receipt is gone (asked for other than as a page: a browser gets the 404 page). */
+export const ackLinkUnknown = () => new HeraldError('not-found', 'This acknowledgement link is not valid: it was changed or cut short, or the alert it was for is no longer kept.')

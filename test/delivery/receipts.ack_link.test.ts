@@ -4,8 +4,9 @@
 // test/smtp.ts) and in a Slack payload (through test/receiver.ts); a link
 // previewer's GETs, twice, leave the receipt pending; the page's POST
 // acknowledges it (via "link", nobody signed in); a second POST says it was
-// already acknowledged; a forged, cut or foreign token is a 404 page; the
-// pages carry the headers of Herald's other HTML pages.
+// already acknowledged; a forged, cut or foreign token is a 404 page (a
+// problem+json for a caller that asks for no page); the pages carry the
+// headers of Herald's other HTML pages.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { ackToken } from '../../src/delivery/ack_link'
@@ -16,6 +17,8 @@ const PUBLIC = 'https://herald.example.test'
 const LINK = /https:\/\/herald\.example\.test\/ack\/([A-Za-z0-9_-]{43})/
 // What Slack's unfurler says it is when it fetches a link of a message.
 const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)'
+// What a browser asks for when it opens a link or submits a form.
+const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 
 for (const backend of backends) {
   describe(`the acknowledgement link (${backend})`, () => {
@@ -51,7 +54,8 @@ for (const backend of backends) {
       const slack = await eventually(async () => rx.received.find((r) => r.path === '/slack' && r.body.includes(title)), 15_000, 'the Slack message')
       return { eventId, receipt, mail, slack: JSON.parse(slack.body) as { blocks: { type: string; elements?: { text: { text: string }; url: string }[] }[] } }
     }
-    const page = (url: string, init: RequestInit = {}) => fetch(url.replace(PUBLIC, h.url), { redirect: 'manual', ...init })
+    const page = (url: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+      fetch(url.replace(PUBLIC, h.url), { redirect: 'manual', ...init, headers: { accept: BROWSER, ...init.headers } })
 
     test('the e-mail and the Slack message carry the link of the receipt; an event without ack carries none', async () => {
       const { receipt, mail, slack } = await alert('Disk full on db-1')
@@ -93,7 +97,7 @@ for (const backend of backends) {
       const { receipt, mail } = await alert('Disk full on db-3')
       const url = LINK.exec(mail.body)![0]
       // What the page's form sends: an empty urlencoded body.
-      const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' }
+      const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: h.url }, body: '' }
       const first = await page(url, form)
       expect(first.status).toBe(200)
       expect(await first.text()).toContain('Acknowledged.')
@@ -104,6 +108,11 @@ for (const backend of backends) {
       const again = await second.text()
       expect(again).toContain('Already acknowledged')
       expect(again).toContain('by someone with the link')
+      // A caller that asks for no page gets the refusal as a problem, naming the state.
+      const api = await fetch(url.replace(PUBLIC, h.url), { method: 'POST' })
+      expect(api.status).toBe(409)
+      expect(api.headers.get('content-type')).toStartWith('application/problem+json')
+      expect(((await api.json()) as { detail: string }).detail).toContain('already acknowledged')
       // The page now says so, with no button.
       const after = await (await page(url)).text()
       expect(after).toContain('data-receipt-status="acknowledged"')
@@ -117,10 +126,14 @@ for (const backend of backends) {
       const foreignKey = ackToken(randomBytes(32).toString('base64'), receipt) // the same receipt, another server's key
       for (const bad of [flipped, token.slice(0, 40), foreignKey, 'x', `${token}x`, 'not-a-token!']) {
         for (const method of ['GET', 'POST']) {
-          const res = await fetch(`${h.url}/ack/${encodeURIComponent(bad)}`, { method })
+          const res = await fetch(`${h.url}/ack/${encodeURIComponent(bad)}`, { method, headers: { accept: BROWSER } })
           expect({ bad, method, status: res.status }).toEqual({ bad, method, status: 404 })
           expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
           expect(await res.text()).toContain('No such alert')
+          // Asked for by other than a browser: the same 404, as a problem.
+          const api = await fetch(`${h.url}/ack/${encodeURIComponent(bad)}`, { method })
+          expect(api.status).toBe(404)
+          expect(api.headers.get('content-type')).toStartWith('application/problem+json')
         }
       }
       expect((await receiptOf(receipt)).status).toBe('pending')

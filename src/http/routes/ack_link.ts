@@ -5,11 +5,14 @@
 // POSTs to the same URL, and only that acknowledges (via "link", nobody
 // signed in: the token is the credential, ack_link.ts). A second POST says
 // who or what ended the receipt. A token Herald did not sign is a 404 page.
+// Refusals are pages for browsers (they accept text/html), and problem+json
+// for any other caller, as every refusal of the API is.
 // The pages are rendered here, without script, under the dashboard's policy;
 // they are no API and hidden from the OpenAPI document.
 import { Elysia } from 'elysia'
 import type { AckLinkOps, AckLinkView } from '../../delivery/ack_link_ops'
 import { html, Html } from '../../web/html'
+import { ackLinkUnknown, receiptEnded } from '../../core/errors'
 import { readBody } from '../body'
 import { HTML_HEADERS, iconLinks, styleLink } from './web'
 
@@ -71,7 +74,19 @@ function eventPart(v: AckLinkView): Html {
     <p class="muted">${v.event.workspace} · #${v.event.channel}</p>`
 }
 
-const notFound = () =>
+/**
+ * Whether the request asks for a page: browsers (and link previewers) accept
+ * text/html. Any other caller gets a refusal as every API refusal is, a
+ * problem+json (the 404 here; the 409 of an ended receipt).
+ */
+const wantsPage = (request: Request) => /\btext\/html\b/.test(request.headers.get('accept') ?? '')
+
+const notFound = (request: Request) => {
+  if (!wantsPage(request)) throw ackLinkUnknown()
+  return notFoundPage()
+}
+
+const notFoundPage = () =>
   page(404, 'No such alert', html`<h1 tabindex="-1">No such alert</h1><p>This link is not valid: it was changed or cut short, or the alert it was for is no longer kept.</p>`)
 
 function showPage(v: AckLinkView): Promise<Response> {
@@ -81,7 +96,8 @@ function showPage(v: AckLinkView): Promise<Response> {
     ${pending ? html`<form method="post"><button type="submit">Acknowledge</button></form>` : ''}`)
 }
 
-function answerPage(v: AckLinkView & { won: boolean }): Promise<Response> {
+function answerPage(v: AckLinkView & { won: boolean }, request: Request): Promise<Response> {
+  if (!v.won && !wantsPage(request)) throw receiptEnded(v.receipt.status, v.receipt.acknowledgedBy, v.receipt.acknowledgedAt)
   if (v.won) {
     return page(200, 'Acknowledged', html`${eventPart(v)}
       <p class="ack-done" role="status" data-receipt-status="acknowledged"><strong>Acknowledged.</strong> It stops repeating for everyone.</p>`)
@@ -104,11 +120,11 @@ export const ackLinkRoute = (ops: AckLinkOps) =>
       await readBody(request, FORM_LIMIT)
       return {}
     })
-    .get('/ack/:token', async ({ params }) => {
+    .get('/ack/:token', async ({ params, request }) => {
       const v = await ops.read(params.token)
-      return v ? showPage(v) : notFound()
+      return v ? showPage(v) : notFound(request)
     }, hide)
-    .post('/ack/:token', async ({ params }) => {
+    .post('/ack/:token', async ({ params, request }) => {
       const v = await ops.acknowledge(params.token)
-      return v ? answerPage(v) : notFound()
+      return v ? answerPage(v, request) : notFound(request)
     }, hide)
