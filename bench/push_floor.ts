@@ -14,6 +14,7 @@
 import { parseArgs } from 'node:util'
 import type { WebPushSubscription } from '../test/web_push_service'
 import { webPushPayload } from '../src/delivery/push/webpush'
+import { NOTIFY_DEFAULTS } from '../src/delivery/event_view'
 import { encryptPush } from '../src/delivery/push/ece'
 import { generateVapidPair, vapidAuthorization } from '../src/delivery/push/vapid'
 import { cpuSeconds, machine, round } from './proc'
@@ -65,7 +66,7 @@ const audience = new URL(subs[0]!.endpoint).origin
 const authorization = vapidAuthorization({ ...vapid, subject: 'mailto:bench@example.com', ttlSeconds: 86_400 }, audience)
 const payload = Buffer.from(webPushPayload({
   eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'bench', channel: 'alerts', event: 'deploy.done', title: 'Deploy finished',
-  message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(),
+  message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(), ...NOTIFY_DEFAULTS,
 }))
 const receivers = subs.map((s) => ({ publicKey: Buffer.from(s.keys.p256dh, 'base64url'), auth: Buffer.from(s.keys.auth, 'base64url') }))
 

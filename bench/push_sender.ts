@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import type { WebPushSubscription } from '../test/web_push_service'
 import { sendWebPush } from '../src/delivery/push/webpush'
 import { generateVapidPair } from '../src/delivery/push/vapid'
-import type { EventView } from '../src/delivery/event_view'
+import { NOTIFY_DEFAULTS, type EventView } from '../src/delivery/event_view'
 import type { PushJob } from '../src/delivery/push/job'
 import { cpuSeconds, machine, round } from './proc'
 
@@ -56,7 +56,7 @@ if (flags.sender) {
   const { subs, vapid } = JSON.parse(readFileSync(flags.sender, 'utf8')) as { subs: WebPushSubscription[]; vapid: { publicKey: string; privateKey: string } }
   const event: EventView = {
     eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'bench', channel: 'alerts', event: 'deploy.done', title: 'Deploy finished',
-    message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(),
+    message: 'Deploy #1 of api finished on production in 42 s', link: null, tags: [], data: {}, createdAt: new Date().toISOString(), ...NOTIFY_DEFAULTS,
   }
   const webpush = { ...vapid, subject: 'mailto:bench@example.com', ttlSeconds: 86_400 }
   const outbound = { allow: ['127.0.0.1/32'], timeoutMs: 10_000, maxResponseBytes: 64 * 1024 }

@@ -6,7 +6,7 @@
 import webpush from 'web-push'
 import { createECDH, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import type { EventView } from '../src/delivery/event_view'
+import { NOTIFY_DEFAULTS, type EventView } from '../src/delivery/event_view'
 import type { WebPushConfig } from '../src/delivery/push/job'
 import { webPushPayload } from '../src/delivery/push/webpush'
 import { generateVapidPair, vapidAuthorization } from '../src/delivery/push/vapid'
@@ -94,7 +94,7 @@ async function webCryptoCandidate(uaPublic: Buffer, auth: Buffer) {
 export async function measureEncryption(pair: VapidPair, channel: string, ms = 1500) {
   const event: EventView = {
     eventId: '019a0000-0000-7000-8000-000000000000', workspace: 'bench-push', channel, event: null, title: 'Deploy finished',
-    message: 'Deploy #12 of api finished on production in 42 s', link: null, tags: [], data: null, createdAt: new Date().toISOString(),
+    message: 'Deploy #12 of api finished on production in 42 s', link: null, tags: [], data: null, createdAt: new Date().toISOString(), ...NOTIFY_DEFAULTS,
   }
   const config: WebPushConfig = { ...pair, subject: SUBJECT, ttlSeconds: TTL_S }
   const origin = 'https://push.example.net'

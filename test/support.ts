@@ -4,7 +4,7 @@
 import { expect } from 'bun:test'
 import { connect } from 'node:net'
 import type { TestHerald } from './harness'
-import type { EventView } from '../src/delivery/event_view'
+import { NOTIFY_DEFAULTS, type EventView } from '../src/delivery/event_view'
 
 /**
  * How a request reaches Herald: in-process through app.handle, or over TCP.
@@ -31,7 +31,7 @@ export const eventView = (over: Partial<EventView> = {}): EventView => ({
   tags: ['signup', 'web'],
   data: { plan: 'pro' },
   createdAt: '2026-01-02T03:04:05.678Z',
-  ...over,
+  ...NOTIFY_DEFAULTS, ...over,
 })
 
 /** Sends a request to `path` through the chosen transport. */

@@ -4,7 +4,7 @@
 // that a worker owns while its lease runs (next_attempt_at in the future); a
 // worker that dies simply lets it run out.
 import type { Sql, Tx } from '../core/db'
-import type { EventView } from './event_view'
+import { eventViewJson, type EventView } from './event_view'
 
 export interface Claimed {
   id: string
@@ -145,9 +145,7 @@ export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number, tri
       FROM claimed c WHERE h.router_id::text = c.target AND h.open_until <= now()
     )
     SELECT c.id, c.event_id AS "eventId", c.workspace_id AS "workspaceId", c.kind, c.target, c.attempts,
-      CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
-        'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title,
-        'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at)) END AS event
+      CASE WHEN e.id IS NULL THEN NULL ELSE ${eventViewJson(sql)} END AS event
     FROM claimed c
     JOIN workspaces w ON w.id = c.workspace_id
     LEFT JOIN events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id AND e.created_at = uuidv7_time(c.event_id)`

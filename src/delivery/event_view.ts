@@ -1,5 +1,6 @@
 // The event as every part of delivery sees it, and as the feed and
 // GET /events/{id} show it.
+import type { Sql } from '../core/db'
 
 /** The event as GET /events/{id} returns it, without deliveries. */
 export interface EventView {
@@ -13,4 +14,20 @@ export interface EventView {
   tags: string[]
   data: unknown
   createdAt: string // ISO 8601
+  priority: number // 1-5
+  ttl: number | null // seconds
+  collapseKey: string | null
+  receipt: string | null // the receipt's id, when the event must be acknowledged
 }
+
+/** The notify fields of an event that sets none (and of a view an older Herald published, which has none). */
+export const NOTIFY_DEFAULTS = { priority: 3, ttl: null, collapseKey: null, receipt: null } as const satisfies Pick<EventView, 'priority' | 'ttl' | 'collapseKey' | 'receipt'>
+
+/**
+ * The one SQL expression of an event's view, as json, from an `events` row
+ * aliased `e` and its `workspaces` row aliased `w`.
+ */
+export const eventViewJson = (sql: Sql) => sql`json_build_object(
+  'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title,
+  'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at),
+  'priority', e.priority, 'ttl', e.ttl, 'collapseKey', e.collapse_key, 'receipt', e.receipt)`

@@ -21,6 +21,7 @@
 import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
 import type { BusEvent, EventBus, OutboxRef } from './bus'
+import { eventViewJson } from './event_view'
 
 export interface RelayOptions {
   intervalMs: number // how often to look for rows committed by other processes
@@ -65,9 +66,7 @@ export function claimOutbox(sql: Sql, limit: number, leaseMs: number, settleMs =
     SELECT c.id, c.published, ${owedOf(sql, 'c')} AS owed, coalesce((
       SELECT json_agg(json_build_object('workspaceId', e.workspace_id, 'redelivered', true,
         'outbox', json_build_object('id', c.id, 'index', u.ord - 1, 'size', cardinality(c.event_ids)),
-        'view', json_build_object(
-          'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title, 'message', e.message,
-          'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at))))
+        'view', ${eventViewJson(sql)}))
       FROM unnest(c.event_ids, c.workspace_ids) WITH ORDINALITY AS u(event_id, ws, ord)
       JOIN events e ON e.workspace_id = u.ws AND e.id = u.event_id AND e.created_at = uuidv7_time(u.event_id)
       JOIN workspaces w ON w.id = e.workspace_id

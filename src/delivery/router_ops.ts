@@ -10,7 +10,7 @@ import type { Ctx } from '../core/operation'
 import { requireRight } from '../core/operation'
 import type { SecretBox } from '../core/secrets'
 import { routerLimit, routerNameTaken, routerNotFound, templateTooLarge, unknownDestinationType } from '../core/errors'
-import type { EventView } from './event_view'
+import { NOTIFY_DEFAULTS, type EventView } from './event_view'
 import type { SendConfig } from './job'
 import { checkRouterFields, templateErrors } from './router_input'
 import { deleteRouter, getRouter, insertRouter, listRouters, loadRouter, updateRouter, type RouterPatch, type RouterView } from './routers'
@@ -107,6 +107,7 @@ export function sampleEvent(workspace: string, channel: string, over: Partial<Ev
     tags: ['signup', 'pro'],
     data: { plan: 'pro', seats: 5, user: { name: 'Jane Doe', email: 'jane@example.com' } },
     createdAt: new Date().toISOString(),
+    ...NOTIFY_DEFAULTS,
     ...over,
   }
 }

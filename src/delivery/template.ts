@@ -94,6 +94,10 @@ function viewOf(e: EventView): Record<string, unknown> {
     tags: e.tags,
     eventId: e.eventId,
     createdAt: e.createdAt,
+    priority: e.priority ?? 3,
+    ttl: e.ttl ?? null,
+    collapseKey: e.collapseKey ?? null,
+    receipt: e.receipt ?? null,
     data: e.data ?? null,
   }
 }

@@ -5,12 +5,42 @@ import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type FieldError, validationError } from '../core/problems'
 import { STRING_RULE, storable } from '../core/storable'
+import { formatDuration, parseDuration } from '../core/duration'
 
 export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 64 } as const
+
+/** The bounds of the fields that say how an event notifies (docs/events.md, "Priority, expiry, acknowledgement"). */
+export const NOTIFY_LIMITS = {
+  ttlMax: 2_419_200, // 28 days: the longest FCM keeps a message
+  collapseKey: /^[A-Za-z0-9_-]{1,32}$/, // a Web Push Topic's alphabet and length (RFC 8030 5.4)
+  ackRetryMin: 30, // Pushover's minimum: a phone that rings more often than this is unusable
+  ackExpireMax: 10_800, // 3 h, unless HERALD_MAX_ACK_EXPIRE raises it
+  escalateMax: 3,
+} as const
+export const PRIORITY_NAMES = { min: 1, low: 2, default: 3, high: 4, urgent: 5 } as const
+export const DEFAULT_PRIORITY = 3
 export const SLUG = /^[a-z0-9][a-z0-9_-]*$/
 const LINK_SCHEME = /^(https?:\/\/|mailto:|tel:)/i
 
 const opt = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
+const Duration = (description: string, examples: unknown[]) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]{1,9}(s|m|h|d)$' })], { description, examples })
+
+/** `ack`: the event repeats until a member acknowledges it (docs/events.md, "Receipts"). */
+export const AckSpec = Type.Object(
+  {
+    retry: Duration(`Seconds (or a duration: 90s, 15m, 2h) between repeats; at least ${NOTIFY_LIMITS.ackRetryMin} s.`, [60, '1m']),
+    expire: Duration(`How long the event repeats unless acknowledged: at least \`retry\`, at most ${NOTIFY_LIMITS.ackExpireMax} s (3 h) unless the operator raises it (HERALD_MAX_ACK_EXPIRE).`, [3600, '1h']),
+    escalate: Type.Optional(Type.Array(
+      Type.Object({
+        after: Duration('When this step starts, counted from the event: shorter than `expire`.', ['10m']),
+        channel: Type.String({ description: 'Slug of a channel whose members are pushed too, from then on.', examples: ['oncall'] }),
+      }, { additionalProperties: false }),
+      { maxItems: NOTIFY_LIMITS.escalateMax, description: `Up to ${NOTIFY_LIMITS.escalateMax} steps.` },
+    )),
+  },
+  { $id: 'AckSpec', additionalProperties: false, description: 'Makes the event require acknowledgement: the 200 answer holds a `receipt`.' },
+)
 
 export const EventBody = Type.Object(
   {
@@ -21,11 +51,26 @@ export const EventBody = Type.Object(
     link: opt(Type.String({ description: `URL opened when the notification is tapped: http://, https://, mailto: or tel: (any case). Longer than ${LIMITS.link} characters is rejected.`, examples: ['https://example.com/users/42'] })),
     tags: Type.Optional(Type.Union([Type.Array(Type.String(), { description: `Up to ${LIMITS.tags} tags; extra tags are dropped, each is truncated to ${LIMITS.tag} characters.`, examples: [['signup', 'web']] }), Type.Null()])),
     data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Arbitrary JSON object, readable by router templates as {{data.field}}.', examples: [{ plan: 'pro' }] }), Type.Null()])),
+    priority: Type.Optional(Type.Union([
+      Type.Integer({ minimum: 1, maximum: 5 }),
+      Type.Union(Object.keys(PRIORITY_NAMES).map((n) => Type.Literal(n))),
+      Type.Null(),
+    ], { description: 'How urgent the event is: 1-5, or min, low, default, high, urgent. Absent or null is 3. Each push carries the headers of its priority (docs/push.md); routers may forward only events at or above their `minPriority`.', examples: [4, 'urgent'] })),
+    ttl: Type.Optional(Type.Union([
+      Type.Integer({ minimum: 0, maximum: NOTIFY_LIMITS.ttlMax }),
+      Type.String({ pattern: '^[0-9]{1,9}(s|m|h|d)$' }),
+      Type.Null(),
+    ], { description: `How long the notification is worth sending, in seconds (0-${NOTIFY_LIMITS.ttlMax}) or as a duration (90s, 15m, 2h, 7d). A push or router delivery not sent by then ends \`expired\`. Returned as seconds.`, examples: [3600, '15m'] })),
+    collapseKey: opt(Type.String({ pattern: NOTIFY_LIMITS.collapseKey.source, description: 'A newer event with the same key replaces the older notification on a device: 1-32 of A-Z a-z 0-9 _ -.', examples: ['deploy-status'] })),
+    ack: Type.Optional(Type.Union([AckSpec, Type.Null()])),
   },
   { $id: 'EventBody', additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
 )
 export type EventBodyType = Static<typeof EventBody>
-const checker = TypeCompiler.Compile(EventBody)
+// The fields of notifyFields are checked by hand, for errors that name the
+// bound and point inside `ack`; the compiled check sees the rest.
+const NOTIFY = ['priority', 'ttl', 'collapseKey', 'ack'] as const
+const checker = TypeCompiler.Compile(Type.Omit(EventBody, [...NOTIFY], { additionalProperties: true }))
 const KNOWN = new Set(Object.keys(EventBody.properties))
 
 export interface NormalizedEvent {
@@ -36,6 +81,17 @@ export interface NormalizedEvent {
   link: string | null
   tags: string[]
   data: Record<string, unknown> | null
+  priority: number // 1-5
+  ttl: number | null // seconds
+  collapseKey: string | null
+  ack: Ack | null
+}
+
+/** An event's acknowledgement, in seconds. */
+export interface Ack {
+  retry: number
+  expire: number
+  escalate: { after: number; channel: string }[]
 }
 
 /** Truncates to `max` Unicode code points, never splitting a surrogate pair. */
@@ -110,11 +166,88 @@ function typeErrors(body: unknown): FieldError[] {
   return errors
 }
 
+/** The operator's bounds on an event (config: HERALD_MAX_ACK_EXPIRE). */
+export interface EventRules {
+  maxAckExpire: number // seconds
+}
+export const DEFAULT_RULES: EventRules = { maxAckExpire: NOTIFY_LIMITS.ackExpireMax }
+
+const isNull = (v: unknown) => v === undefined || v === null
+
+function priorityOf(v: unknown, errors: FieldError[]): number {
+  if (isNull(v)) return DEFAULT_PRIORITY
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 5) return v
+  if (typeof v === 'string' && Object.hasOwn(PRIORITY_NAMES, v)) return PRIORITY_NAMES[v as keyof typeof PRIORITY_NAMES]
+  errors.push({ pointer: '/priority', detail: 'priority must be an integer from 1 to 5, or one of min, low, default, high, urgent' })
+  return DEFAULT_PRIORITY
+}
+
+/** A duration field in seconds within [min, max], or an error at `pointer`. */
+function durationOf(v: unknown, pointer: string, min: number, max: number, errors: FieldError[]): number | null {
+  const s = parseDuration(v)
+  const name = pointer.slice(1).replaceAll('/', '.')
+  if (s === null) errors.push({ pointer, detail: `${name} must be whole seconds or a duration such as 90s, 15m, 2h or 7d` })
+  else if (s < min) errors.push({ pointer, detail: `${name} must be at least ${formatDuration(min)} (${min} s)` })
+  else if (s > max) errors.push({ pointer, detail: `${name} must be at most ${formatDuration(max)} (${max} s)` })
+  else return s
+  return null
+}
+
+function ackOf(v: unknown, rules: EventRules, errors: FieldError[]): Ack | null {
+  if (isNull(v)) return null
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    errors.push({ pointer: '/ack', detail: 'ack must be an object: {"retry": 60, "expire": 3600}' })
+    return null
+  }
+  const a = v as Record<string, unknown>
+  const before = errors.length
+  for (const k of Object.keys(a)) {
+    if (k !== 'retry' && k !== 'expire' && k !== 'escalate') errors.push({ pointer: `/ack/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, detail: `ack has no property ${JSON.stringify(k.slice(0, 64))}: it takes retry, expire and escalate` })
+  }
+  if (a.retry === undefined) errors.push({ pointer: '/ack/retry', detail: 'ack.retry is required' })
+  if (a.expire === undefined) errors.push({ pointer: '/ack/expire', detail: 'ack.expire is required' })
+  const retry = a.retry === undefined ? null : durationOf(a.retry, '/ack/retry', NOTIFY_LIMITS.ackRetryMin, rules.maxAckExpire, errors)
+  const expire = a.expire === undefined ? null : durationOf(a.expire, '/ack/expire', NOTIFY_LIMITS.ackRetryMin, rules.maxAckExpire, errors)
+  if (retry !== null && expire !== null && expire < retry) errors.push({ pointer: '/ack/expire', detail: `ack.expire must be at least ack.retry (${retry} s)` })
+  const escalate: Ack['escalate'] = []
+  if (!isNull(a.escalate)) {
+    if (!Array.isArray(a.escalate)) errors.push({ pointer: '/ack/escalate', detail: 'ack.escalate must be an array of {"after", "channel"}' })
+    else if (a.escalate.length > NOTIFY_LIMITS.escalateMax) errors.push({ pointer: '/ack/escalate', detail: `ack.escalate holds at most ${NOTIFY_LIMITS.escalateMax} steps` })
+    else a.escalate.forEach((step, i) => {
+      const at = `/ack/escalate/${i}`
+      if (step === null || typeof step !== 'object' || Array.isArray(step)) return errors.push({ pointer: at, detail: `ack.escalate[${i}] must be an object: {"after": "10m", "channel": "oncall"}` })
+      const st = step as Record<string, unknown>
+      for (const k of Object.keys(st)) if (k !== 'after' && k !== 'channel') errors.push({ pointer: `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, detail: `ack.escalate[${i}] has no property ${JSON.stringify(k.slice(0, 64))}` })
+      const after = st.after === undefined
+        ? (errors.push({ pointer: `${at}/after`, detail: `ack.escalate[${i}].after is required` }), null)
+        : durationOf(st.after, `${at}/after`, 0, rules.maxAckExpire, errors)
+      if (after !== null && expire !== null && after >= expire) errors.push({ pointer: `${at}/after`, detail: `ack.escalate[${i}].after must be shorter than ack.expire (${expire} s)` })
+      const channel = typeof st.channel === 'string' ? st.channel.toLowerCase() : null
+      if (channel === null || channel.length > LIMITS.channel || !SLUG.test(channel)) {
+        errors.push({ pointer: `${at}/channel`, detail: `ack.escalate[${i}].channel must be a channel slug: lowercase letters, digits, "-" and "_", at most ${LIMITS.channel} characters` })
+      } else if (after !== null) escalate.push({ after, channel })
+    })
+  }
+  return errors.length > before || retry === null || expire === null ? null : { retry, expire, escalate: escalate.sort((x, y) => x.after - y.after) }
+}
+
+/** priority, ttl, collapseKey and ack of a body, each checked against its bound. */
+function notifyFields(b: Record<string, unknown>, rules: EventRules, errors: FieldError[]) {
+  const priority = priorityOf(b.priority, errors)
+  const ttl = isNull(b.ttl) ? null : durationOf(b.ttl, '/ttl', 0, NOTIFY_LIMITS.ttlMax, errors)
+  let collapseKey: string | null = null
+  if (!isNull(b.collapseKey)) {
+    if (typeof b.collapseKey === 'string' && NOTIFY_LIMITS.collapseKey.test(b.collapseKey)) collapseKey = b.collapseKey
+    else errors.push({ pointer: '/collapseKey', detail: 'collapseKey must be 1 to 32 characters of A-Z, a-z, 0-9, "_" and "-"' })
+  }
+  return { priority, ttl, collapseKey, ack: ackOf(b.ack, rules, errors) }
+}
+
 /**
  * Applies the rules of docs/events.md to a parsed body. Returns the event and
  * the list of changes made to it (the response's `errors`), or throws a 400.
  */
-export function normalizeEvent(body: unknown): { event: NormalizedEvent; changes: string[] } {
+export function normalizeEvent(body: unknown, rules: EventRules = DEFAULT_RULES): { event: NormalizedEvent; changes: string[] } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw validationError([{ pointer: '', detail: 'the body must be a JSON object' }])
   }
@@ -166,12 +299,13 @@ export function normalizeEvent(body: unknown): { event: NormalizedEvent; changes
 
   const data = b.data ?? null
   if (data !== null) checkData(data, { parent: null, key: 'data' }, 1, errors)
+  const notify = notifyFields(b, rules, errors)
 
   for (const key of Object.keys(b)) {
     if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped`)
   }
   if (errors.length) throw validationError(errors)
-  return { event: { message, event, channel, title, link, tags, data }, changes }
+  return { event: { message, event, channel, title, link, tags, data, ...notify }, changes }
 }
 
 /** The Unix-ms timestamp inside a UUIDv7. */

@@ -11,9 +11,14 @@ export interface FeedFilter {
   tag?: string
   event?: string // an exact key, or a prefix ending in * ("user.*")
   q?: string // words, each matching the start of a word of the title or message
+  minPriority?: number // 2-5: events at or above it (1 filters nothing)
 }
 
 export const FEED_PAGE_MAX = 100
+
+/** An event's view as columns (the feed's rows; event_view.ts has it as one json value for delivery). */
+const feedColumns = (sql: Sql) => sql`e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data,
+  iso_time(e.created_at) AS "createdAt", e.priority, e.ttl, e.collapse_key AS "collapseKey", e.receipt`
 
 /** An event as the feed lists it (and GET /events/{id} shows it). */
 export type FeedEvent = Omit<EventView, 'data'> & { data: Record<string, unknown> | null }
@@ -45,15 +50,16 @@ export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter
     ${key ? (key.endsWith('*') ? sql`AND e.event LIKE ${key.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%'}` : sql`AND e.event = ${key}`) : sql``}
     ${before ? sql`AND e.id < ${before} AND e.created_at <= uuidv7_time(${before})` : sql``}`
   const unordered = sql`
+    ${filter.minPriority && filter.minPriority > 1 ? sql`AND e.priority >= ${filter.minPriority}` : sql``}
     ${filter.tag ? sql`AND e.tags @> ARRAY[${filter.tag}]::text[]` : sql``}
     ${tsq ? sql`AND to_tsvector('simple', coalesce(e.title, '') || ' ' || e.message) @@ to_tsquery('simple', ${tsq})` : sql``}`
-  const columns = sql`e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data, iso_time(e.created_at) AS "createdAt"`
+  const columns = feedColumns(sql)
   const page = (rows: FeedEvent[]) => {
     const events = rows.slice(0, limit)
     return { events, nextCursor: rows.length > limit ? events[events.length - 1]!.eventId : null }
   }
 
-  if ((filter.tag || tsq) && (filter.channel || key)) {
+  if ((filter.tag || tsq || (filter.minPriority ?? 1) > 1) && (filter.channel || key)) {
     const [first] = await sql<{ scanned: number; rows: FeedEvent[] }[]>`
       WITH win AS MATERIALIZED (SELECT e.* FROM events e WHERE ${ordered} ORDER BY e.id DESC LIMIT ${WINDOW})
       SELECT (SELECT count(*) FROM win)::int AS scanned, coalesce((
@@ -75,6 +81,7 @@ export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter
 export function matchesFilter(view: EventView, filter: FeedFilter): boolean {
   if (filter.channel && view.channel !== filter.channel) return false
   if (filter.tag && !view.tags.includes(filter.tag)) return false
+  if (filter.minPriority && view.priority < filter.minPriority) return false
   if (filter.event) {
     const k = filter.event
     if (k.endsWith('*') ? !(view.event ?? '').startsWith(k.slice(0, -1)) || view.event === null : view.event !== k) return false
@@ -91,7 +98,7 @@ export function matchesFilter(view: EventView, filter: FeedFilter): boolean {
 export async function findEvent(sql: Sql, workspaceId: number, eventId: string): Promise<FeedEvent | null> {
   if (!plausibleUuidv7(eventId)) return null // its time is past any partition (and any date PostgreSQL takes)
   const [row] = await sql<FeedEvent[]>`
-    SELECT e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data, iso_time(e.created_at) AS "createdAt"
+    SELECT ${feedColumns(sql)}
     FROM events e JOIN workspaces w ON w.id = e.workspace_id
     WHERE e.workspace_id = ${workspaceId} AND e.id = ${eventId} AND e.created_at = ${uuidv7Time(eventId)}`
   return row ?? null

@@ -11,6 +11,7 @@ export interface Submission {
   event: NormalizedEvent
   changes: string[]
   idempotency?: { key: string; hash: string } // hash: hex SHA-256 of the raw body
+  receipt?: string | null // a UUIDv7 when the event has `ack`: its receipt's id
 }
 
 export interface SubmitResult {
@@ -18,6 +19,7 @@ export interface SubmitResult {
   channel: string
   eventId: string
   remainingQuota: number
+  receipt?: string
   errors?: string[]
 }
 
@@ -37,6 +39,7 @@ export type Outcome =
 
 export function resultBody(s: Submission, remainingQuota: number): SubmitResult {
   const body: SubmitResult = { workspace: s.principal.workspace, channel: s.channel, eventId: s.id, remainingQuota }
+  if (s.receipt) body.receipt = s.receipt
   if (s.changes.length) body.errors = s.changes
   return body
 }

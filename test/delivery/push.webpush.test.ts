@@ -13,7 +13,7 @@ import { CA_FILE } from '../stand_ins'
 import { startPushService, type PushService, type WebPushSubscription } from '../web_push_service'
 import { MAX_PAYLOAD_BYTES, sendWebPush, webPushPayload } from '../../src/delivery/push/webpush'
 import { loadWebPushConfig } from '../../src/delivery/push/vapid'
-import type { EventView } from '../../src/delivery/event_view'
+import { NOTIFY_DEFAULTS, type EventView } from '../../src/delivery/event_view'
 import { caList } from '../../src/delivery/outbound'
 
 setDefaultTimeout(30_000)
@@ -169,7 +169,7 @@ for (const pipeline of pipelines) {
 
 describe('the Web Push payload', () => {
   const event: EventView = {
-    eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'acme', channel: 'general', event: 'k', title: 'T', message: 'm', link: null, tags: [], data: {}, createdAt: '2026-11-24T00:00:00.000Z',
+    eventId: '019a0000-0000-7000-8000-000000000001', workspace: 'acme', channel: 'general', event: 'k', title: 'T', message: 'm', link: null, tags: [], data: {}, createdAt: '2026-11-24T00:00:00.000Z', ...NOTIFY_DEFAULTS,
   }
 
   test('never over the limit, cut on a character boundary, title kept when it can be', () => {

@@ -5,12 +5,12 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import send, { deliveryId, plan } from '../../workers/send'
 import type { SendTask } from '../../src/delivery/job'
 import type { RouterSpec } from '../../src/delivery/job'
-import type { EventView } from '../../src/delivery/event_view'
+import { NOTIFY_DEFAULTS, type EventView } from '../../src/delivery/event_view'
 import type { PushTarget } from '../../src/delivery/push/job'
 
 const view = (over: Partial<EventView> = {}): EventView => ({
   eventId: Bun.randomUUIDv7(), workspace: 'acme', channel: 'general', event: null, title: null, message: 'hello', link: null, tags: [], data: null,
-  createdAt: new Date().toISOString(), ...over,
+  createdAt: new Date().toISOString(), ...NOTIFY_DEFAULTS, ...over,
 })
 const router = (id: string, pattern: string, url = 'http://127.0.0.1:1/'): RouterSpec => ({
   id, name: id, pattern, destination: { type: 'webhook', url }, signingSecret: 'whsec_' + Buffer.from('0123456789abcdef0123456789abcdef').toString('base64'),

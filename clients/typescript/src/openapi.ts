@@ -1266,6 +1266,34 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
         };
+        /** @description Makes the event require acknowledgement: the 200 answer holds a `receipt`. */
+        AckSpec: {
+            /**
+             * @description Seconds (or a duration: 90s, 15m, 2h) between repeats; at least 30 s.
+             * @example 60
+             * @example 1m
+             */
+            retry: number | string;
+            /**
+             * @description How long the event repeats unless acknowledged: at least `retry`, at most 10800 s (3 h) unless the operator raises it (HERALD_MAX_ACK_EXPIRE).
+             * @example 3600
+             * @example 1h
+             */
+            expire: number | string;
+            /** @description Up to 3 steps. */
+            escalate?: {
+                /**
+                 * @description When this step starts, counted from the event: shorter than `expire`.
+                 * @example 10m
+                 */
+                after: number | string;
+                /**
+                 * @description Slug of a channel whose members are pushed too, from then on.
+                 * @example oncall
+                 */
+                channel: string;
+            }[];
+        };
         AddedMember: {
             /** Format: uuid */
             userId: string;
@@ -1304,6 +1332,20 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description How urgent the event is: 1-5, or min, low, default, high, urgent. Absent or null is 3. Each push carries the headers of its priority (docs/push.md); routers may forward only events at or above their `minPriority`.
+             * @example 4
+             * @example urgent
+             */
+            priority?: number | ("min" | "low" | "default" | "high" | "urgent") | null;
+            /**
+             * @description How long the notification is worth sending, in seconds (0-2419200) or as a duration (90s, 15m, 2h, 7d). A push or router delivery not sent by then ends `expired`. Returned as seconds.
+             * @example 3600
+             * @example 15m
+             */
+            ttl?: number | string | null;
+            collapseKey?: string | null;
+            ack?: components["schemas"]["AckSpec"] | null;
             idempotencyKey?: string | null;
         } & {
             [key: string]: unknown;
@@ -1747,6 +1789,20 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description How urgent the event is: 1-5, or min, low, default, high, urgent. Absent or null is 3. Each push carries the headers of its priority (docs/push.md); routers may forward only events at or above their `minPriority`.
+             * @example 4
+             * @example urgent
+             */
+            priority?: number | ("min" | "low" | "default" | "high" | "urgent") | null;
+            /**
+             * @description How long the notification is worth sending, in seconds (0-2419200) or as a duration (90s, 15m, 2h, 7d). A push or router delivery not sent by then ends `expired`. Returned as seconds.
+             * @example 3600
+             * @example 15m
+             */
+            ttl?: number | string | null;
+            collapseKey?: string | null;
+            ack?: components["schemas"]["AckSpec"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1765,6 +1821,17 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given. */
+            priority: number;
+            /** @description Seconds the notification was worth sending, when given. */
+            ttl: number | null;
+            /** @description A newer event with the same key replaced it on devices. */
+            collapseKey: string | null;
+            /**
+             * Format: uuid
+             * @description Its receipt, when it must be acknowledged.
+             */
+            receipt: string | null;
             /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
             deliveries: components["schemas"]["Delivery"][];
         };
@@ -1783,6 +1850,17 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given. */
+            priority: number;
+            /** @description Seconds the notification was worth sending, when given. */
+            ttl: number | null;
+            /** @description A newer event with the same key replaced it on devices. */
+            collapseKey: string | null;
+            /**
+             * Format: uuid
+             * @description Its receipt, when it must be acknowledged.
+             */
+            receipt: string | null;
             deliveryCounts: components["schemas"]["DeliveryCounts"];
         };
         FeedPage: {
@@ -2293,6 +2371,11 @@ export interface components {
              * @example 9999
              */
             remainingQuota: number;
+            /**
+             * Format: uuid
+             * @description Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).
+             */
+            receipt?: string;
             /**
              * @description Present only when Herald changed the event: each truncation and each dropped property.
              * @example [
@@ -7740,6 +7823,7 @@ export interface operations {
                 tag?: string;
                 event?: string;
                 q?: string;
+                minPriority?: number;
                 before?: string;
                 limit?: number;
             };
@@ -7806,6 +7890,7 @@ export interface operations {
                 tag?: string;
                 event?: string;
                 q?: string;
+                minPriority?: number;
             };
             header?: never;
             path?: never;

@@ -20,6 +20,7 @@ export const SubmitResultSchema = Type.Object({
   channel: Type.String({ description: "Channel the event went to; the workspace's default channel when none was given.", examples: ['general'] }),
   eventId: Type.String({ format: 'uuid', description: 'UUIDv7 of the event; sortable by time.' }),
   remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
+  receipt: Type.Optional(Type.String({ format: 'uuid', description: 'Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).' })),
   errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation and each dropped property.', examples: [['title was truncated to 128 characters']] })),
 }, { $id: 'SubmitResult' })
 
@@ -78,7 +79,7 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
   const idem = idempotency(request, raw)
   const id = Bun.randomUUIDv7()
   return batcher
-    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem })
+    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem, receipt: event.ack ? Bun.randomUUIDv7() : null })
     .then(respond)
 }
 

@@ -18,6 +18,10 @@ export const StoredEvent = Type.Object({
   tags: Type.Array(Type.String()),
   data: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
+  priority: Type.Integer({ minimum: 1, maximum: 5, description: 'How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given.' }),
+  ttl: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Seconds the notification was worth sending, when given.' }),
+  collapseKey: Type.Union([Type.String(), Type.Null()], { description: 'A newer event with the same key replaced it on devices.' }),
+  receipt: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Its receipt, when it must be acknowledged.' }),
 })
 
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()])

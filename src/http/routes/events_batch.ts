@@ -112,7 +112,7 @@ function judge(item: unknown, principal: Principal, sized: boolean): Submission 
   const idempotency = taken ? { key: taken.key, hash: createHash('sha256').update(JSON.stringify(item)).digest('hex') } : undefined
   const { event, changes } = normalized
   const id = Bun.randomUUIDv7()
-  return { principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency }
+  return { principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency, receipt: event.ack ? Bun.randomUUIDv7() : null }
 }
 
 

@@ -5,6 +5,7 @@
 // fanned out after). One event with its delivery log is
 // routes/workspace_events.ts; replaying a delivery, routes/deliveries.ts.
 import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
 import type { AccessCheck } from '../../accounts/access'
 import type { EventReads } from '../../ingest/event_reads'
 import type { EventBus } from '../../delivery/bus'
@@ -37,11 +38,13 @@ const FilterQuery = {
   tag: Type.Optional(Text('tag', 50, 'Only events with this tag.')),
   event: Type.Optional(Text('event', 129, 'Only this event key, or keys starting with a prefix given as "user.*".')),
   q: Type.Optional(Text('q', 200, 'Words that must each begin a word of the title or the message.')),
+  minPriority: Type.Optional(t.Integer({ 'x-parameter': 'minPriority', minimum: 1, maximum: 5, description: 'Only events at or above this priority (1-5).', error: 'minPriority must be an integer from 1 to 5' })),
 }
 
 const FeedEvent = Type.Composite([StoredEvent, Type.Object({ deliveryCounts: DeliveryCountsSchema })], { $id: 'FeedEvent' })
 
-const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string }): FeedFilter => ({
+const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string; minPriority?: number }): FeedFilter => ({
+  ...(q.minPriority && q.minPriority > 1 ? { minPriority: q.minPriority } : {}),
   ...(q.channel ? { channel: q.channel.toLowerCase() } : {}),
   ...(q.tag ? { tag: q.tag } : {}),
   ...(q.event ? { event: q.event } : {}),
