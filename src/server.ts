@@ -276,6 +276,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     outage,
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
+    maxPendingReceipts: config.HERALD_MAX_PENDING_RECEIPTS,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
     timeoutMs: db.embedded ? 0 : undefined,
     // While announcements cannot reach this process, a channel renamed or

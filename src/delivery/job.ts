@@ -41,7 +41,7 @@ export interface DeliveryJob extends DestinationJob {
   router: Omit<RouterSpec, 'pattern'>
 }
 
-export type DeliveryKind = 'router' | 'push'
+export type DeliveryKind = 'router' | 'push' | 'receipt' // receipt: a router told that a receipt of an event it forwarded ended
 
 /** One delivery to make: an attempt of (event, router) or (event, device). */
 export interface Planned {

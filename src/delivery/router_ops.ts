@@ -33,6 +33,7 @@ export interface RouterFields {
   destination?: unknown
   template?: unknown
   enabled?: boolean
+  receipts?: boolean
 }
 
 const changed = (ctx: Ctx) => ctx.announce({ kind: 'routers', workspaceId: ctx.workspace.id })
@@ -62,6 +63,7 @@ export async function createRouter(ctx: Ctx, tools: RouterTools, body: RouterFie
     destination: body.destination as Destination,
     template: (body.template as Template | null | undefined) ?? null,
     enabled: body.enabled ?? true,
+    receipts: body.receipts ?? false,
   }, max)
   if (created === 'name-taken') throw routerNameTaken(body.name)
   if (created === 'limit') throw routerLimit(max)

@@ -20,6 +20,8 @@ export interface RouterView {
   destination: Record<string, unknown>
   template: Template | null
   enabled: boolean
+  /** Whether it is told when a receipt of an event it forwarded ends (a delivery of kind `receipt`). */
+  receipts: boolean
   /** Null while its destination takes deliveries; else since when it fails, and how (health.ts). */
   health: RouterHealthView | null
   createdAt: string
@@ -48,6 +50,7 @@ export interface RouterInput {
   destination: Destination
   template: Template | null
   enabled: boolean
+  receipts: boolean
 }
 
 /** A PATCH: absent fields are kept; `template: null` clears the template. */
@@ -73,7 +76,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isRouterId = (id: string) => UUID.test(id)
 
 const viewColumns = (sql: Tx) => sql`
-  id::text AS id, name, pattern, destination_view AS destination, template, enabled, ${healthColumn(sql)},
+  id::text AS id, name, pattern, destination_view AS destination, template, enabled, receipts, ${healthColumn(sql)},
   iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
@@ -91,10 +94,10 @@ export async function insertRouter(sql: Sql, box: SecretBox, workspaceId: number
     const [row] = await tx<{ id: string | null; ok: boolean }[]>`
       WITH room AS (SELECT count(*) < ${max} AS ok FROM routers WHERE workspace_id = ${workspaceId}),
       ins AS (
-        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled)
+        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, receipts)
         SELECT ${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
           ${jsonb(tx, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
-          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}
+          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.receipts}
         FROM room WHERE room.ok
         ON CONFLICT (workspace_id, name) DO NOTHING
         RETURNING id
@@ -137,6 +140,7 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
         name = COALESCE(${patch.name ?? null}::text, name),
         pattern = COALESCE(${patch.pattern ?? null}::text, pattern),
         enabled = COALESCE(${patch.enabled ?? null}::boolean, enabled),
+        receipts = COALESCE(${patch.receipts ?? null}::boolean, receipts),
         template = ${patch.template === undefined ? sql`template` : patch.template ? jsonb(sql, patch.template) : null},
         ${destination}
         updated_at = now()

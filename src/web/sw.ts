@@ -212,14 +212,15 @@ const ackAction = (p: Partial<PushPayload>, workspace: string | undefined) =>
   text(p.receipt) && workspace ? { actions: [{ action: ACK_ACTION, title: 'Acknowledge' }] } : {}
 
 /**
- * Acknowledges as the person signed in to the app: the session cookie, and
- * the CSRF token of /v1/me. A receipt no longer pending (409) is done too.
+ * Acknowledges as the person signed in to the app (the session cookie, and
+ * the CSRF token of /v1/me), as done from a notification. A receipt no
+ * longer pending (409) is done too.
  */
 async function acknowledge(workspace: string, receipt: string): Promise<void> {
   const me = await api.get('/v1/me')
   setCsrf(me.csrf)
   try {
-    await api.post('/v1/workspaces/{workspace}/receipts/{receipt}/ack', { path: { workspace, receipt } })
+    await api.post('/v1/workspaces/{workspace}/receipts/{receipt}/ack', { path: { workspace, receipt }, body: { via: 'push' } })
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 409)) throw err
   }

@@ -10,7 +10,7 @@ import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
-import { apiKeyRequired, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
@@ -55,6 +55,10 @@ function respond(o: Outcome): Response {
       return problemResponse(idempotencyKeyReused())
     case 'unknown-workspace':
       return problemResponse(apiKeyRequired())
+    case 'receipt-limit':
+      return problemResponse(receiptLimit(o.max))
+    case 'escalation-channel':
+      return problemResponse(escalationChannelMissing(o.index, o.channel))
   }
 }
 
@@ -108,7 +112,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
           401: problem(401, 'Missing or invalid API key.'),
           413: problem(413, 'Body over 262,144 bytes.'),
           422: problem(422, 'Idempotency-Key reused with another body, or a new channel past the workspace\'s limit of channels.'),
-          429: problem(429, 'Rate limit or monthly quota hit; see Retry-After and the problem type.'),
+          429: problem(429, 'Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type.'),
           503: problem(503, 'Database unavailable; nothing was stored. Retry after Retry-After.'),
         },
       },

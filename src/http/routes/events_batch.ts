@@ -16,7 +16,7 @@ import { HeraldError, problemBody, problemResponse, validationError, type FieldE
 import { MAX_JSON_DEPTH, readBody } from '../body'
 import { storable, STRING_RULE } from '../../core/storable'
 import { limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema } from './event'
-import { apiKeyRequired, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BATCH_BYTES = 4_194_304
@@ -141,6 +141,10 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
         return (limited[o.reason] ??= problemBody(limitedProblem(o.reason)))
       case 'channel-limit':
         return problemBody(eventChannelLimit(o.max))
+      case 'receipt-limit':
+        return itemProblem(receiptLimit(o.max), i)
+      case 'escalation-channel':
+        return itemProblem(escalationChannelMissing(o.index, o.channel), i)
       default:
         return problemBody(batchKeyReused())
     }

@@ -41,9 +41,10 @@ const TemplateInput = checkedInHandler(Type.Union([Template, Type.Null()]), {
   examples: [{ title: 'New signup', body: '{{data.email}} joined on {{data.plan}}' }],
 })
 const Enabled = Type.Boolean({ description: 'A disabled router matches nothing.' })
+const Receipts = Type.Boolean({ description: 'Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false.' })
 
 export const CreateRouterBody = Type.Object(
-  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }) },
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), receipts: Type.Optional(Receipts) },
   { $id: 'CreateRouterBody', additionalProperties: false },
 )
 
@@ -54,8 +55,9 @@ export const UpdateRouterBody = Type.Object(
     destination: Type.Optional(checkedInHandler(Destination, { description: 'Replaces the whole destination (all its secrets included); the signing secret is kept.' })),
     template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
     enabled: Type.Optional(Enabled),
+    receipts: Type.Optional(Receipts),
   },
-  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled' },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, receipts' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -76,6 +78,7 @@ export const RouterSchema = Type.Object({
   }),
   template: Type.Union([Template, Type.Null()]),
   enabled: Type.Boolean(),
+  receipts: Type.Boolean({ description: 'Whether it gets a delivery when a receipt of an event it forwarded ends.' }),
   health: Type.Union([Type.Object({
     state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
       description: '`circuit-open`: its destination failed and its deliveries are held, with a trial send now and then; `failing`: so for `ROUTER_FAILING_AFTER_MS` or more (its owners and admins were e-mailed); `disabled`: so for `ROUTER_DISABLE_AFTER_MS`, and Herald disabled it.',
