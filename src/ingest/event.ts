@@ -301,7 +301,6 @@ export function normalizeEvent(body: unknown, rules: EventRules = DEFAULT_RULES)
   if (data !== null) checkData(data, { parent: null, key: 'data' }, 1, errors)
   const notify = notifyFields(b, rules, errors)
 
-  const ack = standInAck(b.ack, errors)
   for (const key of Object.keys(b)) {
     if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped`)
   }
@@ -317,17 +316,3 @@ export const uuidv7Time = (id: string) => new Date(parseInt(id.slice(0, 8) + id.
 const LATEST_MS = Date.UTC(9999, 11, 31)
 /** Whether a UUIDv7 could be one Herald issued: its time is a real date, not past the year 9999. */
 export const plausibleUuidv7 = (id: string) => uuidv7Time(id).getTime() <= LATEST_MS
-
-// A stand-in for the foundation's parser of `ack` (seconds only), replaced when it lands.
-function standInAck(v: unknown, errors: FieldError[]): NormalizedEvent['ack'] {
-  if (v == null) return null
-  if (typeof v !== 'object' || Array.isArray(v)) return (errors.push({ pointer: '/ack', detail: 'ack must be an object' }), null)
-  const a = v as { retry?: unknown; expire?: unknown; escalate?: unknown }
-  const int = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) ? x : null)
-  const retry = int(a.retry)
-  const expire = int(a.expire)
-  if (retry === null || retry < 30) errors.push({ pointer: '/ack/retry', detail: 'ack.retry must be at least 30 seconds' })
-  if (expire === null || expire > 10800 || (retry !== null && expire < retry)) errors.push({ pointer: '/ack/expire', detail: 'ack.expire must be at least retry and at most 10800 seconds' })
-  const escalate = Array.isArray(a.escalate) ? a.escalate.map((s) => ({ after: Number(s?.after), channel: String(s?.channel) })) : []
-  return { retry: retry ?? 0, expire: expire ?? 0, escalate }
-}
