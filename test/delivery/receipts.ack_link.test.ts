@@ -1,6 +1,7 @@
 // The one-time /ack/<token> link of an event that must be acknowledged, end
-// to end on a real Herald (embedded, and PostgreSQL when DATABASE_URL is
-// set): the link arrives in an e-mail (through the real SMTP receiver of
+// to end on a real Herald (embedded and in-process, and PostgreSQL with
+// JetStream when DATABASE_URL and NATS_URL are set; the messages are
+// rendered in the pool's threads, which make the link): the link arrives in an e-mail (through the real SMTP receiver of
 // test/smtp.ts) and in a Slack payload (through test/receiver.ts); a link
 // previewer's GETs, twice, leave the receipt pending; the page's POST
 // acknowledges it (via "link", nobody signed in); a second POST says it was
@@ -10,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { ackToken } from '../../src/delivery/ack_link'
-import { backends, useTestHerald } from '../harness'
+import { pipelines, usePipelineHerald } from '../harness'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 
 const PUBLIC = 'https://herald.example.test'
@@ -20,20 +21,20 @@ const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)'
 // What a browser asks for when it opens a link or submits a form.
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 
-for (const backend of backends) {
-  describe(`the acknowledgement link (${backend})`, () => {
+for (const pipeline of pipelines) {
+  describe(`the acknowledgement link (${pipeline})`, () => {
     let rx: Receiver
     beforeAll(() => {
       rx = startReceiver()
     })
     afterAll(() => rx.stop())
-    const h = useTestHerald(backend, () => ({ HERALD_PUBLIC_URL: PUBLIC, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' }))
+    const h = usePipelineHerald(pipeline, () => ({ HERALD_PUBLIC_URL: PUBLIC, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' }))
     let ws: { name: string; apiKey: string }
     let to = ''
 
     beforeAll(async () => {
       ws = await h.workspace()
-      to = `oncall-${backend}-${Date.now()}@example.com`
+      to = `oncall-${pipeline}-${Date.now()}@example.com`
       for (const [name, destination] of [['mail', { type: 'email', to: [to], from: 'herald@example.com' }], ['chat', { type: 'slack', url: `${rx.url}/slack` }]] as const) {
         const res = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name, pattern: 'disk.*', destination })
         expect(res.status).toBe(201)
