@@ -3,13 +3,13 @@
 // stored, the receipt printed, its state as the commands print it, a
 // member's acknowledgement with their user token, and the refusals.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { useTestHerald } from '../harness'
+import { backends, useTestHerald } from '../harness'
 import { herald, USAGE_ERROR } from './run'
 
 const RECEIPT = /^Receipt ([0-9a-f-]{36}): it repeats until acknowledged/m
 
-describe('herald send with ack, and herald receipt', () => {
-  const h = useTestHerald('embedded')
+for (const backend of backends) describe(`herald send with ack, and herald receipt (${backend})`, () => {
+  const h = useTestHerald(backend)
   let ws: { name: string; apiKey: string }
   let member = { email: '', token: '' }
   const run = (args: string[], env: Record<string, string> = {}) => herald(args, { HERALD_URL: h.url, HERALD_KEY: ws.apiKey, ...env })
