@@ -1,8 +1,9 @@
 // The one-time /ack/<token> link of an event that must be acknowledged, end
 // to end on a real Herald (embedded and in-process, and PostgreSQL with
 // JetStream when DATABASE_URL and NATS_URL are set; the messages are
-// rendered in the pool's threads, which make the link): the link arrives in an e-mail (through the real SMTP receiver of
-// test/smtp.ts) and in a Slack payload (through test/receiver.ts); a link
+// rendered in the pool's threads, which make the link): the link arrives in
+// an e-mail (through the real SMTP receiver of test/smtp.ts) and in Slack,
+// Discord, Teams and Telegram payloads (through test/receiver.ts); a link
 // previewer's GETs, twice, leave the receipt pending; the page's POST
 // acknowledges it (via "link", nobody signed in); a second POST says it was
 // already acknowledged; a forged, cut or foreign token is a 404 page (a
@@ -28,14 +29,21 @@ for (const pipeline of pipelines) {
       rx = startReceiver()
     })
     afterAll(() => rx.stop())
-    const h = usePipelineHerald(pipeline, () => ({ HERALD_PUBLIC_URL: PUBLIC, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' }))
+    const h = usePipelineHerald(pipeline, () => ({ HERALD_PUBLIC_URL: PUBLIC, HERALD_OUTBOUND_ALLOW: '127.0.0.0/8', TELEGRAM_API_URL: rx.url }))
     let ws: { name: string; apiKey: string }
     let to = ''
 
     beforeAll(async () => {
       ws = await h.workspace()
       to = `oncall-${pipeline}-${Date.now()}@example.com`
-      for (const [name, destination] of [['mail', { type: 'email', to: [to], from: 'herald@example.com' }], ['chat', { type: 'slack', url: `${rx.url}/slack` }]] as const) {
+      const chats = [
+        ['mail', { type: 'email', to: [to], from: 'herald@example.com' }],
+        ['chat', { type: 'slack', url: `${rx.url}/slack` }],
+        ['discord', { type: 'discord', url: `${rx.url}/discord` }],
+        ['teams', { type: 'teams', url: `${rx.url}/teams` }],
+        ['telegram', { type: 'telegram', botToken: '1:abc', chatId: 42 }],
+      ] as const
+      for (const [name, destination] of chats) {
         const res = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name, pattern: 'disk.*', destination })
         expect(res.status).toBe(201)
       }
@@ -66,6 +74,15 @@ for (const pipeline of pipelines) {
       const button = slack.blocks.find((b) => b.type === 'actions')!.elements!.find((e) => e.text.text === 'Acknowledge')!
       // One link per receipt, whatever the message.
       expect(button.url).toBe(`${PUBLIC}/ack/${fromMail![1]}`)
+      // Discord, Teams and Telegram carry the same link.
+      const link = `${PUBLIC}/ack/${fromMail![1]}`
+      const sent = (path: string) => eventually(async () => rx.received.find((r) => r.path === path && r.body.includes('Disk full on db-1')), 15_000, path)
+      const discord = JSON.parse((await sent('/discord')).body) as { embeds: { fields: { name: string; value: string }[] }[] }
+      expect(discord.embeds[0]!.fields).toContainEqual({ name: 'Acknowledge', value: `[Acknowledge](${link})`, inline: false })
+      const teams = JSON.parse((await sent('/teams')).body) as { attachments: { content: { actions: unknown[] } }[] }
+      expect(teams.attachments[0]!.content.actions).toContainEqual({ type: 'Action.OpenUrl', title: 'Acknowledge', url: link })
+      const telegram = JSON.parse((await sent('/bot1:abc/sendMessage')).body) as { text: string }
+      expect(telegram.text).toEndWith(`\n\nAcknowledge: ${link}`)
       // The page of that link is the page of this receipt.
       expect(await (await page(button.url)).text()).toContain('Disk full on db-1')
       expect((await receiptOf(receipt)).status).toBe('pending')
