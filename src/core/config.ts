@@ -187,7 +187,7 @@ export const ConfigSchema = Type.Object({
   WEB_PUSH_TTL_S: Int(86400, 0, 2419200, 'How long (seconds) a push service keeps a Web Push for a browser that is offline; 0: deliver now or never.'),
   // Links in e-mails (password resets, invitations) and the dashboard's deep
   // links are built on this; behind a proxy, the address people use.
-  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails. Unset: http://localhost:<PORT>.' })),
+  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails, and for the acknowledgement links (`/ack/<token>`) in e-mail and chat messages of events sent with `ack`. Unset: http://localhost:<PORT>.' })),
   HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: '`open`: anyone can sign up (confirming the address by an e-mailed link) and gets a workspace of their own; `invite`: only people with an invitation can sign up.' }),
   // Only behind a proxy that sets them: otherwise a client could pick its own
   // address (sign-in throttling) and pretend to be on https.
