@@ -52,6 +52,6 @@ export function ackTokenReceipt(key: string, token: string): string | null {
 
 /** The link of a receipt, or undefined for an event without one (or a send configuration without links: a test send). */
 export function ackUrl(config: AckLinkConfig | undefined, receipt: string | null | undefined): string | undefined {
-  if (!config || !receipt) return undefined
+  if (!config || !receipt || !UUID.test(receipt)) return undefined
   return `${config.base}/ack/${ackToken(config.key, receipt)}`
 }

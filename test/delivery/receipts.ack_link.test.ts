@@ -77,7 +77,7 @@ for (const pipeline of pipelines) {
       // Discord, Teams and Telegram carry the same link.
       const link = `${PUBLIC}/ack/${fromMail![1]}`
       const sent = (path: string) => eventually(async () => rx.received.find((r) => r.path === path && r.body.includes('Disk full on db-1')), 15_000, path)
-      const discord = JSON.parse((await sent('/discord')).body) as { embeds: { fields: { name: string; value: string }[] }[] }
+      const discord = JSON.parse((await sent('/discord')).body) as { embeds: { fields: { name: string; value: string; inline: boolean }[] }[] }
       expect(discord.embeds[0]!.fields).toContainEqual({ name: 'Acknowledge', value: `[Acknowledge](${link})`, inline: false })
       const teams = JSON.parse((await sent('/teams')).body) as { attachments: { content: { actions: unknown[] } }[] }
       expect(teams.attachments[0]!.content.actions).toContainEqual({ type: 'Action.OpenUrl', title: 'Acknowledge', url: link })

@@ -29,8 +29,8 @@ export interface WebPushPayload {
   body: string
   url: string // the event's page in the app
   createdAt: string
-  /** The receipt of an event that must be acknowledged: the notification's "Acknowledge" action acknowledges it in `workspace`. */
-  receipt: string | null
+  /** Only for an event that must be acknowledged, its receipt: the notification's "Acknowledge" action acknowledges it in `workspace`. */
+  receipt?: string
 }
 
 function buildPayload(event: EventView, title: string, body: string): string {
@@ -44,7 +44,7 @@ function buildPayload(event: EventView, title: string, body: string): string {
     body,
     url: `/w/${encodeURIComponent(event.workspace)}/events/${event.eventId}`,
     createdAt: event.createdAt,
-    receipt: event.receipt,
+    ...(event.receipt ? { receipt: event.receipt } : {}),
   }
   return JSON.stringify(payload)
 }
