@@ -32,7 +32,7 @@ const VIA: Record<string, string> = { web: 'on the dashboard', push: 'from a not
 
 /** A receipt in `label: value` lines. */
 export function receiptText(r: Receipt): string {
-  const by = r.acknowledgedBy ? `by ${r.acknowledgedBy.email}` : r.acknowledgedVia === 'link' ? 'by someone with the link' : ''
+  const by = r.acknowledgedBy ? `by ${r.acknowledgedBy.email}` : ''
   const pairs: [string, string][] = [
     ['Receipt', r.receipt],
     ['Event', r.eventId],

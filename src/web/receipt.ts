@@ -16,7 +16,7 @@ export function priorityBadge(priority: number, always = false): Html | '' {
 }
 
 function ackedBy(r: Receipt): Html {
-  const who = r.acknowledgedBy ? html` by <strong>${r.acknowledgedBy.email}</strong>` : r.acknowledgedVia === 'link' ? html` by someone with the link` : html``
+  const who = r.acknowledgedBy ? html` by <strong>${r.acknowledgedBy.email}</strong>` : html``
   return html`Acknowledged${who}${r.acknowledgedVia ? ` ${VIA[r.acknowledgedVia] ?? r.acknowledgedVia}` : ''}${r.acknowledgedAt ? html`, ${time(r.acknowledgedAt)}` : ''}.`
 }
 

@@ -125,7 +125,7 @@ for (const pipeline of pipelines) {
       expect(second.status).toBe(409)
       const again = await second.text()
       expect(again).toContain('Already acknowledged')
-      expect(again).toContain('by someone with the link')
+      expect(again).toContain('through the link in a message')
       // A caller that asks for no page gets the refusal as a problem, naming the state.
       const api = await fetch(url.replace(PUBLIC, h.url), { method: 'POST' })
       expect(api.status).toBe(409)

@@ -21,13 +21,13 @@ const hide = { detail: { hide: true } }
 // no further than this, and dropped.
 const FORM_LIMIT = 1024
 
-const VIA: Record<string, string> = { web: 'the dashboard', push: 'the app\'s notification', link: 'a link in a message', api: 'the API' }
+const VIA: Record<string, string> = { web: 'the dashboard', push: 'the app\'s notification', link: 'the link in a message', api: 'the API' }
 
 const utc = (iso: string) => html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
 
 function who(r: AckLinkView['receipt']): Html {
-  const by = r.acknowledgedBy ? html`by <strong>${r.acknowledgedBy.email}</strong>` : r.acknowledgedVia === 'link' ? html`by someone with the link` : html``
-  const via = r.acknowledgedVia ? html` through ${VIA[r.acknowledgedVia] ?? r.acknowledgedVia}` : html``
+  const by = r.acknowledgedBy ? html`by <strong>${r.acknowledgedBy.email}</strong>` : html``
+  const via = r.acknowledgedVia ? html`${r.acknowledgedBy ? ' ' : ''}through ${VIA[r.acknowledgedVia] ?? r.acknowledgedVia}` : html``
   return html`${by}${via}${r.acknowledgedAt ? html` at ${utc(r.acknowledgedAt)}` : ''}`
 }
 
