@@ -24,7 +24,7 @@ function ackedBy(r: Receipt): Html {
 function stateText(r: Receipt): Html {
   switch (r.status) {
     case 'pending':
-      return html`Awaiting acknowledgement: repeats until someone acknowledges it, at the latest until ${time(r.expiresAt)}.`
+      return html`It repeats until someone acknowledges it, at the latest until ${time(r.expiresAt)}.`
     case 'acknowledged':
       return ackedBy(r)
     case 'expired':
