@@ -16,7 +16,7 @@ export interface AckLinkView {
 }
 
 /**
- * `key`: the link key (send_config.ts ackLink.key); without one, every token
+ * `key`: the link key (send_config.ts, endpoints.ackLink.key); without one, every token
  * is unknown. `wake`: the scheduler of this process, which sends the receipt
  * deliveries of routers an acknowledgement queued at once.
  */

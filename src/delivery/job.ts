@@ -9,7 +9,6 @@ import type { ApnsConfig, FcmConfig, PushResult, PushTarget, WebPushConfig } fro
 import type { CircuitOptions, CircuitReport } from './circuit'
 import type { EventView } from './event_view'
 import type { ChannelKey } from '../core/channel_key'
-import type { AckLinkConfig } from './ack_link'
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
 export interface RouterSpec {
@@ -32,8 +31,6 @@ export interface SendConfig {
   apns?: ApnsConfig
   fcm?: FcmConfig
   webpush?: WebPushConfig
-  /** The /ack/<token> links of events with a receipt, in e-mail and chat messages; none in a test send. */
-  ackLink?: AckLinkConfig
 }
 
 /** One attempt of one router delivery: what a destination type sees (DestinationJob), and the router's destination. */

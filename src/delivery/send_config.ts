@@ -38,11 +38,13 @@ export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}, a
       maxResponseBytes: MAX_RESPONSE_BYTES,
       ...trustedCa(config.NODE_EXTRA_CA_CERTS),
     },
-    endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
+    endpoints: {
+      telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM,
+      ...(ackLinkKey ? { ackLink: ackLinkOf(config, ackLinkKey) } : {}),
+    },
     apns: push.apns,
     fcm: push.fcm,
     webpush: push.webpush,
-    ...(ackLinkKey ? { ackLink: ackLinkOf(config, ackLinkKey) } : {}),
   }
 }
 

@@ -19,7 +19,6 @@ import type { CircuitReport } from './circuit'
 import type { DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } from './job'
 import type { EventView } from './event_view'
 import { channelKey } from '../core/channel_key'
-import { ackUrl } from './ack_link'
 
 /**
  * The id of the delivery of `eventId` to a target: a UUID (version 8) made
@@ -78,7 +77,7 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
   // this one through: deliveries waiting on a hanging destination must not
   // fill the thread's places and hold up every other destination.
   const result = await inPlace(config.maxInFlight, () =>
-    deliver({ deliveryId: p.id, attempt: p.attempt, event, router, outbound: config.outbound, endpoints: config.endpoints, ackUrl: ackUrl(config.ackLink, event.receipt) }))
+    deliver({ deliveryId: p.id, attempt: p.attempt, event, router, outbound: config.outbound, endpoints: config.endpoints }))
   // A receiver that answered with a refusal (4xx) is up: that is our
   // request's fault, not a reason to stop sending to it.
   gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')

@@ -235,7 +235,7 @@ export function createApp(deps: AppDeps) {
     .use(receiptReadRoute({ users, check, receipts }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
     // The acknowledgement link of e-mail and chat messages, with the key they were signed with.
-    .use(ackLinkRoute(ackLinkOps(sql, send.ackLink?.key, wakeScheduler)))
+    .use(ackLinkRoute(ackLinkOps(sql, send.endpoints.ackLink?.key, wakeScheduler)))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }

@@ -9,6 +9,7 @@ import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { EventView } from '../event_view'
 import { classify, send, type DeliveryResult, type OutboundOptions } from '../outbound'
 import type { Template } from '../template'
+import { ackUrl, type AckLinkConfig } from '../ack_link'
 
 /** The services the destinations of a type share (from the config): where Telegram, Twilio and the default SMTP server are. */
 export interface Endpoints {
@@ -16,6 +17,8 @@ export interface Endpoints {
   twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
   smtpUrl?: string // SMTP_URL, default server of e-mail destinations
   smtpFrom?: string // SMTP_FROM
+  /** Herald's own /ack/<token> links (HERALD_PUBLIC_URL and the link key, ack_link.ts); none in a test send. */
+  ackLink?: AckLinkConfig
 }
 
 /** One delivery attempt as a destination type sees it; `send` and `preview` take the destination itself typed. */
@@ -26,8 +29,6 @@ export interface DestinationJob {
   router: { id: string; name: string; template?: Template; signingSecret: string }
   outbound: OutboundOptions
   endpoints: Endpoints
-  /** For an event with a receipt: the /ack/<token> link that acknowledges it (its page asks before it does). */
-  ackUrl?: string
 }
 
 /** What a destination would receive, shown rather than sent (the dashboard's preview). */
@@ -150,6 +151,9 @@ export const originOf = (url: string) => {
     return '…'
   }
 }
+
+/** For an event with a receipt, the /ack/<token> link that acknowledges it (its page asks before it does); else undefined. */
+export const ackUrlOf = (job: Pick<DestinationJob, 'event' | 'endpoints'>): string | undefined => ackUrl(job.endpoints.ackLink, job.event.receipt)
 
 export const jsonPreview = (value: unknown): Preview => ({ contentType: 'application/json', body: JSON.stringify(value, null, 2) })
 

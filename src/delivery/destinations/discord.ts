@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
-import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { ackUrlOf, HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('discord'),
@@ -29,10 +29,11 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
   field('Channel', `#${escapeDiscord(event.channel)}`)
   if (event.tags.length > 0) field('Tags', event.tags.map(escapeDiscord).join(', '))
   if (m.link && !isWebLink(m.link)) field('Link', escapeDiscord(m.link)) // the embed url must be http(s)
-  // A webhook's message can carry no buttons: the link's page asks before it acknowledges.
-  if (job.ackUrl) fields.push({ name: 'Acknowledge', value: `[Acknowledge](${job.ackUrl})`, inline: false })
   const title = clipEscaped(m.title, LIMITS.title)
   const footer = clip(event.workspace, LIMITS.footer) // plain text: Discord renders no Markdown in a footer
+  // A webhook's message can carry no buttons: the link's page asks before it acknowledges.
+  const ack = ackUrlOf(job)
+  if (ack) fields.push({ name: 'Acknowledge', value: `[Acknowledge](${ack})`, inline: false })
   // The 6000-character budget covers all texts of the embed; the description
   // is the one that gives way.
   const others = title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)

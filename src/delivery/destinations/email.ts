@@ -8,7 +8,7 @@ import type { Transporter } from 'nodemailer'
 import { Type, type Static } from '@sinclair/typebox'
 import { checkHost, preview, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
-import { hostOf, type DestinationJob, type DestinationType } from './destination'
+import { ackUrlOf, hostOf, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('email'),
@@ -98,7 +98,7 @@ export function emailMessage(job: DestinationJob, destination: EmailDestination,
     to: destination.to,
     // A header cannot hold a line break; RFC 5322 advises short subjects.
     subject: clip(m.title.replace(/[\r\n]+/g, ' '), 255),
-    text: [m.body, m.link, job.ackUrl && `Acknowledge: ${job.ackUrl}`].filter(Boolean).join('\n\n'),
+    text: [m.body, m.link, ackUrlOf(job) && `Acknowledge: ${ackUrlOf(job)}`].filter(Boolean).join('\n\n'),
     // The same on every attempt, so a receiving system can spot a duplicate.
     messageId: `<${job.deliveryId}@herald>`,
     headers: { 'X-Herald-Delivery': job.deliveryId },

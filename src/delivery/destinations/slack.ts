@@ -3,7 +3,7 @@
 // answers 200 with the text `ok`, or a 4xx with an error word.
 import { Type } from '@sinclair/typebox'
 import { clip, isWebLink, renderMessage } from '../template'
-import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { ackUrlOf, HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('slack'),
@@ -34,11 +34,11 @@ export function slackPayload(job: DestinationJob): Record<string, unknown> {
     { type: 'section', text: { type: 'mrkdwn', text: mrkdwn(m.body, SECTION_MAX) } },
     { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text: mrkdwn(text, SECTION_MAX) })) },
   ]
-  const buttons: Record<string, unknown>[] = []
-  if (isWebLink(m.link)) buttons.push({ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link })
   // Opens the link's page, whose button acknowledges (Slack's unfurler only GETs it).
-  if (job.ackUrl) buttons.push({ type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, style: 'primary', url: job.ackUrl })
-  if (buttons.length) blocks.push({ type: 'actions', elements: buttons })
+  const ack = ackUrlOf(job) ? [{ type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, style: 'primary', url: ackUrlOf(job) }] : []
+  if (isWebLink(m.link) || ack.length) {
+    blocks.push({ type: 'actions', elements: [...(isWebLink(m.link) ? [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] : []), ...ack] })
+  }
   return { text: mrkdwn(`${m.title}: ${m.body}`, SECTION_MAX), blocks }
 }
 

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
-import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { ackUrlOf, HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('teams'),
@@ -27,10 +27,9 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
   if (event.event) facts.unshift({ title: 'Event', value: escapeMarkdown(event.event) })
   if (event.tags.length > 0) facts.push({ title: 'Tags', value: event.tags.map(escapeMarkdown).join(', ') })
   if (m.link && !isWebLink(m.link)) facts.push({ title: 'Link', value: escapeMarkdown(m.link) })
-  const actions: Record<string, unknown>[] = []
-  if (isWebLink(m.link)) actions.push({ type: 'Action.OpenUrl', title: 'Open', url: m.link })
+  const actions: Record<string, unknown>[] = isWebLink(m.link) ? [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] : []
   // Opens the link's page, whose button acknowledges (Teams' previewer only GETs it).
-  if (job.ackUrl) actions.push({ type: 'Action.OpenUrl', title: 'Acknowledge', url: job.ackUrl })
+  if (ackUrlOf(job)) actions.push({ type: 'Action.OpenUrl', title: 'Acknowledge', url: ackUrlOf(job) })
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',

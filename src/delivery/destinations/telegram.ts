@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
-import { hostOf, type DestinationJob, type DestinationType } from './destination'
+import { ackUrlOf, hostOf, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('telegram'),
@@ -17,7 +17,8 @@ const TEXT_MAX = 4096
 
 export function telegramText(job: DestinationJob): string {
   const m = renderMessage(job.event, job.router.template)
-  const link = (m.link ? `\n\n${m.link}` : '') + (job.ackUrl ? `\n\nAcknowledge: ${job.ackUrl}` : '')
+  const ack = ackUrlOf(job)
+  const link = (m.link ? `\n\n${m.link}` : '') + (ack ? `\n\nAcknowledge: ${ack}` : '')
   // Clip the title and body, not the link: the link is what the reader acts on.
   return clip(`${m.title}\n\n${m.body}`, TEXT_MAX - link.length) + link
 }
