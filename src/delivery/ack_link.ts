@@ -55,3 +55,7 @@ export function ackUrl(config: AckLinkConfig | undefined, receipt: string | null
   if (!config || !receipt || !UUID.test(receipt)) return undefined
   return `${config.base}/ack/${ackToken(config.key, receipt)}`
 }
+
+/** For a destination's job: the link of its event when it has a receipt (its page asks before it acknowledges); else undefined. */
+export const ackUrlOf = (job: { event: { receipt: string | null }; endpoints: { ackLink?: AckLinkConfig } }): string | undefined =>
+  ackUrl(job.endpoints.ackLink, job.event.receipt)

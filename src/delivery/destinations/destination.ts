@@ -9,7 +9,7 @@ import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { EventView } from '../event_view'
 import { classify, send, type DeliveryResult, type OutboundOptions } from '../outbound'
 import type { Template } from '../template'
-import { ackUrl, type AckLinkConfig } from '../ack_link'
+import type { AckLinkConfig } from '../ack_link'
 
 /** The services the destinations of a type share (from the config): where Telegram, Twilio and the default SMTP server are. */
 export interface Endpoints {
@@ -151,9 +151,6 @@ export const originOf = (url: string) => {
     return '…'
   }
 }
-
-/** For an event with a receipt, the /ack/<token> link that acknowledges it (its page asks before it does); else undefined. */
-export const ackUrlOf = (job: Pick<DestinationJob, 'event' | 'endpoints'>): string | undefined => ackUrl(job.endpoints.ackLink, job.event.receipt)
 
 export const jsonPreview = (value: unknown): Preview => ({ contentType: 'application/json', body: JSON.stringify(value, null, 2) })
 

@@ -1,9 +1,10 @@
 // Discord destination: a webhook POST with one embed. Discord refuses (400)
 // an embed over its limits, so every text is clipped to them here.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
-import { ackUrlOf, HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('discord'),

@@ -6,9 +6,10 @@
 // file for its flags and help, and a thread that sends no e-mail needs none.
 import type { Transporter } from 'nodemailer'
 import { Type, type Static } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { checkHost, preview, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
-import { ackUrlOf, hostOf, type DestinationJob, type DestinationType } from './destination'
+import { hostOf, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('email'),

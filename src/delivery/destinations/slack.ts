@@ -2,8 +2,9 @@
 // plain `text` fallback (what notifications and old clients show). Slack
 // answers 200 with the text `ok`, or a 4xx with an error word.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
-import { ackUrlOf, HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('slack'),

@@ -2,9 +2,10 @@
 // format both Workflows (Power Automate) webhooks and the older incoming
 // webhooks accept. Workflows answers 202 Accepted.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
-import { ackUrlOf, HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('teams'),

@@ -1,9 +1,10 @@
 // Telegram destination: Bot API sendMessage, plain text (no parse_mode, so
 // event text needs no escaping and cannot inject formatting).
 import { Type, type Static } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
-import { ackUrlOf, hostOf, type DestinationJob, type DestinationType } from './destination'
+import { hostOf, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
   type: Type.Literal('telegram'),
