@@ -17,6 +17,8 @@
 -- `after`; escalated: the slugs whose step has gone out.
 -- repeats: how many times the event was pushed again; the delivery ids of
 -- repeat n are derived from (event, device, n).
+-- created_at: the event's time, from which `after` and the repeats count
+-- (event_at stays the deliveries' partition key, and is never changed).
 -- Retention: a receipt is deleted with its event's month (partitions.ts
 -- deletes the receipts of dropped months, by event_at) or with its workspace.
 CREATE TABLE receipts (

@@ -58,7 +58,7 @@ export const ConfigSchema = Type.Object({
   HERALD_MAX_PENDING_RECEIPTS: Int(1000, 1, 1_000_000, 'Most pending receipts (events with `ack` not yet acknowledged, cancelled or expired) a workspace may have; an event with `ack` past it is refused (429 `receipt-limit`), exactly, under the workspace\'s row lock.'),
   // 3 h, the contract's maximum: an alert nobody acknowledged in 3 hours is
   // better re-sent by its sender than rung for longer.
-  HERALD_MAX_ACK_EXPIRE: Int(10800, 30, 2_419_200, 'Longest `ack.expire` an event may ask for, in seconds; a longer one is a 400.'),
+  HERALD_MAX_ACK_EXPIRE: Int(10800, 10800, 2_419_200, 'Longest `ack.expire` (and escalation `after`) an event may ask for, in seconds; a longer one is a 400. It only raises the 3 h of the API\'s contract.'),
   HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
   // 100 live keys are one per service and environment with room to rotate
   // each (make the new one, then revoke the old); every live key is a secret

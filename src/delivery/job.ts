@@ -9,6 +9,7 @@ import type { ApnsConfig, FcmConfig, PushResult, PushTarget, WebPushConfig } fro
 import type { CircuitOptions, CircuitReport } from './circuit'
 import type { EventView } from './event_view'
 import type { ChannelKey } from '../core/channel_key'
+import type { ReceiptNotice } from './receipt_notice'
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
 export interface RouterSpec {
@@ -49,6 +50,7 @@ export interface Planned {
   attempt: number // 1-based
   router?: RouterSpec
   device?: PushTarget
+  receipt?: ReceiptNotice // kind 'receipt': the receipt's new state
 }
 
 /** A pool task (workers/send.ts): the deliveries of a batch of events, first attempts or retries. */

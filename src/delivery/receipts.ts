@@ -167,8 +167,8 @@ export async function insertReceipts(tx: Tx, receipts: NewReceipt[]): Promise<vo
     s: [...r.ack.escalate].sort((a, b) => a.after - b.after),
   })))
   await tx`
-    INSERT INTO receipts (id, workspace_id, event_id, event_at, channel, retry_s, expires_at, escalate, next_repeat_at, next_push_at)
-    SELECT i, w, e, to_timestamp(t / 1000.0), c, r, to_timestamp(t / 1000.0) + x * interval '1 s', s,
+    INSERT INTO receipts (id, workspace_id, event_id, event_at, created_at, channel, retry_s, expires_at, escalate, next_repeat_at, next_push_at)
+    SELECT i, w, e, to_timestamp(t / 1000.0), to_timestamp(t / 1000.0), c, r, to_timestamp(t / 1000.0) + x * interval '1 s', s,
       to_timestamp(t / 1000.0) + r * interval '1 s',
       to_timestamp(t / 1000.0) + LEAST(r, x, COALESCE((SELECT min((q->>'after')::float8) FROM jsonb_array_elements(s) q), r)) * interval '1 s'
     FROM json_to_recordset(${json}::text::json) AS n(i uuid, w bigint, e uuid, t float8, c text, r int, x int, s jsonb)`
@@ -178,13 +178,17 @@ export async function insertReceipts(tx: Tx, receipts: NewReceipt[]): Promise<vo
  * How many more receipts each workspace may have pending, counted under
  * the workspace rows' locks (taken here, in id order, as the write path's
  * statement takes them), so that batches on any instances add up one
- * after the other and the cap is exact.
+ * after the other and the cap is exact. Two statements: under READ
+ * COMMITTED, a count in the statement that waited for the lock would read
+ * the snapshot taken before the wait, without the receipts the lock's
+ * previous holder committed.
  */
 export async function pendingRoom(tx: Tx, workspaceIds: number[], max: number): Promise<Map<number, number>> {
   const ids = [...new Set(workspaceIds)].sort((a, b) => a - b)
+  await tx`SELECT id FROM workspaces WHERE id = ANY(${ids}::bigint[]) ORDER BY id FOR NO KEY UPDATE`
   const rows = await tx<{ id: string; n: number }[]>`
-    WITH locked AS MATERIALIZED (SELECT id FROM workspaces WHERE id = ANY(${ids}::bigint[]) ORDER BY id FOR NO KEY UPDATE)
-    SELECT l.id, (SELECT count(*) FROM receipts r WHERE r.workspace_id = l.id AND r.status = 'pending')::int AS n FROM locked l`
+    SELECT w.id, (SELECT count(*) FROM receipts r WHERE r.workspace_id = w.id AND r.status = 'pending')::int AS n
+    FROM unnest(${ids}::bigint[]) AS w(id)`
   return new Map(rows.map((r) => [Number(r.id), Math.max(0, max - r.n)]))
 }
 

@@ -15,6 +15,7 @@ import { findDevice } from './push/devices'
 import { routerSpec } from './routers'
 import { deliveryLog, type AttemptOutcome } from './outcome'
 import { CHUNK } from './chunks'
+import { readEventReceipt } from './receipts'
 
 /** Runs a task in the pool, with the push tokens its `providers` need (push/tokens.ts). */
 export type Dispatch = (task: Omit<SendTask, 'config'>, providers: ReadonlySet<string>) => Promise<Sent[]>
@@ -109,11 +110,16 @@ async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventV
     return null
   }
   if (!d.event) return fail('the event no longer exists')
-  let target: Pick<Planned, 'router' | 'device'>
-  if (d.kind === 'router') {
+  let target: Pick<Planned, 'router' | 'device' | 'receipt'>
+  if (d.kind === 'router' || d.kind === 'receipt') {
     const router = (await deps.routers.get(d.workspaceId)).byId.get(d.target)
     if (!router) return fail('the router was deleted or disabled')
     target = { router: routerSpec(router) }
+    if (d.kind === 'receipt') {
+      const receipt = await readEventReceipt(deps.sql, d.eventId)
+      if (!receipt || receipt.status === 'pending') return fail('the receipt no longer exists')
+      target.receipt = { type: `receipt.${receipt.status}`, data: { ...receipt } }
+    }
   } else {
     const device = await findDevice(deps.sql, d.target)
     if (!device) return fail('the device was removed')

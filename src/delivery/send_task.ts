@@ -19,6 +19,7 @@ import type { CircuitReport } from './circuit'
 import type { DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } from './job'
 import type { EventView } from './event_view'
 import { channelKey } from '../core/channel_key'
+import { noticeAsEvent } from './receipt_notice'
 
 /**
  * The id of the delivery of `eventId` to a target: a UUID (version 8) made
@@ -76,12 +77,20 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
   // A place among the thread's sends is taken only once the destination let
   // this one through: deliveries waiting on a hanging destination must not
   // fill the thread's places and hold up every other destination.
-  const result = await inPlace(config.maxInFlight, () =>
-    deliver({ deliveryId: p.id, attempt: p.attempt, event, router, outbound: config.outbound, endpoints: config.endpoints }))
+  const result = await inPlace(config.maxInFlight, () => deliver(receiptAware(p, router, event, config)))
   // A receiver that answered with a refusal (4xx) is up: that is our
   // request's fault, not a reason to stop sending to it.
   gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')
   return { result, circuit: report() }
+}
+
+/** The job of a router attempt; a receipt's notice goes to a webhook as is, to others as a line in place of the event, with no template. */
+function receiptAware(p: Planned, router: RouterSpec, event: EventView, config: SendConfig) {
+  const base = { deliveryId: p.id, attempt: p.attempt, outbound: config.outbound, endpoints: config.endpoints }
+  if (!p.receipt) return { ...base, event, router }
+  if (router.destination.type === 'webhook') return { ...base, event, router, receipt: p.receipt }
+  const { template: _template, ...plain } = router
+  return { ...base, event: noticeAsEvent(p.receipt, event), router: plain }
 }
 
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {

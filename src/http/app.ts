@@ -153,6 +153,8 @@ export function createApp(deps: AppDeps) {
   const check = accessCheck(sql, users)
   // What the read paths of events are given (src/ingest/event_reads.ts), rather than the database.
   const reads = eventReads(sql)
+  // The bounds of an event the operator may raise.
+  const rules = { maxAckExpire: config.HERALD_MAX_ACK_EXPIRE }
   // A receipt ended here queues its routers' deliveries: the scheduler of this process sends them at once.
   const receipts = receiptOps(sql, wakeScheduler)
   // Who acts, on each API: the routes of a resource are defined once and mounted on both.
@@ -200,8 +202,8 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle, () => app.routes))
     .use(healthRoute({ ping: () => ping(sql), state }))
-    .use(eventRoute(auth, batcher))
-    .use(eventsBatchRoute(auth, batcher))
+    .use(eventRoute(auth, batcher, rules))
+    .use(eventsBatchRoute(auth, batcher, rules))
     .use(eventReadRoute({ reads, auth }))
     .use(receiptsRoute({ auth, receipts }))
     .use(

@@ -7,6 +7,7 @@
 import { hostOf as urlHost } from '../../core/url'
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { EventView } from '../event_view'
+import type { ReceiptNotice } from '../receipt_notice'
 import { classify, send, type DeliveryResult, type OutboundOptions } from '../outbound'
 import type { Template } from '../template'
 import type { AckLinkConfig } from '../ack_link'
@@ -29,6 +30,8 @@ export interface DestinationJob {
   router: { id: string; name: string; template?: Template; signingSecret: string }
   outbound: OutboundOptions
   endpoints: Endpoints
+  /** A receipt of the event ended (a router with `receipts: true`): a webhook sends it as its body; other types get the notice's line as the event. */
+  receipt?: ReceiptNotice
 }
 
 /** What a destination would receive, shown rather than sent (the dashboard's preview). */

@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
+import { DEFAULT_RULES, EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { problemResponse, validationError } from '../../core/problems'
@@ -73,13 +73,13 @@ function idempotency(req: Request, raw: Uint8Array) {
 
 
 /** POST /event's handler: the answer to `request`, once its batch has committed. */
-export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (request: Request): Promise<Response> => {
+export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified // a cached key needs no await
   if (!principal) throw apiKeyRequired()
   const raw = await readBody(request, MAX_BODY_BYTES)
   const body = parseJsonBody(raw, request.headers.get('content-type'))
-  const { event, changes } = normalizeEvent(body)
+  const { event, changes } = normalizeEvent(body, rules)
   const idem = idempotency(request, raw)
   const id = Bun.randomUUIDv7()
   return batcher
@@ -87,8 +87,9 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
     .then(respond)
 }
 
-export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
-  const submit = submitEvent(auth, batcher)
+/** `rules`: what the operator set of the event's bounds (HERALD_MAX_ACK_EXPIRE). */
+export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => {
+  const submit = submitEvent(auth, batcher, rules)
   return new Elysia({ name: 'route.event' }).post(
     '/event',
     // Not an async function: Elysia composes an async handler with more
