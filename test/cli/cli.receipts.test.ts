@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { backends, useTestHerald } from '../harness'
 import { herald, USAGE_ERROR } from './run'
 
+// Each step runs the CLI, a process of its own, a few times.
+const STEP_MS = 30_000
 const RECEIPT = /^Receipt ([0-9a-f-]{36}): it repeats until acknowledged/m
 
 for (const backend of backends) describe(`herald send with ack, and herald receipt (${backend})`, () => {
@@ -44,7 +46,7 @@ for (const backend of backends) describe(`herald send with ack, and herald recei
     const a = JSON.parse(plain.stdout) as { eventId: string; receipt?: string }
     expect(a.receipt).toBeUndefined()
     expect(await stored(a.eventId)).toMatchObject({ priority: 2, ttl: null, collapseKey: null, receipt: null })
-  })
+  }, STEP_MS)
 
   test('receipt show prints the receipt (and --json its JSON); receipt cancel ends it; a second cancel fails naming its state', async () => {
     const { eventId, receipt } = await alert()
@@ -63,7 +65,7 @@ for (const backend of backends) describe(`herald send with ack, and herald recei
     const again = await run(['receipt', 'cancel', receipt])
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('cancelled')
-  })
+  }, STEP_MS)
 
   test('receipt ack acknowledges as the member of the user token (the only workspace, or --workspace); a second ack names who did', async () => {
     const { receipt } = await alert()
@@ -77,7 +79,7 @@ for (const backend of backends) describe(`herald send with ack, and herald recei
     const again = await run(['receipt', 'ack', receipt, '--workspace', ws.name], { HERALD_USER_TOKEN: member.token })
     expect(again.code).toBe(1)
     expect(again.stderr).toContain(`already acknowledged by ${member.email}`)
-  })
+  }, STEP_MS)
 
   test('refusals: a bad priority, duration or escalation, half an ack, no key or token, a malformed id (exit 2); ack bounds (exit 3)', async () => {
     for (const args of [
@@ -100,5 +102,5 @@ for (const backend of backends) describe(`herald send with ack, and herald recei
     const short = await run(['send', 'x', '--ack-retry', '5s', '--ack-expire', '1h'])
     expect(short.code).toBe(3)
     expect(short.stderr).toContain('retry')
-  })
+  }, STEP_MS)
 })
