@@ -77,7 +77,7 @@ export function createFeed(api: Api, workspace: string, filters: FeedFilters, pa
   }
   return {
     /** The live stream of this feed (opened before the first page is read, so that nothing posted meanwhile is missed). */
-    streamUrl: urlOf('/v1/feed/stream', { query: { workspace, ...others } }),
+    streamUrl: urlOf('/v1/feed/stream', { query: { workspace, ...others, minPriority } }),
     /** Whether there are older events than those read. */
     get more() {
       return cursor !== null
@@ -96,7 +96,7 @@ export function createFeed(api: Api, workspace: string, filters: FeedFilters, pa
     },
     /** Whether to show a live event now: not before the first page is drawn (it is kept until then), nor twice. */
     live(e: FeedEvent): boolean {
-      // The stream is not filtered by priority: the feed leaves out what is below it.
+      // The stream filters by priority too; this holds should an event below it come.
       if (minPriority !== undefined && e.priority < minPriority) return false
       if (drawn) return unseen([e]).length > 0
       early.push(e)
