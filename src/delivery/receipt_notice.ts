@@ -30,11 +30,18 @@ export function receiptLine(n: ReceiptNotice, event: EventView): string {
   return `✖ "${short}" was cancelled by its sender.`
 }
 
+const TITLES: Record<ReceiptNotice['type'], string> = {
+  'receipt.acknowledged': 'Acknowledged',
+  'receipt.expired': 'Expired unacknowledged',
+  'receipt.cancelled': 'Cancelled',
+}
+
 /**
  * The attempt a destination other than a webhook sends for a notice: the
- * event with the line as its message and no title, without the router's
- * template (written for events, not for this line).
+ * event with the line as its message under a one-word title, without its
+ * tags, and without the router's template (written for events, not for this
+ * line).
  */
 export function noticeAsEvent(n: ReceiptNotice, event: EventView): EventView {
-  return { ...event, title: null, message: receiptLine(n, event) }
+  return { ...event, title: TITLES[n.type], message: receiptLine(n, event), tags: [] }
 }

@@ -188,9 +188,21 @@ async function firstPushes(tx: Tx, due: Due[]): Promise<Map<string, string[]>> {
   return out
 }
 
-/** Writes the repeats' push deliveries as pending rows, due now; a row that exists (the same repeat queued twice) is kept. */
+/**
+ * Writes the repeats' push deliveries as pending rows, due now; a row that
+ * exists (the same repeat queued twice) is kept. An earlier repeat of the
+ * same device still waiting for a retry ends `cancelled`: this one rings in
+ * its place, and a phone that was away does not get every missed repeat at
+ * once when it is back.
+ */
 async function queuePushes(tx: Tx, pushes: { id: string; eventId: string; eventAt: string; workspaceId: string; device: string; repeat: number }[]) {
   if (!pushes.length) return
+  await tx`
+    UPDATE deliveries d SET status = 'cancelled', last_error = 'not sent: repeat ' || p.repeat || ' went in its place', updated_at = now()
+    FROM json_to_recordset(${JSON.stringify(pushes.map((p) => ({ event_id: p.eventId, event_at: p.eventAt, device: p.device, repeat: p.repeat })))}::text::json)
+      AS p(event_id uuid, event_at timestamptz, device text, repeat int)
+    WHERE d.event_id = p.event_id AND d.event_at = p.event_at AND d.kind = 'push' AND d.target = p.device
+      AND d.repeat > 0 AND d.repeat < p.repeat AND d.status = 'pending'`
   await tx`
     INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, target, repeat, status, attempts, next_attempt_at)
     SELECT p.id, p.event_id, p.event_at, p.ws, 'push', p.device, p.repeat, 'pending', 0, now()

@@ -37,6 +37,10 @@ for (const pipeline of pipelines) {
       for (const m of [alice, bob, carol]) expect((await fetch(`${h.url}/v1/workspaces/${ws.name}/channels/quiet/mute`, { method: 'PUT', headers: { authorization: `Bearer ${m.userToken}` } })).status).toBe(204)
       const router = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name: 'told', pattern: 'alert.*', destination: { type: 'webhook', url: `${receiver.url}/hook` }, receipts: true })
       expect(router.status).toBe(201)
+      const chat = await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name: 'chat', pattern: 'alert.*', destination: { type: 'slack', url: `${receiver.url}/slack` }, receipts: true })
+      expect(chat.status).toBe(201)
+      // Not told: receipts is false by default.
+      expect((await h.admin('POST', `/admin/workspaces/${ws.name}/routers`, { name: 'quiet', pattern: 'alert.*', destination: { type: 'webhook', url: `${receiver.url}/quiet` } })).status).toBe(201)
     }, 60_000)
     afterAll(async () => {
       await h?.close()
@@ -79,27 +83,38 @@ for (const pipeline of pipelines) {
       await settledDeliveries(h, ws.apiKey, eventId, 3)
       // bob's push service fails the first repeat: it waits 60 s for its retry (HERALD_RETRY_SCHEDULE), pending.
       push.apns.reply = (token) => (token === bob.device ? { status: 503, reason: 'ServiceUnavailable' } : undefined)
+      const waiting = (n: number) => eventually(async () => (await h.db.sql<{ id: string }[]>`
+        SELECT id FROM deliveries WHERE event_id = ${eventId} AND repeat = ${n} AND status = 'pending' AND attempts = 1 AND last_status = 503`)[0], 5000, `repeat ${n} waiting for its retry`)
+      const row = async (id: string) => (await h.db.sql<{ status: string; last_error: string }[]>`SELECT status, last_error FROM deliveries WHERE id = ${id}`)[0]
       await elapse(h.db.sql, receipt, 30)
       await eventually(async () => tokensOf(eventId).length === 4, 5000, 'the first repeat')
-      const pending = await eventually(async () => (await h.db.sql<{ id: string }[]>`SELECT id FROM deliveries WHERE event_id = ${eventId} AND repeat = 1 AND status = 'pending' AND attempts = 1 AND last_status = 503`)[0], 5000, 'a repeat waiting for its retry')
+      const first = await waiting(1)
+      // The next repeat goes in its place: the one waiting ends cancelled, never sent twice over.
+      await elapse(h.db.sql, receipt, 30)
+      await eventually(async () => tokensOf(eventId).length === 6, 5000, 'the second repeat')
+      const second = await waiting(2)
+      expect(await row(first.id)).toEqual({ status: 'cancelled', last_error: 'not sent: repeat 2 went in its place' })
       push.apns.reply = undefined
       const res = await acknowledge(h, bob.userToken, ws.name, receipt)
       expect(res.status).toBe(200)
-      const [row] = await h.db.sql<{ status: string; last_error: string }[]>`SELECT status, last_error FROM deliveries WHERE id = ${pending.id}`
-      expect(row).toEqual({ status: 'cancelled', last_error: 'not sent: the receipt acknowledged' })
+      expect(await row(second.id)).toEqual({ status: 'cancelled', last_error: 'not sent: the receipt acknowledged' })
       // Time passes: nothing more goes out.
       await elapse(h.db.sql, receipt, 120)
       await Bun.sleep(2000)
-      expect(tokensOf(eventId)).toHaveLength(4)
+      expect(tokensOf(eventId)).toHaveLength(6)
       // The router that forwarded the event is told, once, with the receipt.
       const hooks = await eventually(async () => receiver.received.filter((x) => JSON.parse(x.body).type === 'receipt.acknowledged' && JSON.parse(x.body).data.receipt === receipt), 5000, 'the receipt webhook')
       const body = JSON.parse(hooks[0]!.body)
       expect(body.data).toMatchObject({ receipt, eventId, status: 'acknowledged', acknowledgedBy: { userId: bob.userId, email: bob.email }, acknowledgedVia: 'api' })
       expect(Math.abs(Date.parse(body.timestamp) - Date.now())).toBeLessThan(10_000)
+      // The chat router gets one line; the router without receipts gets nothing.
+      const slack = await eventually(async () => receiver.received.find((x) => x.path === '/slack' && JSON.parse(x.body).text.includes('acknowledged')), 5000, 'the chat line')
+      expect(JSON.parse(slack.body).text).toBe(`Acknowledged: ✅ "disk full on db-1" was acknowledged by ${bob.email} (api).`)
       await Bun.sleep(500)
       expect(hooks).toHaveLength(1)
-      const log = await settledDeliveries(h, ws.apiKey, eventId, 4)
-      expect(log.filter((d) => d.kind === 'receipt').map((d) => d.status)).toEqual(['succeeded'])
+      expect(receiver.received.filter((x) => x.path === '/quiet' && JSON.parse(x.body).type !== 'event.created')).toHaveLength(0)
+      const log = await settledDeliveries(h, ws.apiKey, eventId, 6)
+      expect(log.filter((d) => d.kind === 'receipt').map((d) => d.status)).toEqual(['succeeded', 'succeeded'])
     })
 
     test('cancel stops the repeats; the router is told receipt.cancelled', async () => {
