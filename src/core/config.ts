@@ -52,6 +52,13 @@ export const ConfigSchema = Type.Object({
   // event makes at most that many outbound requests); 10 workspaces per
   // person keep a person's monthly quota at 10 times a workspace's.
   HERALD_MAX_CHANNELS_PER_WORKSPACE: Int(1000, 1, 1_000_000, 'Most channels a workspace may have; an event that would create one more is refused (422), and so is creating one in the API (409).'),
+  // 1,000 alerts ringing at once is far past what an on-call team can
+  // acknowledge; the cap bounds the repeats one workspace can make every
+  // retry (each pending receipt pushes every device that got its event).
+  HERALD_MAX_PENDING_RECEIPTS: Int(1000, 1, 1_000_000, 'Most pending receipts (events with `ack` not yet acknowledged, cancelled or expired) a workspace may have; an event with `ack` past it is refused (429 `receipt-limit`), exactly, under the workspace\'s row lock.'),
+  // 3 h, the contract's maximum: an alert nobody acknowledged in 3 hours is
+  // better re-sent by its sender than rung for longer.
+  HERALD_MAX_ACK_EXPIRE: Int(10800, 10800, 2_419_200, 'Longest `ack.expire` (and escalation `after`) an event may ask for, in seconds; a longer one is a 400. It only raises the 3 h of the API\'s contract.'),
   HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
   // 100 live keys are one per service and environment with room to rotate
   // each (make the new one, then revoke the old); every live key is a secret
@@ -182,7 +189,7 @@ export const ConfigSchema = Type.Object({
   WEB_PUSH_TTL_S: Int(86400, 0, 2419200, 'How long (seconds) a push service keeps a Web Push for a browser that is offline; 0: deliver now or never.'),
   // Links in e-mails (password resets, invitations) and the dashboard's deep
   // links are built on this; behind a proxy, the address people use.
-  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails. Unset: http://localhost:<PORT>.' })),
+  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails, and for the acknowledgement links (`/ack/<token>`) in e-mail and chat messages of events sent with `ack`. Unset: http://localhost:<PORT>.' })),
   HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: '`open`: anyone can sign up (confirming the address by an e-mailed link) and gets a workspace of their own; `invite`: only people with an invitation can sign up.' }),
   // Only behind a proxy that sets them: otherwise a client could pick its own
   // address (sign-in throttling) and pretend to be on https.

@@ -213,3 +213,24 @@ export const filterTimeInvalid = (where: 'parameter' | 'pointer', name: string) 
 export const filterSinceAfterUntil = (where: 'parameter' | 'pointer') => filterError(where, 'since', 'since must not be after until')
 const filterError = (where: 'parameter' | 'pointer', field: string, detail: string) =>
   new HeraldError('validation-failed', detail, [where === 'parameter' ? { parameter: field, detail } : { pointer: `/${field}`, detail }])
+
+// --- receipts (events that repeat until acknowledged) ------------------------
+
+/** An event with `ack` past the workspace's cap of pending receipts (429 on the ingest routes). */
+export const receiptLimit = (max: number) =>
+  new HeraldError('receipt-limit', `This workspace has ${max} pending receipts, its most (HERALD_MAX_PENDING_RECEIPTS): acknowledge or cancel some, or wait for them to expire, then send again.`,
+    [{ pointer: '/ack', detail: `the workspace has ${max} pending receipts, its most` }])
+export const receiptNotFound = () => new HeraldError('not-found', 'There is no receipt with this id in this workspace.')
+/** A receipt that is no longer pending, naming how it ended and, when acknowledged, by whom. */
+export const receiptEnded = (status: string, by: { email: string } | null, at: string | null) =>
+  new HeraldError('conflict', status === 'acknowledged'
+    ? `This receipt was already acknowledged${by ? ` by ${by.email}` : ''}${at ? ` at ${at}` : ''}.`
+    : `This receipt is no longer pending: it is ${status}.`)
+/** An escalation step naming a channel the workspace does not have. */
+export const escalationChannelMissing = (index: number, slug: string) =>
+  validationError([{ pointer: `/ack/escalate/${index}/channel`, detail: `ack.escalate[${index}].channel: there is no channel ${slug} in this workspace` }])
+
+// --- the acknowledgement link (/ack/<token>) ---------------------------------
+
+/** A token this server did not sign, or whose receipt is gone (asked for other than as a page: a browser gets the 404 page). */
+export const ackLinkUnknown = () => new HeraldError('not-found', 'This acknowledgement link is not valid: it was changed or cut short, or the alert it was for is no longer kept.')

@@ -100,7 +100,7 @@ async function createMonth(tx: Tx, from: Date): Promise<string[]> {
  * current one (0 keeps everything): a month's events, deliveries and
  * attempts together. Rows of those months in the default partitions, and the
  * outbox rows that list their events (the fan-out they owe can no longer be
- * made: the events are gone), are deleted.
+ * made: the events are gone), and their events' receipts, are deleted.
  */
 export async function dropExpiredPartitions(sql: Sql, months: number, now = new Date()): Promise<string[]> {
   if (months <= 0) return []
@@ -120,6 +120,9 @@ export async function dropExpiredPartitions(sql: Sql, months: number, now = new 
   // An outbox row is written after the events it lists, so one older than the
   // cutoff lists only events that are gone.
   await sql`DELETE FROM outbox WHERE created_at < ${cutoff}`
+  // Receipts live as long as their events (a receipt expires within hours:
+  // only ended ones are this old), by the receipts_event_at index.
+  await sql`DELETE FROM receipts WHERE event_at < ${cutoff}`
   return dropped
 }
 

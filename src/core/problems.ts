@@ -26,6 +26,7 @@ export const problems = {
   conflict: { status: 409, title: 'Conflict' },
   'limit-reached': { status: 409, title: 'Limit Reached' },
   'channel-limit': { status: 422, title: 'Channel Limit Reached' },
+  'receipt-limit': { status: 429, title: 'Too Many Pending Receipts' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 } as const

@@ -5,12 +5,13 @@
 // worker that dies simply lets it run out.
 import type { Sql, Tx } from '../core/db'
 import { eventViewJson, type EventView } from './event_view'
+import type { DeliveryKind } from './job'
 
 export interface Claimed {
   id: string
   eventId: string
   workspaceId: number
-  kind: 'router' | 'push'
+  kind: DeliveryKind
   target: string // the router id, or the device id of a push
   attempts: number // attempts made before this one
 }
@@ -23,7 +24,7 @@ export interface ClaimedWithEvent extends Claimed {
 export interface FirstAttempt extends AttemptRecord {
   eventId: string
   workspaceId: number
-  kind: 'router' | 'push'
+  kind: DeliveryKind
   target: string
 }
 
@@ -230,7 +231,7 @@ export async function expireUnsent(sql: Tx, expired: Pick<AttemptRecord, 'delive
 
 export interface DeliveryView {
   id: string
-  kind: 'router' | 'push'
+  kind: DeliveryKind
   routerId: string | null
   deviceId: string | null
   status: DeliveryState
@@ -346,7 +347,7 @@ const matching = (sql: Tx, workspaceId: number, f: DeliveryFilter) => sql`
 export interface DeliveryListItem {
   id: string
   eventId: string
-  kind: 'router' | 'push'
+  kind: DeliveryKind
   routerId: string | null
   deviceId: string | null
   status: DeliveryState

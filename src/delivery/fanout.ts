@@ -36,6 +36,7 @@ import { createInFlight } from './inflight'
 import { attemptOutcomes, type AttemptOutcome } from './outcome'
 import { persist } from './persist'
 import { startScheduler, type Dispatch } from './scheduler'
+import { startReceiptTimer } from './receipt_timer'
 
 // While announcements may not reach this process (no NATS, or NATS away), a
 // workspace's routers are trusted this long, and who is pushed for a channel
@@ -100,6 +101,8 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
 
   const inFlight = createInFlight(fanOut)
   const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, trialMs: opts.trialMs, intervalMs: opts.schedulerIntervalMs })
+  // Receipts' repeats: queued as pending push deliveries, which the scheduler sends at once.
+  const receiptTimer = startReceiptTimer({ sql, log, pushable, wake: () => scheduler.wake(), intervalMs: opts.schedulerIntervalMs })
   let stopped = false
 
   return {
@@ -117,6 +120,7 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
     /** Waits (up to `ms`) for the deliveries under way and writes their outcomes. */
     async stop(ms: number) {
       stopped = true
+      await receiptTimer.stop()
       const ended = scheduler.stop()
       const settled = Promise.allSettled([...inFlight.underWay(), ...scheduler.underWay()])
       await Promise.race([settled, Bun.sleep(ms)])

@@ -9,6 +9,7 @@ import type { ApnsConfig, FcmConfig, PushResult, PushTarget, WebPushConfig } fro
 import type { CircuitOptions, CircuitReport } from './circuit'
 import type { EventView } from './event_view'
 import type { ChannelKey } from '../core/channel_key'
+import type { ReceiptNotice } from './receipt_notice'
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
 export interface RouterSpec {
@@ -39,7 +40,7 @@ export interface DeliveryJob extends DestinationJob {
   router: Omit<RouterSpec, 'pattern'>
 }
 
-export type DeliveryKind = 'router' | 'push'
+export type DeliveryKind = 'router' | 'push' | 'receipt' // receipt: a router told that a receipt of an event it forwarded ended
 
 /** One delivery to make: an attempt of (event, router) or (event, device). */
 export interface Planned {
@@ -50,6 +51,7 @@ export interface Planned {
   attempt: number // 1-based
   router?: RouterSpec
   device?: PushTarget
+  receipt?: ReceiptNotice // kind 'receipt': the receipt's new state
 }
 
 /** A pool task (workers/send.ts): the deliveries of a batch of events, first attempts or retries. */

@@ -34,6 +34,7 @@ export interface RouterFields {
   template?: unknown
   enabled?: boolean
   minPriority?: number
+  receipts?: boolean
 }
 
 const changed = (ctx: Ctx) => ctx.announce({ kind: 'routers', workspaceId: ctx.workspace.id })
@@ -64,6 +65,7 @@ export async function createRouter(ctx: Ctx, tools: RouterTools, body: RouterFie
     template: (body.template as Template | null | undefined) ?? null,
     enabled: body.enabled ?? true,
     minPriority: body.minPriority ?? 1,
+    receipts: body.receipts ?? false,
   }, max)
   if (created === 'name-taken') throw routerNameTaken(body.name)
   if (created === 'limit') throw routerLimit(max)

@@ -21,6 +21,8 @@ export interface RouterView {
   template: Template | null
   enabled: boolean
   minPriority: number // 1-5: it forwards only events at or above it
+  /** Whether it is told when a receipt of an event it forwarded ends (a delivery of kind `receipt`). */
+  receipts: boolean
   /** Null while its destination takes deliveries; else since when it fails, and how (health.ts). */
   health: RouterHealthView | null
   createdAt: string
@@ -52,6 +54,7 @@ export interface RouterInput {
   template: Template | null
   enabled: boolean
   minPriority: number
+  receipts: boolean
 }
 
 /** A PATCH: absent fields are kept; `template: null` clears the template. */
@@ -77,7 +80,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isRouterId = (id: string) => UUID.test(id)
 
 const viewColumns = (sql: Tx) => sql`
-  id::text AS id, name, pattern, destination_view AS destination, template, enabled, min_priority AS "minPriority", ${healthColumn(sql)},
+  id::text AS id, name, pattern, destination_view AS destination, template, enabled, min_priority AS "minPriority", receipts, ${healthColumn(sql)},
   iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
@@ -95,10 +98,10 @@ export async function insertRouter(sql: Sql, box: SecretBox, workspaceId: number
     const [row] = await tx<{ id: string | null; ok: boolean }[]>`
       WITH room AS (SELECT count(*) < ${max} AS ok FROM routers WHERE workspace_id = ${workspaceId}),
       ins AS (
-        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, min_priority)
+        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, min_priority, receipts)
         SELECT ${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
           ${jsonb(tx, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
-          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.minPriority}
+          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.minPriority}, ${input.receipts}
         FROM room WHERE room.ok
         ON CONFLICT (workspace_id, name) DO NOTHING
         RETURNING id
@@ -142,6 +145,7 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
         pattern = COALESCE(${patch.pattern ?? null}::text, pattern),
         enabled = COALESCE(${patch.enabled ?? null}::boolean, enabled),
         min_priority = COALESCE(${patch.minPriority ?? null}::smallint, min_priority),
+        receipts = COALESCE(${patch.receipts ?? null}::boolean, receipts),
         template = ${patch.template === undefined ? sql`template` : patch.template ? jsonb(sql, patch.template) : null},
         ${destination}
         updated_at = now()

@@ -11,10 +11,11 @@ import type { PushTarget } from './push/job'
 import type { WorkRoom } from './backpressure'
 import type { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { claimDueDeliveries, type ClaimedWithEvent } from './deliveries'
-import { findDevice } from './push/devices'
+import { findDevices } from './push/devices'
 import { routerSpec } from './routers'
 import { deliveryLog, type AttemptOutcome } from './outcome'
 import { CHUNK } from './chunks'
+import { readEventReceipt } from './receipts'
 
 /** Runs a task in the pool, with the push tokens its `providers` need (push/tokens.ts). */
 export type Dispatch = (task: Omit<SendTask, 'config'>, providers: ReadonlySet<string>) => Promise<Sent[]>
@@ -78,8 +79,12 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise
   const views: EventView[] = []
   const index = new Map<string, number>()
   const planned: Planned[] = []
+  // The devices of the claim's pushes in one look-up, not one per push (a
+  // round of receipt repeats claims hundreds at once).
+  const pushIds = [...new Set(due.filter((d) => d.kind === 'push').map((d) => d.target))]
+  const devicesById = new Map((pushIds.length ? await findDevices(deps.sql, pushIds) : []).map((d) => [d.id, d]))
   for (const d of due) {
-    const p = await planRetry(deps, d, views, index)
+    const p = await planRetry(deps, d, views, index, devicesById)
     if (p) planned.push(p)
   }
   if (!planned.length) return full
@@ -101,7 +106,7 @@ async function sweep(deps: SchedulerDeps, retrying: Set<Promise<void>>): Promise
 }
 
 /** Plans the attempt of a due delivery, or records (and logs) why it cannot be made. */
-async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventView[], index: Map<string, number>): Promise<Planned | null> {
+async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventView[], index: Map<string, number>, devicesById: Map<string, PushTarget>): Promise<Planned | null> {
   const attempt = d.attempts + 1
   const fail = (reason: string) => {
     deliveryLog(deps.log, { id: d.id, attempt, kind: d.kind, target: d.target, eventId: d.eventId }).info({ error: reason, next: 'failed' }, 'delivery attempt failed')
@@ -109,13 +114,18 @@ async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventV
     return null
   }
   if (!d.event) return fail('the event no longer exists')
-  let target: Pick<Planned, 'router' | 'device'>
-  if (d.kind === 'router') {
+  let target: Pick<Planned, 'router' | 'device' | 'receipt'>
+  if (d.kind === 'router' || d.kind === 'receipt') {
     const router = (await deps.routers.get(d.workspaceId)).byId.get(d.target)
     if (!router) return fail('the router was deleted or disabled')
     target = { router: routerSpec(router) }
+    if (d.kind === 'receipt') {
+      const receipt = await readEventReceipt(deps.sql, d.eventId)
+      if (!receipt || receipt.status === 'pending') return fail('the receipt no longer exists')
+      target.receipt = { type: `receipt.${receipt.status}`, data: { ...receipt } }
+    }
   } else {
-    const device = await findDevice(deps.sql, d.target)
+    const device = devicesById.get(d.target)
     if (!device) return fail('the device was removed')
     if (!deps.pushable(device)) return fail(`${device.provider} is not configured`)
     target = { device }

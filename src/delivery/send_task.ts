@@ -20,6 +20,7 @@ import type { DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } fr
 import type { EventView } from './event_view'
 import { channelKey } from '../core/channel_key'
 import { expiredError, isExpired } from './expiry'
+import { noticeAsEvent } from './receipt_notice'
 
 /**
  * The id of the delivery of `eventId` to a target: a UUID (version 8) made
@@ -83,7 +84,7 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
   // fill the thread's places and hold up every other destination.
   // The ttl is looked at again once a place is had: the wait for one may have outlived it.
   const result = await inPlace<Sent['result']>(config.maxInFlight, () =>
-    isExpired(event) ? Promise.resolve(expired(event)) : deliver({ deliveryId: p.id, attempt: p.attempt, event, router, outbound: config.outbound, endpoints: config.endpoints }))
+    !p.receipt && isExpired(event) ? Promise.resolve(expired(event)) : deliver(receiptAware(p, router, event, config)))
   if (result.expired) {
     gate.release('neutral')
     return { result, circuit: report() }
@@ -94,9 +95,19 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
   return { result, circuit: report() }
 }
 
+/** The job of a router attempt; a receipt's notice goes to a webhook as is, to others as a line in place of the event, with no template. */
+function receiptAware(p: Planned, router: RouterSpec, event: EventView, config: SendConfig) {
+  const base = { deliveryId: p.id, attempt: p.attempt, outbound: config.outbound, endpoints: config.endpoints }
+  if (!p.receipt) return { ...base, event, router }
+  if (router.destination.type === 'webhook') return { ...base, event, router, receipt: p.receipt }
+  const { template: _template, ...plain } = router
+  return { ...base, event: noticeAsEvent(p.receipt, event), router: plain }
+}
+
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {
-  // Not sent once the event is older than its ttl, first attempts and retries alike.
-  if (isExpired(event)) return { result: expired(event) }
+  // Not sent once the event is older than its ttl, first attempts and retries
+  // alike; a receipt's notice is news about the receipt, whatever the ttl.
+  if (!p.receipt && isExpired(event)) return { result: expired(event) }
   if (p.router) return sendToRouter(p, p.router, event, config)
   return { result: await push(p, event, config) }
 }

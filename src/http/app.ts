@@ -44,8 +44,13 @@ import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
 import { eventsBatchRoute } from './routes/events_batch'
 import { eventReadRoute } from './routes/event_read'
+import { receiptAckRoute, receiptsRoute } from './routes/receipts'
+import { receiptOps } from '../delivery/receipt_ops'
+import { receiptReadRoute } from './routes/receipt_read'
 import { healthRoute } from './routes/health'
 import { webRoute } from './routes/web'
+import { ackLinkRoute } from './routes/ack_link'
+import { ackLinkOps } from '../delivery/ack_link_ops'
 import { metricsRoute } from './routes/metrics'
 import { requestFinished, requestStarted, responseMapped } from '../core/metrics'
 
@@ -148,6 +153,10 @@ export function createApp(deps: AppDeps) {
   const check = accessCheck(sql, users)
   // What the read paths of events are given (src/ingest/event_reads.ts), rather than the database.
   const reads = eventReads(sql)
+  // The bounds of an event the operator may raise.
+  const rules = { maxAckExpire: config.HERALD_MAX_ACK_EXPIRE }
+  // A receipt ended here queues its routers' deliveries: the scheduler of this process sends them at once.
+  const receipts = receiptOps(sql, wakeScheduler)
   // Who acts, on each API: the routes of a resource are defined once and mounted on both.
   const sides = { sql, announce: changes.announce, limits: config }
   const person = personSide({ ...sides, users, check })
@@ -193,9 +202,10 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle, () => app.routes))
     .use(healthRoute({ ping: () => ping(sql), state }))
-    .use(eventRoute(auth, batcher))
-    .use(eventsBatchRoute(auth, batcher))
+    .use(eventRoute(auth, batcher, rules))
+    .use(eventsBatchRoute(auth, batcher, rules))
     .use(eventReadRoute({ reads, auth }))
+    .use(receiptsRoute({ auth, receipts }))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
         .use(workspacesRoute(operator))
@@ -223,7 +233,11 @@ export function createApp(deps: AppDeps) {
     .use(routersRoute({ side: person, ...routerTools }))
     .use(feedRoute({ reads, users, check, bus, changes }))
     .use(workspaceEventRoute({ reads, users, check }))
+    .use(receiptAckRoute({ users, check, receipts }))
+    .use(receiptReadRoute({ users, check, receipts }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
+    // The acknowledgement link of e-mail and chat messages, with the key they were signed with.
+    .use(ackLinkRoute(ackLinkOps(sql, send.endpoints.ackLink?.key, wakeScheduler)))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }

@@ -51,12 +51,15 @@ export interface BatcherOptions {
   maxChannels?: number
   /** The channels this process remembers as existing (see knownChannels below); default: 200,000 for a minute. */
   channelCache?: { max: number; maxAgeMs: number; fallbackMs: number; announced: () => boolean }
+  /** Most pending receipts a workspace may have: an event with `ack` past it is refused (default 1,000). */
+  maxPendingReceipts?: number
   /** The process's account of a database outage (src/core/outage.ts), shared with the HTTP app; default: the batcher's own. */
   outage?: Outage
 }
 
 export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: BatcherOptions) {
   const maxChannels = opts.maxChannels ?? Number.MAX_SAFE_INTEGER
+  const maxPendingReceipts = opts.maxPendingReceipts ?? 1000
   const outage = opts.outage ?? createOutage(log)
   const lanes: Lane<Item>[] = Array.from({ length: opts.lanes ?? 1 }, () => new Lane<Item>({
     maxEvents: opts.maxEvents,
@@ -64,7 +67,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     pipeline: opts.pipeline ?? 1,
     timeoutMs: opts.timeoutMs ?? 10_000,
     connect,
-    keyed: (it) => !!it.idempotency,
+    keyed: (it) => !!it.idempotency || !!it.event.ack,
     write: run,
     fail,
     onIdle: () => {
@@ -112,7 +115,8 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     // Keyed batches run on a pooled connection, and the lane sends nothing
     // beside them; one that makes a channel runs on the lane's own
     // connection, so that the batches sent after it still commit after it.
-    if (now.some((i) => i.idempotency)) return await lane.settled(() => serial(sql, now))
+    // So do batches with `ack`: their receipts are made, under the cap, in the events' transaction.
+    if (now.some((i) => i.idempotency || i.event.ack)) return await lane.settled(() => serial(sql, now))
     if (missing.length) return await lane.settled((conn) => serial(conn, now))
     const startedAt = performance.now()
     const { outcomes: res, outboxId } = await lane.settled((conn) => writeEventBatch(conn, now, fresh))
@@ -125,12 +129,13 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   /** A batch through the serial path (src/ingest/serial.ts), answered. */
   async function serial(conn: Sql, items: Item[]) {
     const startedAt = performance.now()
-    const w = await writeSerialBatch(conn, items, newChannels(items), maxChannels)
+    const w = await writeSerialBatch(conn, items, newChannels(items), { maxChannels, maxPendingReceipts })
     if (w.written.length) batchCommitted(startedAt, w.outcomes)
     outage.recovered()
     remember(w.written, w.outcomes, w.outboxId)
     w.written.forEach((it, i) => it.resolve(w.outcomes[i]!))
     w.refused.forEach((it) => it.resolve({ kind: 'channel-limit', max: maxChannels }))
+    w.unreceipted.forEach(({ item, outcome }) => item.resolve(outcome))
     if (!w.losers.length) return
     const replayed = await replayKeyed(sql, w.losers)
     w.losers.forEach((it, i) => {

@@ -5,12 +5,13 @@
 // on any instances cannot both take a workspace's last channel place); the
 // events past a limit take no quota; the keys are claimed, and the events
 // written with the one statement of every batch.
-import type { Sql } from '../core/db'
+import type { Sql, Tx } from '../core/db'
 import { channelKey } from '../core/channel_key'
 import { channelsPastLimit, type WantedChannel } from '../accounts/channels'
 import { claimIdempotencyKeys, findIdempotencyKeys, settleIdempotencyKeys } from './idempotency'
 import { writeEventBatch } from './statement'
 import { rateState, type Outcome, type Submission } from './submission'
+import { insertReceipts, missingChannelSlugs, pendingRoom } from '../delivery/receipts'
 
 export interface SerialWrite<I extends Submission> {
   /** The submissions written, with their outcomes, in order. */
@@ -21,16 +22,28 @@ export interface SerialWrite<I extends Submission> {
   refused: I[]
   /** Submissions whose idempotency key another request holds: see replayKeyed. */
   losers: I[]
+  /** Submissions with `ack` refused: past the workspace's pending receipts, or escalating to a channel it lacks. */
+  unreceipted: { item: I; outcome: Outcome }[]
+}
+
+/** The caps of the serial path. */
+export interface SerialLimits {
+  maxChannels: number
+  maxPendingReceipts: number
 }
 
 /** Writes a batch in a transaction on `conn`; `fresh` are the channels it names that this process has not seen committed. */
-export async function writeSerialBatch<I extends Submission>(conn: Sql, items: I[], fresh: WantedChannel[], maxChannels: number): Promise<SerialWrite<I>> {
-  const out: SerialWrite<I> = { written: [], outcomes: [], outboxId: null, refused: [], losers: [] }
+export async function writeSerialBatch<I extends Submission>(conn: Sql, items: I[], fresh: WantedChannel[], limits: SerialLimits): Promise<SerialWrite<I>> {
+  const out: SerialWrite<I> = { written: [], outcomes: [], outboxId: null, refused: [], losers: [], unreceipted: [] }
   await conn.begin(async (tx) => {
     const key = (c: WantedChannel) => channelKey(c.ws, c.channel)
-    const over = new Set((fresh.length ? await channelsPastLimit(tx, fresh, maxChannels) : []).map(key))
+    const over = new Set((fresh.length ? await channelsPastLimit(tx, fresh, limits.maxChannels) : []).map(key))
     out.refused = items.filter((i) => over.has(channelKey(i.principal.workspaceId, i.channel)))
-    const admitted = out.refused.length ? items.filter((i) => !out.refused.includes(i)) : items
+    let admitted = out.refused.length ? items.filter((i) => !out.refused.includes(i)) : items
+    if (admitted.some((i) => i.event.ack)) {
+      out.unreceipted = await receiptRefusals(tx, admitted, limits.maxPendingReceipts)
+      if (out.unreceipted.length) admitted = admitted.filter((i) => !out.unreceipted.some((u) => u.item === i))
+    }
     const claims = admitted.filter((i) => i.idempotency)
     const won = new Set(claims.length ? (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`) : [])
     out.losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
@@ -39,6 +52,9 @@ export async function writeSerialBatch<I extends Submission>(conn: Sql, items: I
       const w = await writeEventBatch(tx, out.written, fresh.filter((c) => !over.has(key(c))))
       out.outcomes = w.outcomes
       out.outboxId = w.outboxId
+      await insertReceipts(tx, out.written.flatMap((s, i) => (s.event.ack && s.receipt && w.outcomes[i]!.kind === 'accepted'
+        ? [{ id: s.receipt, workspaceId: s.principal.workspaceId, eventId: s.id, eventAt: s.createdAt, channel: s.channel, ack: s.event.ack }]
+        : [])))
     }
     if (claims.length) await settleIdempotencyKeys(tx, out.written, out.outcomes)
   })
@@ -59,4 +75,29 @@ export async function replayKeyed(sql: Sql, losers: Submission[]): Promise<(Outc
     if (row.hash !== it.idempotency!.hash) return { kind: 'idempotency-mismatch' }
     return { kind: 'replayed', body: row.response, rate: rateState(row.tokens, row.rate, row.burst) }
   })
+}
+
+/**
+ * The submissions with `ack` that may not be written: one escalating to a
+ * channel its workspace does not have (a 400 naming the step), and those
+ * past the workspace's pending receipts, counted under the workspace rows'
+ * locks, which the transaction keeps until its receipts commit.
+ */
+async function receiptRefusals<I extends Submission>(tx: Tx, items: I[], max: number): Promise<{ item: I; outcome: Outcome }[]> {
+  const out: { item: I; outcome: Outcome }[] = []
+  const acked = items.filter((i) => i.event.ack)
+  const room = await pendingRoom(tx, acked.map((i) => i.principal.workspaceId), max)
+  for (const item of acked) {
+    const steps = item.event.ack!.escalate
+    const missing = await missingChannelSlugs(tx, item.principal.workspaceId, steps.map((s) => s.channel))
+    const bad = steps.findIndex((s) => missing.has(s.channel))
+    if (bad >= 0) {
+      out.push({ item, outcome: { kind: 'escalation-channel', index: bad, channel: steps[bad]!.channel } })
+      continue
+    }
+    const left = room.get(item.principal.workspaceId) ?? 0
+    if (left <= 0) out.push({ item, outcome: { kind: 'receipt-limit', max } })
+    else room.set(item.principal.workspaceId, left - 1)
+  }
+  return out
 }

@@ -36,6 +36,8 @@ export type Outcome =
   | { kind: 'idempotency-mismatch' }
   | { kind: 'channel-limit'; max: number } // the event named a new channel past the workspace's limit
   | { kind: 'unknown-workspace' }
+  | { kind: 'receipt-limit'; max: number } // the workspace has its most pending receipts
+  | { kind: 'escalation-channel'; index: number; channel: string } // ack.escalate[index] names a channel the workspace lacks
 
 export function resultBody(s: Submission, remainingQuota: number): SubmitResult {
   const body: SubmitResult = { workspace: s.principal.workspace, channel: s.channel, eventId: s.id, remainingQuota }

@@ -91,7 +91,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
         expectNoSecret(text, [created.secret])
         expect(JSON.parse(text)).toEqual({
           id: created.id, name, pattern: 'user.*', destination: VIEWS[type], template: { title: 'New {{event}}', body: '{{message}}' },
-          enabled: true, minPriority: 1, health: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+          enabled: true, minPriority: 1, receipts: false, health: null, createdAt: expect.any(String), updatedAt: expect.any(String),
         })
       })
 
@@ -144,6 +144,11 @@ describe.each(backends)('router operator API on %s', (backend) => {
         expect((await (await call(via, 'PATCH', `${routers(ws)}/${id}`, { enabled: true })).json()).enabled).toBe(true)
         const off = await create(via, ws, { enabled: false })
         expect((await (await call(via, 'GET', `${routers(ws)}/${off.id}`)).json()).enabled).toBe(false)
+        // receipts: stored, returned, changed alone.
+        const told = await create(via, ws, { receipts: true })
+        expect((await (await call(via, 'GET', `${routers(ws)}/${told.id}`)).json()).receipts).toBe(true)
+        expect((await (await call(via, 'PATCH', `${routers(ws)}/${told.id}`, { receipts: false })).json()).receipts).toBe(false)
+        expect((await (await call(via, 'GET', `${routers(ws)}/${told.id}`)).json())).toMatchObject({ receipts: false, enabled: true })
       })
 
       test('DELETE is 204, then the router is gone and its name free again', async () => {
@@ -402,7 +407,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
     const body = schemaIn(spec, list.post.requestBody.content['application/json'].schema)
     expect(body.required).toEqual(['name', 'pattern', 'destination'])
     expect(body.properties.destination.oneOf.map((s: { properties: { type: { const: string } } }) => s.properties.type.const)).toEqual(TYPES)
-    for (const field of ['name', 'pattern', 'destination', 'template', 'enabled']) expect(body.properties[field].description).toBeString()
+    for (const field of ['name', 'pattern', 'destination', 'template', 'enabled', 'receipts']) expect(body.properties[field].description).toBeString()
     expect(JSON.stringify(schemaIn(spec, list.post.responses['201'].content['application/json'].schema))).toContain('whsec_')
   })
 })

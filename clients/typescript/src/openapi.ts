@@ -101,6 +101,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/receipts/{receipt}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a receipt
+         * @description The state of an event sent with `ack`: pending while it repeats, then acknowledged (by whom, when, where), cancelled or expired.
+         */
+        get: operations["getReceiptsByReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/receipts/{receipt}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a receipt
+         * @description Stops the repeats of a pending receipt (the problem is solved, say): the repeats not yet sent end `cancelled`, and routers with `receipts: true` get `receipt.cancelled`. Takes no body.
+         */
+        post: operations["postReceiptsByReceiptCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/workspaces": {
         parameters: {
             query?: never;
@@ -1177,6 +1217,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{workspace}/receipts/{receipt}/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge a receipt
+         * @description Stops the event's repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. The body, optional, says where it was acknowledged (`{"via": "push"}` from a notification).
+         */
+        post: operations["postV1WorkspacesByWorkspaceReceiptsByReceiptAck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/receipts/{receipt}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a receipt as a member
+         * @description Its state, who acknowledged it and how, and its pushes so far: what the dashboard shows on the event's page and in the feed.
+         */
+        get: operations["getV1WorkspacesByWorkspaceReceiptsByReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspace}/deliveries/{id}/replay": {
         parameters: {
             query?: never;
@@ -1265,6 +1345,10 @@ export interface components {
             workspace: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+        };
+        AckReceiptBody: {
+            /** @description Where the person acknowledged it, as `acknowledgedVia` records it: `push` from a notification's action. Default: `web` with a web session, `api` with an app token. */
+            via?: "web" | "push" | "api";
         };
         /** @description Makes the event require acknowledgement: the 200 answer holds a `receipt`. */
         AckSpec: {
@@ -1589,6 +1673,8 @@ export interface components {
              * @example 4
              */
             minPriority?: number;
+            /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
+            receipts?: boolean;
         };
         CreateWorkspaceBody: {
             /**
@@ -1604,7 +1690,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "router" | "push";
+            kind: "router" | "push" | "receipt";
             /**
              * Format: uuid
              * @description For a router delivery.
@@ -1665,7 +1751,7 @@ export interface components {
             /** Format: uuid */
             eventId: string;
             /** @enum {string} */
-            kind: "router" | "push";
+            kind: "router" | "push" | "receipt";
             /**
              * Format: uuid
              * @description For a router delivery.
@@ -2128,7 +2214,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, unavailable, internal. A program may branch on it.
+             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, receipt-limit, unavailable, internal. A program may branch on it.
              * @example https://herald.dev/problems/validation-failed
              */
             type: string;
@@ -2179,6 +2265,44 @@ export interface components {
             status: "ready" | "draining" | "unavailable";
             database?: "ok" | "unreachable";
         };
+        Receipt: {
+            /**
+             * Format: uuid
+             * @description The receipt's id, as POST /event answered it.
+             */
+            receipt: string;
+            /**
+             * Format: uuid
+             * @description The event that requires acknowledgement.
+             */
+            eventId: string;
+            /** @enum {string} */
+            status: "pending" | "acknowledged" | "expired" | "cancelled";
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            /** @description The member who acknowledged it. */
+            acknowledgedBy: {
+                /** Format: uuid */
+                userId: string;
+                email: string;
+            } | null;
+            /** @enum {string|null} */
+            acknowledgedVia: "web" | "push" | "link" | "api" | null;
+            /**
+             * Format: date-time
+             * @description When it stops repeating unacknowledged: the event's time plus `ack.expire`.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When a device last received the event (its first push or a repeat).
+             */
+            lastPushAt: string | null;
+            /** @description Device pushes so far that reached their push service: the first pushes and every repeat. */
+            pushes: number;
+            /** @description The channels of `ack.escalate` whose members are pushed too, in order. */
+            escalated: string[];
+        };
         RegisteredDevice: {
             /** Format: uuid */
             id: string;
@@ -2212,6 +2336,8 @@ export interface components {
             enabled: boolean;
             /** @description Only events at or above this priority are forwarded; 1: every event. */
             minPriority: number;
+            /** @description Whether it gets a delivery when a receipt of an event it forwarded ends. */
+            receipts: boolean;
             /** @description Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again. */
             health: {
                 /** @enum {string} */
@@ -2504,6 +2630,8 @@ export interface components {
              * @example 4
              */
             minPriority?: number;
+            /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
+            receipts?: boolean;
         };
         UpdateWorkspaceBody: {
             /**
@@ -2685,7 +2813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit or monthly quota hit; see Retry-After and the problem type. */
+            /** @description Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2822,6 +2950,135 @@ export interface operations {
             };
             /** @description No event of this id in the workspace of this key. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReceiptsByReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt of this id in the workspace of this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReceiptsByReceiptCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No receipt of this id in the workspace of this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The receipt is no longer pending: its detail says how it ended and, when acknowledged, by whom. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8014,6 +8271,168 @@ export interface operations {
                 };
             };
             /** @description No such workspace (of mine), or no event of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceReceiptsByReceiptAck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AckReceiptBody"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no receipt of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already acknowledged (the detail names by whom), cancelled or expired. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspaceReceiptsByReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no receipt of this id in it. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -7,8 +7,10 @@
 import { hostOf as urlHost } from '../../core/url'
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { EventView } from '../event_view'
+import type { ReceiptNotice } from '../receipt_notice'
 import { classify, send, type DeliveryResult, type OutboundOptions } from '../outbound'
 import type { Template } from '../template'
+import type { AckLinkConfig } from '../ack_link'
 
 /** The services the destinations of a type share (from the config): where Telegram, Twilio and the default SMTP server are. */
 export interface Endpoints {
@@ -16,6 +18,8 @@ export interface Endpoints {
   twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
   smtpUrl?: string // SMTP_URL, default server of e-mail destinations
   smtpFrom?: string // SMTP_FROM
+  /** Herald's own /ack/<token> links (HERALD_PUBLIC_URL and the link key, ack_link.ts); none in a test send. */
+  ackLink?: AckLinkConfig
 }
 
 /** One delivery attempt as a destination type sees it; `send` and `preview` take the destination itself typed. */
@@ -26,6 +30,8 @@ export interface DestinationJob {
   router: { id: string; name: string; template?: Template; signingSecret: string }
   outbound: OutboundOptions
   endpoints: Endpoints
+  /** A receipt of the event ended (a router with `receipts: true`): a webhook sends it as its body; other types get the notice's line as the event. */
+  receipt?: ReceiptNotice
 }
 
 /** What a destination would receive, shown rather than sent (the dashboard's preview). */

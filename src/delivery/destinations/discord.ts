@@ -1,6 +1,7 @@
 // Discord destination: a webhook POST with one embed. Discord refuses (400)
 // an embed over its limits, so every text is clipped to them here.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
 import { markedTitle } from '../priority'
@@ -32,6 +33,9 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
   if (m.link && !isWebLink(m.link)) field('Link', escapeDiscord(m.link)) // the embed url must be http(s)
   const title = clipEscaped(markedTitle(event, m.title), LIMITS.title) // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5
   const footer = clip(event.workspace, LIMITS.footer) // plain text: Discord renders no Markdown in a footer
+  // A webhook's message can carry no buttons: the link's page asks before it acknowledges.
+  const ack = ackUrlOf(job)
+  if (ack) fields.push({ name: 'Acknowledge', value: `[Acknowledge](${ack})`, inline: false })
   // The 6000-character budget covers all texts of the embed; the description
   // is the one that gives way.
   const others = title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)

@@ -6,6 +6,7 @@
 // file for its flags and help, and a thread that sends no e-mail needs none.
 import type { Transporter } from 'nodemailer'
 import { Type, type Static } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { checkHost, preview, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
@@ -99,7 +100,7 @@ export function emailMessage(job: DestinationJob, destination: EmailDestination,
     to: destination.to,
     // A header cannot hold a line break; RFC 5322 advises short subjects.
     subject: clip(m.title.replace(/[\r\n]+/g, ' '), 255),
-    text: m.link ? `${m.body}\n\n${m.link}` : m.body,
+    text: [m.body, m.link, ackUrlOf(job) && `Acknowledge: ${ackUrlOf(job)}`].filter(Boolean).join('\n\n'),
     // The same on every attempt, so a receiving system can spot a duplicate.
     messageId: `<${job.deliveryId}@herald>`,
     // The event's priority as mail clients show it (none for the default, 3).

@@ -2,6 +2,7 @@
 // plain `text` fallback (what notifications and old clients show). Slack
 // answers 200 with the text `ok`, or a 4xx with an error word.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
 import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
@@ -36,8 +37,10 @@ export function slackPayload(job: DestinationJob): Record<string, unknown> {
     { type: 'section', text: { type: 'mrkdwn', text: mrkdwn(m.body, SECTION_MAX) } },
     { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text: mrkdwn(text, SECTION_MAX) })) },
   ]
-  if (isWebLink(m.link)) {
-    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] })
+  // Opens the link's page, whose button acknowledges (Slack's unfurler only GETs it).
+  const ack = ackUrlOf(job) ? [{ type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, style: 'primary', url: ackUrlOf(job) }] : []
+  if (isWebLink(m.link) || ack.length) {
+    blocks.push({ type: 'actions', elements: [...(isWebLink(m.link) ? [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] : []), ...ack] })
   }
   return { text: mrkdwn(`${title}: ${m.body}`, SECTION_MAX), blocks }
 }

@@ -2,6 +2,7 @@
 // format both Workflows (Power Automate) webhooks and the older incoming
 // webhooks accept. Workflows answers 202 Accepted.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
 import { markedTitle } from '../priority'
@@ -28,6 +29,9 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
   if (event.event) facts.unshift({ title: 'Event', value: escapeMarkdown(event.event) })
   if (event.tags.length > 0) facts.push({ title: 'Tags', value: event.tags.map(escapeMarkdown).join(', ') })
   if (m.link && !isWebLink(m.link)) facts.push({ title: 'Link', value: escapeMarkdown(m.link) })
+  const actions: Record<string, unknown>[] = isWebLink(m.link) ? [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] : []
+  // Opens the link's page, whose button acknowledges (Teams' previewer only GETs it).
+  if (ackUrlOf(job)) actions.push({ type: 'Action.OpenUrl', title: 'Acknowledge', url: ackUrlOf(job) })
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
@@ -38,7 +42,7 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
       { type: 'TextBlock', text: clipEscaped(m.body, BODY_MAX), wrap: true },
       { type: 'FactSet', facts },
     ],
-    ...(isWebLink(m.link) ? { actions: [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] } : {}),
+    ...(actions.length ? { actions } : {}),
   }
   return {
     type: 'message',

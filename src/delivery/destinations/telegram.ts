@@ -1,6 +1,7 @@
 // Telegram destination: Bot API sendMessage, plain text (no parse_mode, so
 // event text needs no escaping and cannot inject formatting).
 import { Type, type Static } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
 import { markedTitle } from '../priority'
@@ -18,7 +19,8 @@ const TEXT_MAX = 4096
 
 export function telegramText(job: DestinationJob): string {
   const m = renderMessage(job.event, job.router.template)
-  const link = m.link ? `\n\n${m.link}` : ''
+  const ack = ackUrlOf(job)
+  const link = (m.link ? `\n\n${m.link}` : '') + (ack ? `\n\nAcknowledge: ${ack}` : '')
   // Clip the title and body, not the link: the link is what the reader acts on.
   // ⚠️ HIGH / 🚨 URGENT before the title for priorities 4 and 5.
   return clip(`${markedTitle(job.event, m.title)}\n\n${m.body}`, TEXT_MAX - link.length) + link

@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { renderTemplate } from '../template'
+import { receiptWebhookBody } from '../receipt_notice'
 import { HttpUrl, hostOf, originOf, type DestinationJob, type DestinationType } from './destination'
 
 // A header name is an RFC 9110 token. A value is printable ASCII, spaces and
@@ -39,6 +40,7 @@ const RESERVED = /^(webhook-.*|content-type|content-length|transfer-encoding|hos
  * text/plain, so the receiver is not told to parse what it cannot.
  */
 export function webhookPayload(job: DestinationJob, now: Date): { body: string; contentType: string } {
+  if (job.receipt) return { body: receiptWebhookBody(job.receipt, now), contentType: 'application/json' }
   const template = job.router.template?.body
   if (template === undefined) {
     const body = JSON.stringify({ type: 'event.created', timestamp: now.toISOString(), data: job.event })

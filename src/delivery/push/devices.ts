@@ -114,4 +114,6 @@ export const findPushTargets = (sql: Tx, workspaceId: number, channel: string) =
   WHERE m.workspace_id = ${workspaceId}
     AND NOT EXISTS (SELECT 1 FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = m.user_id AND c.channel = ${channel})`
 
-export const findDevice = async (sql: Tx, id: string) => (await sql<PushTarget[]>`SELECT id, provider, token, environment, topic, p256dh, auth FROM devices WHERE id = ${id}`)[0] ?? null
+/** Devices by id, those that still exist. */
+export const findDevices = (sql: Tx, ids: string[]) =>
+  sql<PushTarget[]>`SELECT id, provider, token, environment, topic, p256dh, auth FROM devices WHERE id = ANY(${ids}::uuid[])`

@@ -27,6 +27,8 @@ export interface WebPushPayload {
   workspace: string
   channel: string
   event: string | null
+  /** Only for an event that must be acknowledged, its receipt: the notification's "Acknowledge" action acknowledges it in `workspace`. */
+  receipt?: string
   title: string
   body: string
   url: string // the event's page in the app
@@ -42,6 +44,7 @@ function buildPayload(event: EventView, title: string, body: string): string {
     workspace: event.workspace,
     channel: event.channel,
     event: event.event,
+    ...(event.receipt ? { receipt: event.receipt } : {}),
     title,
     body,
     url: `/w/${encodeURIComponent(event.workspace)}/events/${event.eventId}`,

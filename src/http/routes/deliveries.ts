@@ -79,7 +79,7 @@ const FilterFields = {
 export const DeliveryListItemSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Stable across attempts and replays; sent to webhooks as `webhook-id`.' }),
   eventId: Type.String({ format: 'uuid' }),
-  kind: Type.Union([Type.Literal('router'), Type.Literal('push')]),
+  kind: Type.Union([Type.Literal('router'), Type.Literal('push'), Type.Literal('receipt')], { description: 'A router delivery, a push to one device (a receipt\'s repeats too), or a router told that a receipt ended.' }),
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a router delivery.' }),
   deviceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a push: the device.' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')]),

@@ -5,12 +5,12 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
+import { DEFAULT_RULES, EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
-import { apiKeyRequired, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
@@ -55,6 +55,10 @@ function respond(o: Outcome): Response {
       return problemResponse(idempotencyKeyReused())
     case 'unknown-workspace':
       return problemResponse(apiKeyRequired())
+    case 'receipt-limit':
+      return problemResponse(receiptLimit(o.max))
+    case 'escalation-channel':
+      return problemResponse(escalationChannelMissing(o.index, o.channel))
   }
 }
 
@@ -69,13 +73,13 @@ function idempotency(req: Request, raw: Uint8Array) {
 
 
 /** POST /event's handler: the answer to `request`, once its batch has committed. */
-export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (request: Request): Promise<Response> => {
+export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified // a cached key needs no await
   if (!principal) throw apiKeyRequired()
   const raw = await readBody(request, MAX_BODY_BYTES)
   const body = parseJsonBody(raw, request.headers.get('content-type'))
-  const { event, changes } = normalizeEvent(body)
+  const { event, changes } = normalizeEvent(body, rules)
   const idem = idempotency(request, raw)
   const id = Bun.randomUUIDv7()
   return batcher
@@ -83,8 +87,9 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
     .then(respond)
 }
 
-export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
-  const submit = submitEvent(auth, batcher)
+/** `rules`: what the operator set of the event's bounds (HERALD_MAX_ACK_EXPIRE). */
+export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => {
+  const submit = submitEvent(auth, batcher, rules)
   return new Elysia({ name: 'route.event' }).post(
     '/event',
     // Not an async function: Elysia composes an async handler with more
@@ -108,7 +113,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
           401: problem(401, 'Missing or invalid API key.'),
           413: problem(413, 'Body over 262,144 bytes.'),
           422: problem(422, 'Idempotency-Key reused with another body, or a new channel past the workspace\'s limit of channels.'),
-          429: problem(429, 'Rate limit or monthly quota hit; see Retry-After and the problem type.'),
+          429: problem(429, 'Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type.'),
           503: problem(503, 'Database unavailable; nothing was stored. Retry after Retry-After.'),
         },
       },

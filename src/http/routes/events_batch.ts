@@ -9,14 +9,14 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
 import type { ApiKeyAuth, Principal } from '../../ingest/auth'
-import { EventBody, normalizeEvent, uuidv7Time } from '../../ingest/event'
+import { DEFAULT_RULES, EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { Outcome, RateState, Submission } from '../../ingest/submission'
 import { HeraldError, problemBody, problemResponse, validationError, type FieldError } from '../../core/problems'
 import { MAX_JSON_DEPTH, readBody } from '../body'
 import { storable, STRING_RULE } from '../../core/storable'
 import { limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema } from './event'
-import { apiKeyRequired, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BATCH_BYTES = 4_194_304
@@ -93,7 +93,7 @@ function takeKey(item: Record<string, unknown>): { key: string } | { error: Fiel
  * it gets. `sized`: whether the body is large enough for one item to exceed
  * 256 KiB, measured as compact JSON (the smallest form it could be sent in).
  */
-function judge(item: unknown, principal: Principal, sized: boolean): Submission | HeraldError {
+function judge(item: unknown, principal: Principal, sized: boolean, rules: EventRules): Submission | HeraldError {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     return validationError([{ pointer: '', detail: 'the body must be a JSON object' }])
   }
@@ -101,7 +101,7 @@ function judge(item: unknown, principal: Principal, sized: boolean): Submission 
   const taken = takeKey(item as Record<string, unknown>)
   let normalized: ReturnType<typeof normalizeEvent>
   try {
-    normalized = normalizeEvent(item)
+    normalized = normalizeEvent(item, rules)
   } catch (err) {
     if (!(err instanceof HeraldError)) throw err
     return taken && 'error' in taken ? validationError([...(err.errors ?? []), taken.error]) : err
@@ -141,6 +141,10 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
         return (limited[o.reason] ??= problemBody(limitedProblem(o.reason)))
       case 'channel-limit':
         return problemBody(eventChannelLimit(o.max))
+      case 'receipt-limit':
+        return itemProblem(receiptLimit(o.max), i)
+      case 'escalation-channel':
+        return itemProblem(escalationChannelMissing(o.index, o.channel), i)
       default:
         return problemBody(batchKeyReused())
     }
@@ -151,7 +155,7 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
 }
 
 /** POST /events's handler: the answer to `request`, once every accepted event in it has committed. */
-export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher) => async (request: Request): Promise<Response> => {
+export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified
   if (!principal) throw apiKeyRequired()
@@ -165,7 +169,7 @@ export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
   const slots: (number | HeraldError)[] = new Array(events.length)
   const pending: Promise<Outcome>[] = []
   for (let i = 0; i < events.length; i++) {
-    const judged = judge(events[i], principal, sized)
+    const judged = judge(events[i], principal, sized, rules)
     if (judged instanceof HeraldError) slots[i] = judged
     else {
       slots[i] = pending.length
@@ -175,8 +179,8 @@ export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher) => async (reques
   return Promise.all(pending).then((outcomes) => answer(slots, outcomes))
 }
 
-export const eventsBatchRoute = (auth: ApiKeyAuth, batcher: Batcher) => {
-  const submit = submitBatch(auth, batcher)
+export const eventsBatchRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => {
+  const submit = submitBatch(auth, batcher, rules)
   return new Elysia({ name: 'route.events-batch' }).post(
     '/events',
     // As POST /event: no body parsing by Elysia, and not an async function.

@@ -48,8 +48,10 @@ const MinPriority = Type.Integer({
   error: 'minPriority must be an integer from 1 to 5',
 })
 
+const Receipts = Type.Boolean({ description: 'Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false.' })
+
 export const CreateRouterBody = Type.Object(
-  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), minPriority: Type.Optional(MinPriority) },
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), minPriority: Type.Optional(MinPriority), receipts: Type.Optional(Receipts) },
   { $id: 'CreateRouterBody', additionalProperties: false },
 )
 
@@ -61,8 +63,9 @@ export const UpdateRouterBody = Type.Object(
     template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
     enabled: Type.Optional(Enabled),
     minPriority: Type.Optional(MinPriority),
+    receipts: Type.Optional(Receipts),
   },
-  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, minPriority' },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, minPriority, receipts' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -84,6 +87,7 @@ export const RouterSchema = Type.Object({
   template: Type.Union([Template, Type.Null()]),
   enabled: Type.Boolean(),
   minPriority: Type.Integer({ minimum: 1, maximum: 5, description: 'Only events at or above this priority are forwarded; 1: every event.' }),
+  receipts: Type.Boolean({ description: 'Whether it gets a delivery when a receipt of an event it forwarded ends.' }),
   health: Type.Union([Type.Object({
     state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
       description: '`circuit-open`: its destination failed and its deliveries are held, with a trial send now and then; `failing`: so for `ROUTER_FAILING_AFTER_MS` or more (its owners and admins were e-mailed); `disabled`: so for `ROUTER_DISABLE_AFTER_MS`, and Herald disabled it.',
