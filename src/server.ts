@@ -28,6 +28,7 @@ import { createPool } from './delivery/pool'
 import { createFanout, type Fanout } from './delivery/fanout'
 import { workRoom } from './delivery/backpressure'
 import { sendConfigFrom } from './delivery/send_config'
+import { ackLinkKey } from './delivery/ack_link'
 import type { SendConfig } from './delivery/job'
 import { loadPushConfig } from './delivery/push/config'
 import { createMailer } from './accounts/mailer'
@@ -135,10 +136,11 @@ async function openStore(config: Config, log: Logger) {
     : await migrate(db.sql)
   if (applied.length) log.info({ applied }, 'migrations applied')
   await maintain(db, config, log)
-  const secrets = createSecretBox(loadSecretKey(config, log))
+  const secretKey = loadSecretKey(config, log)
+  const secrets = createSecretBox(secretKey)
   const timer = setInterval(() => maintain(db, config, log).catch((err) => log.error({ err }, 'maintenance failed')), MAINTENANCE_INTERVAL_MS)
   timer.unref()
-  return { db, secrets, stopMaintenance: () => clearInterval(timer) }
+  return { db, secrets, linkKey: ackLinkKey(secretKey), stopMaintenance: () => clearInterval(timer) }
 }
 
 /** `herald worker`: consumes JetStream and delivers; needs DATABASE_URL and NATS_URL. */
@@ -147,8 +149,8 @@ export async function startWorker(config: Config, log: Logger, opts: { onFatal?:
     throw new Error('herald worker needs DATABASE_URL and NATS_URL; without NATS, `herald start` delivers in-process')
   }
   portFree(config.METRICS_PORT, config.HOST, 'METRICS_PORT')
-  const { db, secrets, stopMaintenance } = await openStore(config, log)
-  const pipeline = await startPipeline(db, config, log, true, secrets, sendConfigFrom(config, loadPushConfig(config, log)), opts.onFatal)
+  const { db, secrets, linkKey, stopMaintenance } = await openStore(config, log)
+  const pipeline = await startPipeline(db, config, log, true, secrets, sendConfigFrom(config, loadPushConfig(config, log), linkKey), opts.onFatal)
   // Not healthy while it consumes nothing: NATS away, or its consumer gone and not yet made again.
   const metrics = bound(config.METRICS_PORT, config.HOST, 'METRICS_PORT', () => serveMetrics({ port: config.METRICS_PORT, hostname: config.HOST, token: config.HERALD_METRICS_TOKEN, ready: () => pipeline.bus.ready() }), async () => {
     stopMaintenance()
@@ -253,14 +255,14 @@ async function printBanner(db: Database, url: string, demoKey: string | undefine
 /** `opts.banner`: print where the dashboard is, the demo key and the operator token (off in tests). */
 export async function startHerald(config: Config, log: Logger, role: Exclude<Role, 'worker'> = 'all', opts: { banner?: boolean; onFatal?: (err: Error) => void } = {}): Promise<Herald> {
   portFree(config.PORT, config.HOST, 'PORT')
-  const { db, secrets, stopMaintenance } = await openStore(config, log)
+  const { db, secrets, linkKey, stopMaintenance } = await openStore(config, log)
   const demoKey = await createDemoWorkspace(db, config)
   const admin = loadAdminToken(config)
   // Without NATS the API process is the only one that can deliver its events.
   const push = loadPushConfig(config, log)
   // What every send shares, derived from the configuration once: the
   // fan-out's and the dashboard's test send.
-  const send = sendConfigFrom(config, push)
+  const send = sendConfigFrom(config, push, linkKey)
   const pipeline = await startPipeline(db, config, log, role === 'all' || !config.NATS_URL, secrets, send, opts.onFatal)
 
   const state = { draining: false }

@@ -28,6 +28,27 @@ export const PROJECT = 'herald-test'
 export const EMAIL = `herald@${PROJECT}.iam.gserviceaccount.com`
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
 const MAX_PAYLOAD_BYTES = 4096
+const INTERRUPTION_LEVELS = new Set(['passive', 'active', 'time-sensitive', 'critical'])
+// APNs keeps a push at most about 30 days; an apns-expiration beyond that is a bug of ours.
+const MAX_EXPIRATION_S = 30 * 86400
+
+/** Why an `aps` dictionary's interruption level and sound are not what APNs takes, or null. */
+function apsProblem(aps: { sound?: unknown; 'interruption-level'?: unknown } | undefined): string | null {
+  const level = aps?.['interruption-level']
+  if (!INTERRUPTION_LEVELS.has(String(level))) return `interruption-level ${level}`
+  const sound = aps?.sound as { critical?: unknown } | string | undefined
+  if (level === 'critical' && (typeof sound !== 'object' || sound.critical !== 1)) return 'a critical alert needs a critical sound dictionary'
+  if (level === 'passive' && sound !== undefined) return 'a passive push plays no sound'
+  return null
+}
+
+/** Why an apns-expiration is not 0 or a time from now to 30 days ahead, or null. */
+function expirationProblem(value: unknown): string | null {
+  if (value === '0') return null
+  const at = Number(value)
+  const now = Date.now() / 1000
+  return Number.isInteger(at) && at >= now - 5 && at <= now + MAX_EXPIRATION_S ? null : `apns-expiration ${value}`
+}
 
 /** A directory with a self-signed certificate for 127.0.0.1 (cert.pem, key.pem). */
 export const tlsDir = mkdtempSync(join(tmpdir(), 'herald-push-'))
@@ -105,20 +126,20 @@ function jwtProblem(jwt: string, kid: string): string | null {
 
 /** Why the request is not what APNs accepts, or null. */
 function requestProblem(headers: IncomingHttpHeaders, body: string, topic: string): string | null {
-  const expiration = Number(headers['apns-expiration'])
   const collapse = headers['apns-collapse-id']
   if (headers[':method'] !== 'POST') return 'method'
   if (!/^\/3\/device\/[0-9a-f]{64}$/.test(String(headers[':path']))) return `path ${headers[':path']}`
   if (headers['apns-topic'] !== topic) return `apns-topic ${headers['apns-topic']}`
   if (headers['apns-push-type'] !== 'alert') return 'apns-push-type'
-  if (headers['apns-priority'] !== '10') return 'apns-priority'
-  if (!(Math.abs(expiration - (Date.now() / 1000 + 86400)) < 60)) return `apns-expiration ${headers['apns-expiration']}`
+  if (headers['apns-priority'] !== '10' && headers['apns-priority'] !== '5') return `apns-priority ${headers['apns-priority']}`
+  const expiration = expirationProblem(headers['apns-expiration'])
+  if (expiration) return expiration
   if (typeof collapse !== 'string' || !collapse || Buffer.byteLength(collapse) > 64) return 'apns-collapse-id'
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(String(headers['apns-id']))) return 'apns-id'
   if (Buffer.byteLength(body) > MAX_PAYLOAD_BYTES) return 'PayloadTooLarge'
   const payload = JSON.parse(body)
   if (typeof payload.aps?.alert?.body !== 'string') return 'no alert'
-  return null
+  return apsProblem(payload.aps)
 }
 
 export type ApnsStandIn = Awaited<ReturnType<typeof startApns>>
@@ -211,11 +232,19 @@ function assertionProblem(jwt: string, aud: string): string | null {
 function messageProblem(body: string, path: string): string | null {
   if (path !== `/v1/projects/${PROJECT}/messages:send`) return `path ${path}`
   const m = JSON.parse(body).message
-  if (Object.keys(m).sort().join() !== 'android,data,notification,token') return `keys ${Object.keys(m)}`
+  if (Object.keys(m).sort().join() !== 'android,apns,data,notification,token') return `keys ${Object.keys(m)}`
   if (typeof m.token !== 'string' || typeof m.notification?.title !== 'string' || typeof m.notification?.body !== 'string') return 'notification'
   if (!Object.values(m.data).every((v) => typeof v === 'string')) return 'data values must be strings'
-  if (m.android.priority !== 'high' || m.android.collapse_key !== m.data.eventId) return 'android'
-  return null
+  const a = m.android
+  if (a.priority !== 'NORMAL' && a.priority !== 'HIGH') return `android.priority ${a.priority}`
+  if (typeof a.collapse_key !== 'string' || !a.collapse_key) return 'android.collapse_key'
+  if (a.ttl !== undefined && !/^\d+(\.\d{1,9})?s$/.test(a.ttl)) return `android.ttl ${a.ttl}`
+  if (!['PRIORITY_MIN', 'PRIORITY_LOW', 'PRIORITY_DEFAULT', 'PRIORITY_HIGH', 'PRIORITY_MAX'].includes(a.notification?.notification_priority)) return 'android.notification.notification_priority'
+  // FCM hands the apns block's headers and payload to APNs as they are.
+  const h = m.apns?.headers ?? {}
+  if (!Object.values(h).every((v) => typeof v === 'string')) return 'apns.headers values must be strings'
+  if (h['apns-priority'] !== '10' && h['apns-priority'] !== '5') return `apns.headers apns-priority ${h['apns-priority']}`
+  return expirationProblem(h['apns-expiration']) ?? apsProblem(m.apns?.payload?.aps)
 }
 
 export type GoogleStandIn = ReturnType<typeof startGoogle>

@@ -16,6 +16,7 @@ import { addInviteCommand, addMemberCommands } from './members'
 import { CliError, reportError, usageError } from './output'
 import { addRouterCommands } from './routers'
 import { addSendCommand } from './send'
+import { addReceiptCommands } from './receipts'
 import { addStatusCommand } from './status'
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -160,6 +161,7 @@ export function buildProgram(running: Running = { server: false }): Command {
   addServerCommands(program, running)
   program.commandsGroup('Sending events:')
   addSendCommand(program)
+  addReceiptCommands(program)
   program.commandsGroup('Operator commands (call the operator API of a running server):')
   for (const add of [addWorkspaceCommands, addKeyCommands, addRouterCommands, addMemberCommands, addChannelCommands]) add(program)
   addInviteCommand(program)

@@ -15,6 +15,7 @@ export type RouterOptions = {
   destination?: string
   titleTemplate?: string
   bodyTemplate?: string
+  minPriority?: string
 } & Partial<Record<DestinationName, string>>
 
 // A type that is one URL has a flag of its own (--webhook URL, --slack URL…);
@@ -22,7 +23,7 @@ export type RouterOptions = {
 const URL_TYPES = DESTINATIONS.flatMap((d) => (d.flag ? [{ type: d.type, help: d.flag }] : []))
 const DESTINATION_FLAGS = [...URL_TYPES.map((t) => t.type), 'destination' as const]
 const TEMPLATE_FLAGS = ['titleTemplate', 'bodyTemplate'] as const
-const UPDATE_FLAGS = ['name' as const, 'pattern' as const, ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS]
+const UPDATE_FLAGS = ['name' as const, 'pattern' as const, ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS, 'minPriority' as const]
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
 // --- arguments -------------------------------------------------------------
@@ -47,6 +48,19 @@ async function destinationOf(opts: RouterOptions, readStdin: () => Promise<strin
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError('--destination must be a JSON object with a "type"')
   return value as Record<string, unknown>
+}
+
+// An event's priority names, as `herald send --priority` takes them.
+const PRIORITY_NAMES = ['min', 'low', 'default', 'high', 'urgent']
+
+/** --min-priority as the API takes it: 1-5, or a priority's name; absent when not given. */
+function minPriorityOf(opts: RouterOptions): { minPriority: number } | Record<string, never> {
+  const v = opts.minPriority
+  if (v === undefined) return {}
+  const named = PRIORITY_NAMES.indexOf(v.toLowerCase())
+  if (named >= 0) return { minPriority: named + 1 }
+  if (/^[1-5]$/.test(v)) return { minPriority: Number(v) }
+  throw usageError(`--min-priority must be 1 to 5 or one of ${PRIORITY_NAMES.join(', ')}, got ${JSON.stringify(v)}`)
 }
 
 /** The template of the flags; on update, merged into the current one, where an empty value removes that part. */
@@ -94,6 +108,7 @@ function routerText(r: RouterView): string {
     ['destination', destinationText(r.destination)],
     ['status', routerStatus(r)],
   ]
+  if ((r.minPriority ?? 1) > 1) pairs.push(['min priority', `${r.minPriority} (${PRIORITY_NAMES[r.minPriority - 1]})`])
   if (r.health?.lastError) pairs.push(['last error', r.health.lastError])
   if (r.template?.title !== undefined) pairs.push(['title template', JSON.stringify(r.template.title)])
   if (r.template?.body !== undefined) pairs.push(['body template', JSON.stringify(r.template.body)])
@@ -125,6 +140,7 @@ function destinationOptions(cmd: Command) {
     .option('--destination <json>', 'a destination of any type as JSON, e.g. \'{"type":"telegram","botToken":"…","chatId":42}\'; "-" reads it from stdin (keeps tokens out of ps and the shell history)')
     .option('--title-template <template>', 'Mustache template of the title ({{message}}, {{event}}, {{data.plan}}…)')
     .option('--body-template <template>', 'Mustache template of the body')
+    .option('--min-priority <priority>', 'forward only events at or above this priority: 1-5 or min, low, default, high, urgent (default 1: every event)')
 }
 
 function setEnabled(g: Command, enabled: boolean) {
@@ -183,7 +199,7 @@ export const addRouterCommands = (program: Command) =>
         const destination = await destinationOf(opts, readStdin)
         if (!destination) throw usageError(`router create needs a destination: ${URL_TYPES.map((t) => `--${t.type} URL`).join(', ')} or --destination JSON`)
         const template = templateOf(opts)
-        const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}) }
+        const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}), ...minPriorityOf(opts) }
         const created = await client.request<{ id: string; secret: string }>('POST', routersPath(workspace!), body)
         if (opts.json) return json(created)
         const line = `Created router ${opts.name} (${created.id}) in workspace ${workspace}: events matching ${opts.pattern} go to ${destination.type}.`
@@ -214,7 +230,7 @@ export const addRouterCommands = (program: Command) =>
     operatorCommand<RouterOptions>(g, {
       name: 'update',
       args: [WORKSPACE, ROUTER],
-      summary: 'Change what is given: name, pattern, destination, templates.',
+      summary: 'Change what is given: name, pattern, destination, templates, minimum priority.',
       description:
         'Change what is given of a router: its name, pattern, destination or templates. A new destination replaces the whole old one (its secrets too); the signing secret is kept. One template flag keeps the other part, and an empty value removes that part.',
       options: (cmd) => {
@@ -235,6 +251,7 @@ export const addRouterCommands = (program: Command) =>
           ...(opts.pattern === undefined ? {} : { pattern: opts.pattern }),
           ...(destination ? { destination } : {}),
           ...(template === undefined ? {} : { template }),
+          ...minPriorityOf(opts),
         }
         const r = await client.request<RouterView>('PATCH', path, patch)
         return opts.json ? json(r) : `Updated router ${r.name} in workspace ${workspace}.\n\n${routerText(r)}`

@@ -35,6 +35,12 @@ interface SendOptions {
   tag?: string[]
   data?: string[]
   dataJson?: string
+  priority?: number | string
+  ttl?: number | string
+  collapseKey?: string
+  ackRetry?: number | string
+  ackExpire?: number | string
+  ackEscalate?: { after: number | string; channel: string }[]
   retries?: number
   json?: boolean
 }
@@ -73,7 +79,49 @@ export async function eventBody(message: string, opts: SendOptions, readStdin = 
     ...(opts.link === undefined ? {} : { link: opts.link }),
     ...(opts.tag?.length ? { tags: opts.tag } : {}),
     ...(data ? { data } : {}),
+    ...(opts.priority === undefined ? {} : { priority: opts.priority }),
+    ...(opts.ttl === undefined ? {} : { ttl: opts.ttl }),
+    ...(opts.collapseKey === undefined ? {} : { collapseKey: opts.collapseKey }),
+    ...ackOf(opts),
   }
+}
+
+/** `ack` from --ack-retry, --ack-expire and each --ack-escalate; both of the first two, or none of the three. */
+function ackOf(opts: SendOptions): { ack?: Record<string, unknown> } {
+  const { ackRetry: retry, ackExpire: expire, ackEscalate: escalate } = opts
+  if (retry === undefined && expire === undefined) {
+    if (escalate?.length) throw usageError('--ack-escalate needs --ack-retry and --ack-expire: only an event that must be acknowledged escalates')
+    return {}
+  }
+  if (retry === undefined || expire === undefined) throw usageError('give --ack-retry and --ack-expire together: how often the event repeats, and until when at the latest')
+  return { ack: { retry, expire, ...(escalate?.length ? { escalate } : {}) } }
+}
+
+// Herald checks every bound (a 400 naming the field, exit 3); the CLI only
+// refuses what cannot be one of them, before anything is sent.
+const PRIORITY_NAMES = ['min', 'low', 'default', 'high', 'urgent']
+const DURATION = /^\d+[smhd]?$/
+
+/** 1 to 5, or a name: a number goes as a number, a name as itself. */
+export function priorityOption(raw: string): number | string {
+  const v = raw.trim().toLowerCase()
+  if (/^[1-5]$/.test(v)) return Number(v)
+  if (PRIORITY_NAMES.includes(v)) return v
+  throw usageError(`--priority must be 1 to 5 or one of ${PRIORITY_NAMES.join(', ')}, got ${JSON.stringify(raw)}`)
+}
+
+/** Seconds (a whole number, sent as one) or a duration such as 90s, 15m, 2h, 7d. */
+export const durationOption = (flag: string) => (raw: string): number | string => {
+  const v = raw.trim()
+  if (!DURATION.test(v)) throw usageError(`${flag} must be seconds or a duration such as 90s, 15m, 2h or 7d, got ${JSON.stringify(raw)}`)
+  return /^\d+$/.test(v) ? Number(v) : v
+}
+
+/** `--ack-escalate AFTER:CHANNEL`, repeatable: `10m:oncall`. */
+export function escalateOption(raw: string, previous: { after: number | string; channel: string }[] = []) {
+  const colon = raw.indexOf(':')
+  if (colon < 1 || colon === raw.length - 1) throw usageError(`--ack-escalate must be AFTER:CHANNEL, such as 10m:oncall, got ${JSON.stringify(raw)}`)
+  return [...previous, { after: durationOption('--ack-escalate\'s AFTER')(raw.slice(0, colon)), channel: raw.slice(colon + 1) }]
 }
 
 /** A HeraldError as the CLI says it: the problem's detail (and each field error that says more), or the unreachable URL. */
@@ -105,7 +153,8 @@ export async function postEvent(baseUrl: string, key: string, event: HeraldEvent
 
 function acceptedText(a: Accepted): string {
   const notes = (a.errors ?? []).map((e) => `\nnote: ${e}`).join('')
-  return `Sent event ${a.eventId} to workspace ${a.workspace}, channel ${a.channel}. ${a.remainingQuota} events left this month.${notes}`
+  const receipt = a.receipt ? `\nReceipt ${a.receipt}: it repeats until acknowledged (herald receipt show ${a.receipt}).` : ''
+  return `Sent event ${a.eventId} to workspace ${a.workspace}, channel ${a.channel}. ${a.remainingQuota} events left this month.${receipt}${notes}`
 }
 
 export async function runSend(message: string, opts: SendOptions, env: Env = process.env): Promise<string> {
@@ -138,6 +187,12 @@ export function addSendCommand(program: Command): Command {
     .option('--tag <tag>', 'a tag; repeat for more (at most 10)', collect)
     .option('--data <key=value>', 'a field of data, as a string; repeat for more', collect)
     .option('--data-json <json>', 'data as a JSON object, for numbers, booleans and nesting; "-" reads it from stdin; --data fields go over it')
+    .option('--priority <priority>', 'how urgent: 1 to 5, or min, low, default (3), high, urgent', priorityOption)
+    .option('--ttl <duration>', 'not delivered once older than this: seconds, or 90s, 15m, 2h, 7d', durationOption('--ttl'))
+    .option('--collapse-key <key>', 'a newer event with the same key replaces this notification on a device (1 to 32 of A-Z a-z 0-9 _ -)')
+    .option('--ack-retry <duration>', 'must be acknowledged: pushed again this often until it is (at least 30s); with --ack-expire', durationOption('--ack-retry'))
+    .option('--ack-expire <duration>', 'must be acknowledged: stop repeating after this (at most 3h unless the operator raised it); with --ack-retry', durationOption('--ack-expire'))
+    .option('--ack-escalate <after:channel>', "also push to a channel's members once unacknowledged this long, such as 10m:oncall; repeat for more (at most 3)", escalateOption)
     .option('--retries <n>', `retries after a connection error, a 5xx or a 429 (default: ${SEND_RETRY.retries}; 0 to try once)`, retriesOption)
     .option('--json', "print Herald's answer as JSON")
     .optionsGroup('Connection options:')
@@ -147,6 +202,7 @@ export function addSendCommand(program: Command): Command {
     'herald send "Deploy finished" --event deploy.finished --channel deploys --tag prod --data sha=9f2c1e',
     'HERALD_KEY=hrld_… herald send "Backup failed" --title Backup --link https://status.example.com --data-json \'{"sizeGb":12.5,"ok":false}\'',
     'herald send "Nightly build" --json | jq -r .eventId',
+    'herald send "Disk full on db-1" --priority urgent --ttl 1h --collapse-key disk-db-1 --ack-retry 60s --ack-expire 1h --ack-escalate 10m:oncall',
   ])
   cmd.addHelpText(
     'after',

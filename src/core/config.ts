@@ -151,7 +151,7 @@ export const ConfigSchema = Type.Object({
   ROUTER_FAILING_AFTER_MS: Int(900000, 1000, 604800000, 'A router whose destination has failed (its circuit open, no success since) this long is shown as failing in the API, the dashboard and the CLI, and its workspace\'s owners and admins get one e-mail.'),
   // Svix's default: 5 days.
   ROUTER_DISABLE_AFTER_MS: Int(432000000, 1000, 2592000000, 'A router whose destination has failed this long is disabled, its pending deliveries fail, and its owners and admins get one more e-mail.'),
-  DELIVERY_SWEEP_INTERVAL_MS: Int(5000, 100, 600000, 'How often each worker fails deliveries past their schedule, and looks for routers to report as failing or to disable.'),
+  DELIVERY_SWEEP_INTERVAL_MS: Int(5000, 100, 600000, 'How often each worker fails deliveries past their schedule, expires the pending deliveries of parked routers whose event outlived its ttl, and looks for routers to report as failing or to disable.'),
   // The longest the events of a worker that died wait for another (30 s
   // made its in-flight events arrive 30 s late). A live worker reports its
   // events in progress every third of it (bus_jetstream.ts, pump), so only an
@@ -175,6 +175,8 @@ export const ConfigSchema = Type.Object({
   APNS_KEY_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', error: '10 capital letters and digits, as Apple shows the key id', description: 'Key ID of the .p8 key (10 characters).' })),
   APNS_TEAM_ID: Type.Optional(Type.String({ pattern: '^[A-Z0-9]{10}$', error: '10 capital letters and digits, as Apple shows the team id', description: 'Apple Developer Team ID (10 characters).' })),
   APNS_TOPIC: Type.Optional(Type.String({ minLength: 1, description: 'Default apns-topic: the iOS app\'s bundle id. A device may name its own.' })),
+  // Off by default: `critical` needs Apple's Critical Alerts entitlement in the app, which Apple grants on request.
+  APNS_CRITICAL_PRIORITY5: Type.Boolean({ default: false, description: 'Send priority 5 (urgent) to iOS as a critical alert (`interruption-level: critical` with a critical sound, through APNs and FCM\'s `apns` block): it sounds through the mute switch and Do Not Disturb. Only for an app Apple granted the Critical Alerts entitlement; off, priority 5 is `time-sensitive`.' }),
   APNS_ORIGIN: Type.Optional(Type.String({ pattern: '^https://', error: 'an https:// URL', description: 'Replaces both APNs hosts (`https://api.push.apple.com`, `https://api.sandbox.push.apple.com`), e.g. `https://127.0.0.1:8443` for a local stand-in; its CA goes in `NODE_EXTRA_CA_CERTS`.' })),
   FCM_SERVICE_ACCOUNT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Path of the Firebase service-account JSON. Unset: Android devices are not pushed.' })),
   FCM_ORIGIN: Type.String({ default: 'https://fcm.googleapis.com', pattern: '^https?://', error: 'an http:// or https:// URL', description: 'Base URL of the FCM HTTP v1 API.' }),
@@ -187,7 +189,7 @@ export const ConfigSchema = Type.Object({
   WEB_PUSH_TTL_S: Int(86400, 0, 2419200, 'How long (seconds) a push service keeps a Web Push for a browser that is offline; 0: deliver now or never.'),
   // Links in e-mails (password resets, invitations) and the dashboard's deep
   // links are built on this; behind a proxy, the address people use.
-  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails. Unset: http://localhost:<PORT>.' })),
+  HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails, and for the acknowledgement links (`/ack/<token>`) in e-mail and chat messages of events sent with `ack`. Unset: http://localhost:<PORT>.' })),
   HERALD_SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('invite')], { default: 'open', description: '`open`: anyone can sign up (confirming the address by an e-mailed link) and gets a workspace of their own; `invite`: only people with an invitation can sign up.' }),
   // Only behind a proxy that sets them: otherwise a client could pick its own
   // address (sign-in throttling) and pretend to be on https.

@@ -229,3 +229,8 @@ export const receiptEnded = (status: string, by: { email: string } | null, at: s
 /** An escalation step naming a channel the workspace does not have. */
 export const escalationChannelMissing = (index: number, slug: string) =>
   validationError([{ pointer: `/ack/escalate/${index}/channel`, detail: `ack.escalate[${index}].channel: there is no channel ${slug} in this workspace` }])
+
+// --- the acknowledgement link (/ack/<token>) ---------------------------------
+
+/** A token this server did not sign, or whose receipt is gone (asked for other than as a page: a browser gets the 404 page). */
+export const ackLinkUnknown = () => new HeraldError('not-found', 'This acknowledgement link is not valid: it was changed or cut short, or the alert it was for is no longer kept.')

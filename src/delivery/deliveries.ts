@@ -36,7 +36,7 @@ export interface FirstAttempt extends AttemptRecord {
  * written once its slowest send is over, which may be a time-out later. A
  * delivery that already has a row (a duplicate of a redelivered event) keeps
  * it; its duplicate attempt is not recorded. A first attempt the circuit held back makes a pending row with
- * no attempt. Devices that APNs or FCM no longer know are deleted with it.
+ * no attempt; one whose event outlived its ttl an `expired` row with no attempt. Devices that APNs or FCM no longer know are deleted with it.
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
   if (!rows.length) return clearOwed(sql, ledger)
@@ -44,7 +44,7 @@ export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: Le
   // native, postgres.js escapes arrays element by element in JavaScript.
   const json = JSON.stringify(rows.map((r) => ({
     i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
-    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held,
+    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held || r.next === 'expired',
   })))
   const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
   await sql`
@@ -161,7 +161,7 @@ export interface AttemptRecord {
   status?: number
   error?: string
   response?: string
-  next: 'succeeded' | 'failed' | 'pending'
+  next: 'succeeded' | 'failed' | 'pending' | 'expired' // expired: not sent, its event outlived its ttl (no attempt, no attempt row)
   delayMs: number // until the next attempt, when next is pending
   unregisteredDevice?: string // a device APNs or FCM no longer knows: removed with this record
   held?: boolean // not sent (the circuit held it back): only next_attempt_at changes, see holdDeliveries
@@ -171,10 +171,12 @@ export interface AttemptRecord {
 export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
   if (!records.length) return
   const held = records.filter((r) => r.held)
-  if (held.length) records = records.filter((r) => !r.held)
+  const expired = records.filter((r) => r.next === 'expired')
+  if (held.length || expired.length) records = records.filter((r) => !r.held && r.next !== 'expired')
   const col = <T>(f: (r: AttemptRecord) => T) => records.map(f)
   await sql.begin(async (tx) => {
     await holdDeliveries(tx, held)
+    await expireUnsent(tx, expired)
     if (!records.length) return
     // Each attempt goes to its delivery's month (event_at, sql/0012), looked up
     // by id in each month's primary key: a lateral look-up per attempt, never
@@ -211,6 +213,19 @@ export async function holdDeliveries(sql: Tx, held: Pick<AttemptRecord, 'deliver
   await sql`
     UPDATE deliveries d SET next_attempt_at = now() + r.delay_ms * interval '1 ms'
     FROM unnest(${held.map((r) => r.deliveryId)}::uuid[], ${held.map((r) => r.delayMs)}::float8[]) AS r(id, delay_ms)
+    WHERE d.id = r.id AND d.status = 'pending'`
+}
+
+/**
+ * Ends deliveries that were not sent because their event outlived its ttl:
+ * `expired`, with no attempt row and no attempt counted, the reason as their
+ * last error. Only those still pending: one settled meanwhile keeps its state.
+ */
+export async function expireUnsent(sql: Tx, expired: Pick<AttemptRecord, 'deliveryId' | 'error'>[]) {
+  if (!expired.length) return
+  await sql`
+    UPDATE deliveries d SET status = 'expired', last_error = r.error, updated_at = now()
+    FROM unnest(${expired.map((r) => r.deliveryId)}::uuid[], ${expired.map((r) => r.error ?? null)}::text[]) AS r(id, error)
     WHERE d.id = r.id AND d.status = 'pending'`
 }
 
@@ -271,7 +286,7 @@ export async function replayDelivery(sql: Tx, workspaceId: number, id: string): 
   return rows.length > 0
 }
 
-export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled'] as const
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired'] as const
 export type DeliveryState = (typeof DELIVERY_STATES)[number]
 
 /** An event's deliveries by state, as the feed shows them. */
@@ -279,22 +294,25 @@ export interface DeliveryCounts {
   pending: number
   succeeded: number
   failed: number
+  expired?: number // present when some expired (not sent in time: the event's ttl)
 }
 
 /**
  * The deliveries of each of these events by state, in one grouped query that
  * reads the (event_id, kind, target) index: no event row is read, so no
- * partition of events either. Events without deliveries count zeros.
+ * partition of events either. Events without deliveries count zeros;
+ * `expired` is there only for an event some of whose deliveries expired.
  */
 export async function countEventDeliveries(sql: Tx, workspaceId: number, eventIds: string[]): Promise<Map<string, DeliveryCounts>> {
   const counts = new Map<string, DeliveryCounts>(eventIds.map((id) => [id, { pending: 0, succeeded: 0, failed: 0 }]))
   if (!eventIds.length) return counts
   const rows = await sql<({ eventId: string } & DeliveryCounts)[]>`
     SELECT event_id AS "eventId", count(*) FILTER (WHERE status = 'pending')::int AS pending,
-      count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
+      count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+      count(*) FILTER (WHERE status = 'expired')::int AS expired
     FROM deliveries WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId}
     GROUP BY event_id`
-  for (const { eventId, ...c } of rows) counts.set(eventId, c)
+  for (const { eventId, expired, ...c } of rows) counts.set(eventId, expired ? { ...c, expired } : c)
   return counts
 }
 

@@ -25,8 +25,10 @@ import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { circuitBoard } from './circuit'
 import { parkedRouters, routerHealthWriter } from './health'
 import { deliveryId } from './send_task'
-import { deliveryHeld } from './metrics'
+import { deliveryHeld, deliveryTtlExpired } from './metrics'
+import { expiredError, isExpired } from './expiry'
 import type { FirstAttempt } from './deliveries'
+import type { EventView } from './event_view'
 import { withPushTokens } from './push/tokens'
 import { createWorkRoom, type WorkRoom } from './backpressure'
 import { chunkBatch, type Chunk } from './chunks'
@@ -144,7 +146,7 @@ async function targetsOf(batch: Incoming[], routers: ReturnType<typeof routerCac
   const setOf = new Map(wsIds.map((ws, i) => [ws, routerSets[i]!]))
   const routersOf = (e: Incoming): RouterSpec[] => {
     const set = setOf.get(e.workspaceId)!
-    return set.records.length ? set.match(eventKeyOf(e)) : []
+    return set.records.length ? atPriority(set.match(eventKeyOf(e)), e) : []
   }
   const byChannel: Record<ChannelKey, PushTarget[]> = {}
   channelKeys.forEach((k, i) => {
@@ -154,11 +156,30 @@ async function targetsOf(batch: Incoming[], routers: ReturnType<typeof routerCac
   return { routersOf, byChannel }
 }
 
+// The views of incoming events read here (a JetStream message carries its
+// view as text, which the pool's thread parses): only an event that a router
+// with a minPriority matched, or one held for a parked router, is read.
+const parsed = new WeakMap<Incoming, EventView>()
+function viewOf(e: Incoming): EventView {
+  if (typeof e.view !== 'string') return e.view
+  let view = parsed.get(e)
+  if (!view) parsed.set(e, (view = JSON.parse(e.view) as EventView))
+  return view
+}
+
+/** The routers whose minPriority the event's priority reaches (an event without one is 3). */
+function atPriority(routers: RouterSpec[], e: Incoming): RouterSpec[] {
+  if (!routers.some((r) => (r.minPriority ?? 1) > 1)) return routers
+  const priority = viewOf(e).priority ?? 3
+  return routers.filter((r) => (r.minPriority ?? 1) <= priority)
+}
+
 /**
  * Takes the routers parked in PostgreSQL (health.ts) out of the batch's
  * targets: their first attempts are held here, as pending rows due when the
  * router's open period ends, with no attempt, as a thread's circuit would
- * hold them, but without a trip through the pool.
+ * hold them, but without a trip through the pool. One whose event already
+ * outlived its ttl is not held: it ends `expired` at once.
  */
 function holdParked(routersOf: (e: Incoming) => RouterSpec[], parked: Map<string, number>) {
   const held: FirstAttempt[] = []
@@ -173,11 +194,14 @@ function holdParked(routersOf: (e: Incoming) => RouterSpec[], parked: Map<string
       for (const r of all) {
         const until = parked.get(r.id)
         if (until === undefined) continue
+        const row = { deliveryId: deliveryId(e.eventId, 'router', r.id), eventId: e.eventId, workspaceId: e.workspaceId, kind: 'router' as const, target: r.id, attempt: 1, startedAt: new Date(now), durationMs: 0, ok: false }
+        if (isExpired(viewOf(e), now)) {
+          deliveryTtlExpired(r.destination.type)
+          held.push({ ...row, next: 'expired', delayMs: 0, error: expiredError(viewOf(e)) })
+          continue
+        }
         deliveryHeld(r.destination.type, 'circuit_open')
-        held.push({
-          deliveryId: deliveryId(e.eventId, 'router', r.id), eventId: e.eventId, workspaceId: e.workspaceId, kind: 'router', target: r.id,
-          attempt: 1, startedAt: new Date(now), durationMs: 0, ok: false, next: 'pending', delayMs: Math.max(0, until - now), held: true,
-        })
+        held.push({ ...row, next: 'pending', delayMs: Math.max(0, until - now), held: true })
       }
       return keep
     },

@@ -184,6 +184,35 @@ export async function expireDeliveries(sql: Tx, spanMs: number, graceMs: number,
     SELECT kind, count(*)::int AS n FROM failed GROUP BY kind`
 }
 
+/**
+ * Ends `expired`, up to `max` at once, the pending deliveries of parked
+ * routers whose event is older than its ttl (in whole seconds, as
+ * expiry.ts counts): a parked router's deliveries are only taken one trial
+ * at a time, so without this they would stay pending, never to be sent,
+ * until the destination came back. Returns them by destination type, for
+ * the metrics.
+ */
+export async function expireParkedPastTtl(sql: Tx, max: number): Promise<{ type: string; n: number }[]> {
+  return sql<{ type: string; n: number }[]>`
+    WITH old AS (
+      SELECT d.id, d.event_at, r.destination_type AS type, e.ttl FROM router_health h
+      JOIN routers r ON r.id = h.router_id
+      CROSS JOIN LATERAL (
+        SELECT id, event_id, event_at FROM deliveries
+        WHERE workspace_id = r.workspace_id AND target = h.router_id::text AND status = 'pending'
+        ORDER BY event_at LIMIT ${max}) d
+      JOIN events e ON e.workspace_id = r.workspace_id AND e.id = d.event_id AND e.created_at = d.event_at
+      WHERE e.ttl IS NOT NULL AND e.created_at + (e.ttl + 1) * interval '1 second' <= now()
+      LIMIT ${max}
+    ), expired AS (
+      UPDATE deliveries d SET status = 'expired', updated_at = now(),
+        last_error = 'expired: the event is older than its ttl of ' || old.ttl || ' s; not sent'
+      FROM old WHERE d.id = old.id AND d.event_at = old.event_at AND d.status = 'pending'
+      RETURNING old.type
+    )
+    SELECT type, count(*)::int AS n FROM expired GROUP BY type`
+}
+
 // ------------------------------------------------------------- owners' part
 
 /** A router that just crossed a threshold, with who to tell. */

@@ -1,6 +1,6 @@
 // The sweeps every delivering process runs each DELIVERY_SWEEP_INTERVAL_MS
 // (health.ts does the SQL): deliveries past their retry schedule fail for
-// good; routers failing for ROUTER_FAILING_AFTER_MS are reported to their
+// good; those of parked routers past their event's ttl expire; routers failing for ROUTER_FAILING_AFTER_MS are reported to their
 // owners and admins, and those failing for ROUTER_DISABLE_AFTER_MS are
 // disabled. Each transition is claimed by one statement, so several
 // workers sweeping at once send each e-mail once.
@@ -9,8 +9,8 @@ import type { Logger } from '../core/log'
 import type { Config } from '../core/config'
 import { linkBase, type Mailer } from '../accounts/mailer'
 import type { Announce } from '../core/changes'
-import { claimFailingRouters, disableFailingRouters, expireDeliveries, type RouterAlarm } from './health'
-import { deliveriesExpired } from './metrics'
+import { claimFailingRouters, disableFailingRouters, expireDeliveries, expireParkedPastTtl, type RouterAlarm } from './health'
+import { deliveriesExpired, deliveryTtlExpired } from './metrics'
 
 // Deliveries failed by one statement at most: a bounded statement; a larger
 // backlog takes a few sweeps.
@@ -32,6 +32,10 @@ export async function sweepHealth(deps: SweepDeps) {
   for (const { kind, n } of await expireDeliveries(sql, span, config.DELIVERY_EXPIRY_GRACE_MS, EXPIRE_MAX)) {
     deliveriesExpired(kind, n)
     deps.log.warn({ kind, deliveries: n }, 'deliveries failed for good: their retry schedule ran out')
+  }
+  for (const { type, n } of await expireParkedPastTtl(sql, EXPIRE_MAX)) {
+    deliveryTtlExpired(type, n)
+    deps.log.info({ type, deliveries: n }, 'deliveries of parked routers expired: their events outlived their ttl')
   }
   for (const a of await claimFailingRouters(sql, config.ROUTER_FAILING_AFTER_MS)) await tell(deps, a, failingEmail(a, link(deps, a)))
   for (const a of await disableFailingRouters(sql, config.ROUTER_DISABLE_AFTER_MS)) {

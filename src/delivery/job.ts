@@ -19,6 +19,7 @@ export interface RouterSpec {
   destination: Destination // decrypted
   template?: Template
   signingSecret: string // whsec_…, used by webhook destinations
+  minPriority?: number // 2-5: only events at or above it (absent: every event)
 }
 
 export type { DeliveryResult, Endpoints, OutboundOptions }
@@ -77,7 +78,8 @@ export interface Sent {
   destination: string // the router's destination type (webhook, slack, …) or the push provider (apns, fcm, webpush): a metrics label
   attempt: number
   startedAt: number // epoch ms
-  result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'>
+  /** `expired`: not sent, its event being older than its ttl (src/delivery/expiry.ts); the delivery ends `expired`. */
+  result: DeliveryResult & Pick<PushResult, 'unregistered' | 'reason'> & { expired?: boolean }
   /** The router's circuit in this thread when it is not closed, or was not before this send (its closing is news too); absent otherwise. */
   circuit?: CircuitReport
 }

@@ -18,10 +18,10 @@ const attemptSeconds = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers,
 })
-const OUTCOMES = { succeeded: 'succeeded', pending: 'retry', failed: 'failed' } as const
+const OUTCOMES = { succeeded: 'succeeded', pending: 'retry', failed: 'failed', expired: 'expired' } as const
 
 /** An attempt's result: `next` is what it left its delivery in (src/delivery/retry.ts). */
-export function deliveryAttempted(type: string, next: 'succeeded' | 'pending' | 'failed', durationMs: number) {
+export function deliveryAttempted(type: string, next: keyof typeof OUTCOMES, durationMs: number) {
   attempts.inc({ type, outcome: OUTCOMES[next] })
   attemptSeconds.observe({ type }, durationMs / 1000)
 }
@@ -44,6 +44,18 @@ const expired = new Counter({
   labelNames: ['kind'] as const,
   registers,
 })
+
+const ttlExpired = new Counter({
+  name: 'herald_deliveries_ttl_expired_total',
+  help: 'Deliveries (router deliveries and pushes) not sent because their event was older than its ttl when their turn came, first attempts and retries alike, by destination type (webhook, slack, …, apns, fcm, webpush). Each ends with status expired, not failed.',
+  labelNames: ['type'] as const,
+  registers,
+})
+
+/** A delivery not sent because its event outlived its ttl (src/delivery/expiry.ts): it ends `expired`. */
+export function deliveryTtlExpired(type: string, n = 1) {
+  ttlExpired.inc({ type }, n)
+}
 
 /** Deliveries the expiry sweep failed (src/delivery/health.ts expireDeliveries). */
 export function deliveriesExpired(kind: string, n: number) {

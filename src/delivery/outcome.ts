@@ -5,7 +5,7 @@ import type { Logger } from '../core/log'
 import type { AttemptRecord } from './deliveries'
 import type { DeliveryKind, Sent } from './job'
 import { nextStep } from './retry'
-import { deliveryAttempted, deliveryHeld } from './metrics'
+import { deliveryAttempted, deliveryHeld, deliveryTtlExpired } from './metrics'
 import type { circuitBoard } from './circuit'
 import type { routerHealthWriter } from './health'
 
@@ -36,8 +36,18 @@ type Health = Pick<ReturnType<typeof routerHealthWriter>, 'report'>
  * trial of a router parked by another thread's circuit.
  */
 export function attemptOutcomes(schedule: number[], circuits: Circuits, health: Health, log: Logger) {
+  /** Not sent (its event outlived its ttl): no attempt, no health report, a count and a line. */
+  function expiredOutcome(s: Sent, eventId: string): AttemptRecord {
+    deliveryTtlExpired(s.destination)
+    if (s.circuit) circuits.report(s.target, s.circuit)
+    const error = s.result.error
+    deliveryLog(log, { ...s, eventId }).info({ kind: s.kind, destination: s.destination, error, next: 'expired' }, 'delivery expired')
+    return { deliveryId: s.id, attempt: s.attempt, startedAt: new Date(s.startedAt), durationMs: 0, ok: false, error, next: 'expired', delayMs: 0 }
+  }
+
   return function outcome(s: Sent, eventId: string, retry = false): AttemptRecord {
     const r = s.result
+    if (r.expired) return expiredOutcome(s, eventId)
     const next = nextStep(schedule, s.attempt, r)
     if (r.held) deliveryHeld(s.destination, r.held) // not sent: not an attempt, no row (see holdDeliveries)
     else deliveryAttempted(s.destination, next.status, r.durationMs)

@@ -33,6 +33,7 @@ export interface RouterFields {
   destination?: unknown
   template?: unknown
   enabled?: boolean
+  minPriority?: number
   receipts?: boolean
 }
 
@@ -63,6 +64,7 @@ export async function createRouter(ctx: Ctx, tools: RouterTools, body: RouterFie
     destination: body.destination as Destination,
     template: (body.template as Template | null | undefined) ?? null,
     enabled: body.enabled ?? true,
+    minPriority: body.minPriority ?? 1,
     receipts: body.receipts ?? false,
   }, max)
   if (created === 'name-taken') throw routerNameTaken(body.name)

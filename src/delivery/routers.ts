@@ -20,6 +20,7 @@ export interface RouterView {
   destination: Record<string, unknown>
   template: Template | null
   enabled: boolean
+  minPriority: number // 1-5: it forwards only events at or above it
   /** Whether it is told when a receipt of an event it forwarded ends (a delivery of kind `receipt`). */
   receipts: boolean
   /** Null while its destination takes deliveries; else since when it fails, and how (health.ts). */
@@ -36,12 +37,14 @@ export interface RouterRecord {
   destination: Destination
   template?: Template
   signingSecret: string
+  minPriority: number
   updatedAt: string
 }
 
 /** A router as a delivery job carries it (src/delivery/job.ts). */
 export const routerSpec = (r: RouterRecord): RouterSpec => ({
   id: r.id, name: r.name, pattern: r.pattern, destination: r.destination, signingSecret: r.signingSecret, ...(r.template ? { template: r.template } : {}),
+  ...(r.minPriority > 1 ? { minPriority: r.minPriority } : {}),
 })
 
 export interface RouterInput {
@@ -50,6 +53,7 @@ export interface RouterInput {
   destination: Destination
   template: Template | null
   enabled: boolean
+  minPriority: number
   receipts: boolean
 }
 
@@ -76,7 +80,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isRouterId = (id: string) => UUID.test(id)
 
 const viewColumns = (sql: Tx) => sql`
-  id::text AS id, name, pattern, destination_view AS destination, template, enabled, receipts, ${healthColumn(sql)},
+  id::text AS id, name, pattern, destination_view AS destination, template, enabled, min_priority AS "minPriority", receipts, ${healthColumn(sql)},
   iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
@@ -94,10 +98,10 @@ export async function insertRouter(sql: Sql, box: SecretBox, workspaceId: number
     const [row] = await tx<{ id: string | null; ok: boolean }[]>`
       WITH room AS (SELECT count(*) < ${max} AS ok FROM routers WHERE workspace_id = ${workspaceId}),
       ins AS (
-        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, receipts)
+        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, min_priority, receipts)
         SELECT ${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
           ${jsonb(tx, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
-          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.receipts}
+          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.minPriority}, ${input.receipts}
         FROM room WHERE room.ok
         ON CONFLICT (workspace_id, name) DO NOTHING
         RETURNING id
@@ -140,6 +144,7 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
         name = COALESCE(${patch.name ?? null}::text, name),
         pattern = COALESCE(${patch.pattern ?? null}::text, pattern),
         enabled = COALESCE(${patch.enabled ?? null}::boolean, enabled),
+        min_priority = COALESCE(${patch.minPriority ?? null}::smallint, min_priority),
         receipts = COALESCE(${patch.receipts ?? null}::boolean, receipts),
         template = ${patch.template === undefined ? sql`template` : patch.template ? jsonb(sql, patch.template) : null},
         ${destination}
@@ -167,8 +172,8 @@ export async function deleteRouter(sql: Tx, workspaceId: number, id: string): Pr
 
 /** The enabled routers of a workspace with their secrets opened, oldest first, for the delivery pipeline. */
 export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number): Promise<RouterRecord[]> {
-  const rows = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; updatedAt: string }[]>`
-    SELECT id::text AS id, name, pattern, secrets, template, to_json(updated_at)#>>'{}' AS "updatedAt"
+  const rows = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; minPriority: number; updatedAt: string }[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, min_priority AS "minPriority", to_json(updated_at)#>>'{}' AS "updatedAt"
     FROM routers WHERE workspace_id = ${workspaceId} AND enabled ORDER BY created_at, id`
   return rows.map((r) => {
     let opened: SealedSecrets
@@ -186,6 +191,7 @@ export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number):
       destination: opened.destination,
       ...(r.template ? { template: r.template } : {}),
       signingSecret: opened.signingSecret,
+      minPriority: r.minPriority,
       updatedAt: r.updatedAt,
     }
   })
@@ -194,10 +200,10 @@ export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number):
 /** One router with its secrets opened, enabled or not (a test send from the dashboard), or null. */
 export async function loadRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string): Promise<RouterRecord | null> {
   if (!isRouterId(id)) return null
-  const [r] = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; updatedAt: string }[]>`
-    SELECT id::text AS id, name, pattern, secrets, template, to_json(updated_at)#>>'{}' AS "updatedAt"
+  const [r] = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; minPriority: number; updatedAt: string }[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, min_priority AS "minPriority", to_json(updated_at)#>>'{}' AS "updatedAt"
     FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id}`
   if (!r) return null
   const opened = box.open<SealedSecrets>(r.secrets)
-  return { id: r.id, name: r.name, pattern: r.pattern, destination: opened.destination, ...(r.template ? { template: r.template } : {}), signingSecret: opened.signingSecret, updatedAt: r.updatedAt }
+  return { id: r.id, name: r.name, pattern: r.pattern, destination: opened.destination, ...(r.template ? { template: r.template } : {}), signingSecret: opened.signingSecret, minPriority: r.minPriority, updatedAt: r.updatedAt }
 }

@@ -6,6 +6,7 @@ import { ConfigError, type Config } from '../core/config'
 import type { PushConfig } from './push/config'
 import type { OutboundOptions, SendConfig } from './job'
 import { caList } from './outbound'
+import type { AckLinkConfig } from './ack_link'
 
 // Of a response, an attempt keeps 1 KiB (outbound.ts preview) and a
 // destination reads the JSON of an API's answer (Telegram's flood control):
@@ -16,8 +17,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024
 // hold a thread's sends for the whole of DELIVERY_TIMEOUT_MS.
 const PLACE_WAIT_MS = 2000
 
-/** The limits, outbound rules and endpoints of every send, and the push credentials `push` holds (none for a test send). */
-export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}): SendConfig {
+/**
+ * The limits, outbound rules and endpoints of every send, and the push
+ * credentials `push` holds (none for a test send). `ackLinkKey`: the key of
+ * the /ack/<token> links in e-mail and chat messages (ack_link.ts); none, no links.
+ */
+export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}, ackLinkKey?: string): SendConfig {
   return {
     maxInFlight: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / Math.max(1, config.WORKER_THREADS))),
     circuit: {
@@ -33,12 +38,19 @@ export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}): 
       maxResponseBytes: MAX_RESPONSE_BYTES,
       ...trustedCa(config.NODE_EXTRA_CA_CERTS),
     },
-    endpoints: { telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM },
+    endpoints: {
+      telegram: config.TELEGRAM_API_URL, twilio: config.TWILIO_API_URL, smtpUrl: config.SMTP_URL, smtpFrom: config.SMTP_FROM,
+      ...(ackLinkKey ? { ackLink: ackLinkOf(config, ackLinkKey) } : {}),
+    },
     apns: push.apns,
     fcm: push.fcm,
     webpush: push.webpush,
   }
 }
+
+/** Where the links lead: HERALD_PUBLIC_URL, else this server on localhost (as the account e-mails' links). */
+const ackLinkOf = (config: Pick<Config, 'HERALD_PUBLIC_URL' | 'PORT'>, key: string): AckLinkConfig =>
+  ({ base: (config.HERALD_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, ''), key })
 
 /**
  * OutboundOptions.ca for NODE_EXTRA_CA_CERTS. Bun trusts the file its

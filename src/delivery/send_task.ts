@@ -19,6 +19,7 @@ import type { CircuitReport } from './circuit'
 import type { DeliveryKind, Planned, SendConfig, SendTask, Sent, RouterSpec } from './job'
 import type { EventView } from './event_view'
 import { channelKey } from '../core/channel_key'
+import { expiredError, isExpired } from './expiry'
 import { noticeAsEvent } from './receipt_notice'
 
 /**
@@ -51,7 +52,8 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
   task.events.forEach((e, i) => {
     const ws = m.workspace[i]!
     for (const router of m.routers[ws] ?? []) {
-      if (compilePattern(router.pattern)(e.event)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
+      // A router forwards only events at or above its minPriority (an event without a priority is 3).
+      if (compilePattern(router.pattern)(e.event) && (router.minPriority ?? 1) <= (e.priority ?? 3)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
     }
     for (const device of m.devices[channelKey(ws, e.channel)] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
   })
@@ -65,6 +67,9 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
 const circuits = createCircuits()
 let reports = 0 // CircuitReport.seq
 
+/** What a delivery whose event outlived its ttl comes to: not sent, ended `expired`. */
+const expired = (event: EventView): Sent['result'] => ({ ok: false, retryable: false, durationMs: 0, error: expiredError(event), expired: true })
+
 async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {
   const key = `router:${router.id}`
   const wasOpen = (circuits.state(key)?.openUntil ?? 0) > 0
@@ -77,7 +82,13 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
   // A place among the thread's sends is taken only once the destination let
   // this one through: deliveries waiting on a hanging destination must not
   // fill the thread's places and hold up every other destination.
-  const result = await inPlace(config.maxInFlight, () => deliver(receiptAware(p, router, event, config)))
+  // The ttl is looked at again once a place is had: the wait for one may have outlived it.
+  const result = await inPlace<Sent['result']>(config.maxInFlight, () =>
+    !p.receipt && isExpired(event) ? Promise.resolve(expired(event)) : deliver(receiptAware(p, router, event, config)))
+  if (result.expired) {
+    gate.release('neutral')
+    return { result, circuit: report() }
+  }
   // A receiver that answered with a refusal (4xx) is up: that is our
   // request's fault, not a reason to stop sending to it.
   gate.release(result.ok ? 'success' : result.retryable ? 'failure' : 'neutral')
@@ -94,6 +105,9 @@ function receiptAware(p: Planned, router: RouterSpec, event: EventView, config: 
 }
 
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {
+  // Not sent once the event is older than its ttl, first attempts and retries
+  // alike; a receipt's notice is news about the receipt, whatever the ttl.
+  if (!p.receipt && isExpired(event)) return { result: expired(event) }
   if (p.router) return sendToRouter(p, p.router, event, config)
   return { result: await push(p, event, config) }
 }
@@ -107,7 +121,7 @@ async function push(p: Planned, event: EventView, config: SendConfig): Promise<S
     : null
   if (!send) return { ok: false, retryable: false, durationMs: 0, error: `unknown push provider ${JSON.stringify(device.provider)}` }
   try {
-    return await inPlace(config.maxInFlight, () => send(job))
+    return await inPlace(config.maxInFlight, () => (isExpired(event) ? Promise.resolve(expired(event)) : send(job)))
   } catch (err) {
     return { ok: false, retryable: true, durationMs: 0, error: `unexpected error: ${err instanceof Error ? err.message : String(err)}` }
   }

@@ -46,8 +46,11 @@ import { eventsBatchRoute } from './routes/events_batch'
 import { eventReadRoute } from './routes/event_read'
 import { receiptAckRoute, receiptsRoute } from './routes/receipts'
 import { receiptOps } from '../delivery/receipt_ops'
+import { receiptReadRoute } from './routes/receipt_read'
 import { healthRoute } from './routes/health'
 import { webRoute } from './routes/web'
+import { ackLinkRoute } from './routes/ack_link'
+import { ackLinkOps } from '../delivery/ack_link_ops'
 import { metricsRoute } from './routes/metrics'
 import { requestFinished, requestStarted, responseMapped } from '../core/metrics'
 
@@ -231,7 +234,10 @@ export function createApp(deps: AppDeps) {
     .use(feedRoute({ reads, users, check, bus, changes }))
     .use(workspaceEventRoute({ reads, users, check }))
     .use(receiptAckRoute({ users, check, receipts }))
+    .use(receiptReadRoute({ users, check, receipts }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
+    // The acknowledgement link of e-mail and chat messages, with the key they were signed with.
+    .use(ackLinkRoute(ackLinkOps(sql, send.endpoints.ackLink?.key, wakeScheduler)))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))
   return app
 }

@@ -1,5 +1,6 @@
 // An event at its deep link (/w/{workspace}/events/{eventId}): what was
-// posted, and its delivery log, every attempt of every delivery, with a
+// posted with its priority, the receipt of one that must be acknowledged
+// (its state, who acknowledged it, an Acknowledge button), and its delivery log, every attempt of every delivery, with a
 // Replay button for failed ones (owners and admins). While deliveries are
 // due, the log refreshes itself. What it reads, and when, is in state/event.ts.
 import { api, query } from './api'
@@ -7,6 +8,8 @@ import { html, path, render, safeHref } from './html'
 import type { PageContext } from './router'
 import { act, announce, on, plural, time } from './ui'
 import { awaited, loadEvent, POLL_MS, readEvent, replayDelivery, type Delivery, type EventWithDeliveries } from './state/event'
+import { ackButtons, priorityBadge, receiptPart } from './receipt'
+import { readReceipt } from './state/receipt'
 
 const EXCERPT = 300
 
@@ -46,6 +49,7 @@ function eventDetails(e: EventWithDeliveries) {
   const link = safeHref(e.link)
   return html`<dl class="details">
     <dt>Channel</dt><dd><a href="${feed({ channel: e.channel })}">#${e.channel}</a></dd>
+    <dt>Priority</dt><dd>${priorityBadge(e.priority, true)} <span class="muted">${e.priority} of 5</span></dd>
     <dt>Event key</dt><dd>${e.event ? html`<a href="${feed({ event: e.event })}"><code>${e.event}</code></a>` : html`<span class="muted">none</span>`}</dd>
     <dt>Tags</dt><dd>${e.tags.length ? e.tags.map((t) => html`<a class="chip tag" href="${feed({ tag: t })}">${t}</a> `) : html`<span class="muted">none</span>`}</dd>
     <dt>Link</dt><dd>${link ? html`<a href="${link}" rel="noopener noreferrer nofollow" target="_blank">${e.link}<span class="visually-hidden"> (opens in a new tab)</span></a>` : e.link ?? html`<span class="muted">none</span>`}</dd>
@@ -54,6 +58,17 @@ function eventDetails(e: EventWithDeliveries) {
   </dl>
   <h2>Data</h2>
   ${e.data ? html`<pre class="data" tabindex="0" aria-label="Data, as JSON"><code>${JSON.stringify(e.data, null, 2)}</code></pre>` : html`<p class="muted">No data.</p>`}`
+}
+
+/** The receipt's state, who acknowledged it and how, and the Acknowledge button while it is pending. */
+async function showReceipt(ctx: PageContext, ws: string, id: string) {
+  const slot = ctx.root.querySelector('[data-receipt-slot]')!
+  try {
+    render(slot, receiptPart(await readReceipt(api, ws, id)))
+  } catch {
+    render(slot, html`<p class="muted">The receipt could not be read; refresh the page to try again.</p>`)
+  }
+  ackButtons(slot, ws, false)
 }
 
 export async function eventPage(ctx: PageContext) {
@@ -68,6 +83,7 @@ export async function eventPage(ctx: PageContext) {
     <article class="event-detail">
       <h1 tabindex="-1">${heading}</h1>
       <p class="message lead">${event.message}</p>
+      ${event.receipt ? html`<section aria-labelledby="receipt-h" class="receipt-section"><h2 id="receipt-h">Acknowledgement</h2><div data-receipt-slot><p class="muted">Reading the receipt…</p></div></section>` : ''}
       ${eventDetails(event)}
     </article>
     <section aria-labelledby="deliveries-h" class="deliveries">
@@ -76,6 +92,7 @@ export async function eventPage(ctx: PageContext) {
       <ul class="delivery-list" data-deliveries></ul>
     </section>`,
   )
+  if (event.receipt) await showReceipt(ctx, ws, event.receipt)
   const list = ctx.root.querySelector('[data-deliveries]')!
   const status = ctx.root.querySelector('[data-deliveries-status]')!
   let timer: ReturnType<typeof setTimeout> | undefined

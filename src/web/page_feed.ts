@@ -1,7 +1,9 @@
 // The feed: a workspace's events newest first, filtered by channel, tag,
 // event key and words (all in the URL), older pages on demand, and new
 // events live over Server-Sent Events, announced politely. Each event links
-// to its page, shows its link, and says what became of its deliveries; a
+// to its page, shows its link and priority, says what became of its
+// deliveries and, for one with a receipt, its state with an Acknowledge
+// button while pending (receipt.ts); a
 // channel first seen live joins the channel filter. Its state (filters,
 // pages, live events shown once) is in state/feed.ts, and that of the
 // delivery badges (what each says, when to count again) in state/delivery_state.ts.
@@ -11,6 +13,8 @@ import { navigate, type PageContext } from './router'
 import { announce, act, on, plural, time } from './ui'
 import { NO_DELIVERIES, stateLabel, stateOf, watchDeliveryStates, type DeliveryCounts, type DeliveryState } from './state/delivery_state'
 import { choiceIndex, createFeed, feedFilters, feedHref, isFiltered, newEventsAnnouncer, type Feed, type FeedEvent, type FeedFilters } from './state/feed'
+import { ackButtons, priorityBadge, receiptPart } from './receipt'
+import { PRIORITY_NAMES, readReceipts } from './state/receipt'
 
 export type { FeedEvent } from './state/feed'
 
@@ -60,10 +64,11 @@ function eventItem(e: FeedEvent, fresh = false) {
     <article aria-labelledby="${id}">
       <div class="event-head">
         <h3><a id="${id}" href="${eventHref(e)}">${e.title ?? e.message}</a></h3>
-        <span class="event-when">${stateBadge(e.deliveryCounts, e.createdAt)} ${time(e.createdAt)}</span>
+        <span class="event-when">${priorityBadge(e.priority)} ${stateBadge(e.deliveryCounts, e.createdAt)} ${time(e.createdAt)}</span>
       </div>
       ${e.title ? html`<p class="message">${e.message}</p>` : ''}
       <p class="meta">${eventMeta(e)}</p>
+      ${e.receipt ? html`<div class="receipt-slot" data-receipt-slot="${e.receipt}"></div>` : ''}
     </article>
   </li>`
 }
@@ -76,6 +81,10 @@ function filterForm(ctx: PageContext, f: FeedFilters, channels: string[]) {
       </select></div>
     <div class="field"><label for="f-tag">Tag</label><input id="f-tag" name="tag" value="${f.tag ?? ''}" autocomplete="off"></div>
     <div class="field"><label for="f-event">Event key</label><input id="f-event" name="event" value="${f.event ?? ''}" placeholder="user.*" autocomplete="off"></div>
+    <div class="field"><label for="f-priority">Priority</label>
+      <select id="f-priority" name="minPriority"><option value="">Any</option>
+        ${[2, 3, 4, 5].map((p) => html`<option value="${p}" ${f.minPriority === String(p) ? html`selected` : ''}>${PRIORITY_NAMES[p]} and up</option>`)}
+      </select></div>
     <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${f.q ?? ''}" autocomplete="off"></div>
     <div class="filter-actions"><button type="submit">Apply</button>${isFiltered(f) ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'feed')}">Clear</a>` : ''}</div>
   </form>`
@@ -120,6 +129,18 @@ function addChannel(ctx: PageContext, channel: string) {
   if (at !== null) select.add(new Option(channel, channel), choices[at] ?? null)
 }
 
+/** Reads the receipts of the events shown (those that have one) and draws each in its card: its state, and the Acknowledge button while pending. */
+async function showReceipts(ctx: PageContext, list: Element, events: FeedEvent[]) {
+  const ids = events.flatMap((e) => (e.receipt ? [e.receipt] : []))
+  if (!ids.length) return
+  const receipts = await readReceipts(api, ctx.workspace.workspace, ids)
+  if (ctx.signal.aborted) return
+  for (const [id, r] of receipts) {
+    const slot = list.querySelector(`[data-receipt-slot="${CSS.escape(id)}"]`)
+    if (slot) render(slot, receiptPart(r, true))
+  }
+}
+
 /** The "Load older events" button: the next page from the cursor, appended. */
 function olderPages(ctx: PageContext, list: Element, feed: Feed, shown: (e: FeedEvent) => void) {
   on(ctx.root, 'click', '[data-older]', (button) =>
@@ -140,7 +161,10 @@ export async function feedPage(ctx: PageContext) {
   const feed = createFeed(api, ws, filters)
   let list: Element | null = null
   let states: ReturnType<typeof watchBadges> | null = null
-  const shown = (e: FeedEvent) => states!.track(e.eventId, e.createdAt, e.deliveryCounts)
+  const shown = (e: FeedEvent) => {
+    states!.track(e.eventId, e.createdAt, e.deliveryCounts)
+    if (e.receipt) void showReceipts(ctx, list!, [e])
+  }
   const announceNew = newEventsAnnouncer(announce)
   const show = (e: FeedEvent) => {
     ctx.root.querySelector('.empty')?.remove()
@@ -164,6 +188,7 @@ export async function feedPage(ctx: PageContext) {
   stream.show()
   list = ctx.root.querySelector('ol.events')!
   states = watchBadges(ctx, list)
+  ackButtons(list, ws, true)
   insert(list, 'beforeend', html`${first.events.map((e) => eventItem(e))}`)
   first.events.forEach(shown)
   feed.drawn().forEach(show)

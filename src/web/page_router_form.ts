@@ -15,6 +15,8 @@ import { createRouter, routerPreviews, routerSettings, templateOf, updateRouter,
 
 const PREVIEW_DEBOUNCE_MS = 350
 
+const PRIORITY_NAMES = ['min (every event)', 'low', 'default', 'high', 'urgent']
+
 function routerForm(ws: string, r: RouterView | null) {
   const type = r?.destination.type ?? DESTINATIONS[0]!.type
   return html`<div class="router-layout">
@@ -24,6 +26,8 @@ function routerForm(ws: string, r: RouterView | null) {
       <div class="field"><label for="r-name">Name</label><input id="r-name" name="name" required maxlength="100" value="${r?.name ?? ''}" autocomplete="off"></div>
       <div class="field"><label for="r-pattern">Pattern</label><input id="r-pattern" name="pattern" required maxlength="200" value="${r?.pattern ?? '*'}" spellcheck="false" autocomplete="off" aria-describedby="r-pattern-hint">
         <p class="hint" id="r-pattern-hint">Matches the event key: <code>*</code> is any run of characters (<code>user.*</code>); <code>*</code> alone matches every event.</p></div>
+      <div class="field"><label for="r-min-priority">Minimum priority</label><select id="r-min-priority" name="minPriority" data-pointer="/minPriority" aria-describedby="r-min-priority-hint">${PRIORITY_NAMES.map((label, i) => html`<option value="${i + 1}" ${(r?.minPriority ?? 1) === i + 1 ? html`selected` : ''}>${i + 1} · ${label}</option>`)}</select>
+        <p class="hint" id="r-min-priority-hint">Only events at or above this priority are forwarded; events without one are 3 (default).</p></div>
       <div class="field check"><input type="checkbox" id="r-enabled" name="enabled" ${r?.enabled === false ? '' : html`checked`}><label for="r-enabled">Enabled</label></div>
     </fieldset>
     <fieldset><legend>Destination</legend>

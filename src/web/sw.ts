@@ -24,6 +24,7 @@ interface PushEvt extends ExtendableEvent {
 }
 interface NotificationEvt extends ExtendableEvent {
   notification: Notification
+  action: string // '' for a click on the notification itself
 }
 interface SubscriptionChangeEvt extends ExtendableEvent {
   oldSubscription: PushSubscription | null
@@ -170,6 +171,25 @@ function readPush(data: PushEvt['data']): Partial<PushPayload> {
   }
 }
 
+/**
+ * How the event's priority and collapse key show: 1 makes no sound or
+ * vibration; 5 stays until dismissed and alerts again when it replaces a
+ * notification (a repeat). The tag is the collapse key, so that a newer event
+ * with the same key replaces the older one (and alerts, being news, unless
+ * it is priority 1); without one, the event id: a repeat of the event
+ * replaces it silently.
+ */
+function shownAs(p: Partial<PushPayload>): { tag: string; silent: boolean; requireInteraction: boolean; renotify: boolean } {
+  const priority = typeof p.priority === 'number' ? p.priority : 3
+  const collapseKey = text(p.collapseKey)
+  return {
+    tag: collapseKey ?? text(p.eventId) ?? 'herald',
+    silent: priority <= 1,
+    requireInteraction: priority >= 5,
+    renotify: priority >= 5 || (collapseKey !== undefined && priority > 1),
+  }
+}
+
 // A push always shows a notification: browsers penalise (and Safari ends)
 // subscriptions that push silently.
 sw.addEventListener('push', (event) => {
@@ -179,21 +199,49 @@ sw.addEventListener('push', (event) => {
   const url = samePath(p.url) ?? (workspace ? `/w/${encodeURIComponent(workspace)}/feed` : '/')
   const options = {
     body: [text(p.body), where].filter(Boolean).join('\n') || 'Open Herald to read it.',
-    // One notification per event: a repeat replaces it, silently.
-    tag: text(p.eventId) ?? 'herald',
-    renotify: false,
+    ...shownAs(p),
     icon: BUILD.icon,
     badge: BUILD.badge,
     timestamp: Date.parse(String(p.createdAt)) || Date.now(),
-    data: { url, eventId: text(p.eventId) ?? null, workspace: workspace ?? null, channel: text(p.channel) ?? null },
+    data: { url, eventId: text(p.eventId) ?? null, workspace: workspace ?? null, channel: text(p.channel) ?? null, receipt: text(p.receipt) ?? null },
+    ...ackAction(p, workspace),
   }
   event.waitUntil(sw.registration.showNotification(text(p.title) ?? 'New event', options as NotificationOptions))
 })
 
 sw.addEventListener('notificationclick', (event) => {
   event.notification.close()
-  event.waitUntil(showPage(samePath((event.notification.data as { url?: unknown } | null)?.url) ?? '/'))
+  const data = event.notification.data as { url?: unknown; workspace?: unknown; receipt?: unknown } | null
+  const page = samePath(data?.url) ?? '/'
+  if (event.action === ACK_ACTION && text(data?.workspace) && text(data?.receipt)) {
+    // Acknowledged from the notification, without opening the app; when that
+    // fails (signed out, offline), the event's page opens to do it there.
+    event.waitUntil(acknowledge(data!.workspace as string, data!.receipt as string).catch(() => showPage(page)))
+  } else event.waitUntil(showPage(page))
 })
+
+// --- receipts: the "Acknowledge" action -----------------------------------------
+
+const ACK_ACTION = 'ack'
+
+/** The action of a notification whose event must be acknowledged. */
+const ackAction = (p: Partial<PushPayload>, workspace: string | undefined) =>
+  text(p.receipt) && workspace ? { actions: [{ action: ACK_ACTION, title: 'Acknowledge' }] } : {}
+
+/**
+ * Acknowledges as the person signed in to the app (the session cookie, and
+ * the CSRF token of /v1/me), as done from a notification. A receipt no
+ * longer pending (409) is done too.
+ */
+async function acknowledge(workspace: string, receipt: string): Promise<void> {
+  const me = await api.get('/v1/me')
+  setCsrf(me.csrf)
+  try {
+    await api.post('/v1/workspaces/{workspace}/receipts/{receipt}/ack', { path: { workspace, receipt }, body: { via: 'push' } })
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 409)) throw err
+  }
+}
 
 /** Shows `url` in a window of the app that is open, else in a new one. */
 async function showPage(url: string): Promise<void> {

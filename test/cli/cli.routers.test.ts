@@ -115,6 +115,19 @@ describe('herald router commands', () => {
       expect(JSON.parse(json.stdout).map((x: { name: string }) => x.name)).toEqual(['hooks', 'chat'])
     })
 
+    test('--min-priority takes 1-5 or a name, on create and update; show prints it; anything else is a usage error', async () => {
+      const { name: ws } = await h.workspace()
+      const { id } = JSON.parse((await op('router', 'create', ws, '--name', 'pager', '--pattern', '*', '--webhook', HOOK, '--min-priority', 'high', '--json')).stdout)
+      expect(await api(`/admin/workspaces/${ws}/routers/${id}`)).toMatchObject({ minPriority: 4 })
+      expect((await op('router', 'show', ws, 'pager')).stdout).toMatch(/^min priority:\s+4 \(high\)$/m)
+      expect((await op('router', 'update', ws, 'pager', '--min-priority', '5')).code).toBe(0)
+      expect(await api(`/admin/workspaces/${ws}/routers/${id}`)).toMatchObject({ minPriority: 5 })
+      const bad = await op('router', 'update', ws, 'pager', '--min-priority', '7')
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toContain('--min-priority must be 1 to 5 or one of min, low, default, high, urgent, got "7"')
+      expect((await op('router', 'show', ws, 'pager', '--json')).stdout).toContain('"minPriority": 5')
+    })
+
     test('router show takes an id or a name and prints a record without secrets', async () => {
       const { name: ws } = await h.workspace()
       const { id } = JSON.parse((await op('router', 'create', ws, '--name', 'shown', '--pattern', 'user.*', '--webhook', HOOK, '--body-template', '{{message}}', '--json')).stdout)

@@ -17,10 +17,10 @@ export interface RunOptions {
 /**
  * `herald …` with the given environment over this one's, minus the settings
  * that would point it somewhere a test did not choose (DATABASE_URL, NATS_URL,
- * HERALD_URL, HERALD_ADMIN_TOKEN, HERALD_KEY, HERALD_DATA_DIR, PORT).
+ * HERALD_URL, HERALD_ADMIN_TOKEN, HERALD_KEY, HERALD_USER_TOKEN, HERALD_DATA_DIR, PORT).
  */
 export async function herald(args: string[], env: Record<string, string | undefined> = {}, opts: RunOptions = {}): Promise<Run> {
-  const { DATABASE_URL: _d, NATS_URL: _n, NATS_STREAM: _s, HERALD_URL: _u, HERALD_ADMIN_TOKEN: _t, HERALD_KEY: _k, HERALD_DATA_DIR: _dd, PORT: _p, ...inherited } = process.env
+  const { DATABASE_URL: _d, NATS_URL: _n, NATS_STREAM: _s, HERALD_URL: _u, HERALD_ADMIN_TOKEN: _t, HERALD_KEY: _k, HERALD_USER_TOKEN: _ut, HERALD_DATA_DIR: _dd, PORT: _p, ...inherited } = process.env
   // process.execPath is the bun binary under `bun test`; `bun` may not be on PATH.
   const proc = Bun.spawn([process.execPath, CLI, ...args], {
     env: { ...inherited, LOG_LEVEL: 'silent', ...env },

@@ -91,7 +91,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
         expectNoSecret(text, [created.secret])
         expect(JSON.parse(text)).toEqual({
           id: created.id, name, pattern: 'user.*', destination: VIEWS[type], template: { title: 'New {{event}}', body: '{{message}}' },
-          enabled: true, receipts: false, health: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+          enabled: true, minPriority: 1, receipts: false, health: null, createdAt: expect.any(String), updatedAt: expect.any(String),
         })
       })
 
@@ -332,8 +332,8 @@ describe.each(backends)('router operator API on %s', (backend) => {
       await send(h, 'handle', `${routers(ws)}/${off.id}`, { method: 'PATCH', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"enabled":false}' })
       const loaded = await loadRouters(h.db.sql, box, await wsId(ws))
       expect(loaded).toEqual([
-        { id: on.id, name: 'on', pattern: 'user.*', destination: DESTINATIONS.webhook, template: { body: '{{message}}' }, signingSecret: on.secret, updatedAt: expect.any(String) },
-        { id: mail.id, name: 'mail', pattern: '*', destination: DESTINATIONS.email, signingSecret: mail.secret, updatedAt: expect.any(String) },
+        { id: on.id, name: 'on', pattern: 'user.*', destination: DESTINATIONS.webhook, template: { body: '{{message}}' }, signingSecret: on.secret, minPriority: 1, updatedAt: expect.any(String) },
+        { id: mail.id, name: 'mail', pattern: '*', destination: DESTINATIONS.email, signingSecret: mail.secret, minPriority: 1, updatedAt: expect.any(String) },
       ])
       expect('template' in loaded[1]!).toBe(false)
     })

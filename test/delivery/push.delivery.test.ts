@@ -113,7 +113,7 @@ for (const pipeline of pipelines) {
       expect(pushedFor(eventId)).toEqual([tokens.alicePhone, tokens.alicePixel, tokens.bob, tokens.dave].sort())
       const ios = apns.seen.find((s) => s.token === tokens.alicePhone)!
       expect(JSON.parse(ios.body)).toEqual({
-        aps: { alert: { title: 'Deploy', body: 'v2 is live' }, sound: 'default' }, eventId, workspace: acme.name, channel: 'general', link: 'https://example.com/d/2',
+        aps: { alert: { title: 'Deploy', body: 'v2 is live' }, sound: 'default', 'interruption-level': 'active' }, eventId, workspace: acme.name, channel: 'general', link: 'https://example.com/d/2',
       })
       // The delivery id is the apns-id: the same on a retry or a duplicate.
       expect(list.map((d) => d.id)).toContain(String(ios.headers['apns-id']))

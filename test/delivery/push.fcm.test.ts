@@ -60,15 +60,19 @@ describe('fcm: the request', () => {
       message: {
         token: j.device.token,
         notification: { title: 'New user', body: 'Jane Doe signed up' },
-        data: { eventId: EVENT.eventId, workspace: 'acme', channel: 'signups', link: 'https://example.com/users/42' },
-        android: { priority: 'high', collapse_key: EVENT.eventId },
+        data: { eventId: EVENT.eventId, workspace: 'acme', channel: 'signups', priority: '3', link: 'https://example.com/users/42' },
+        android: { priority: 'HIGH', collapse_key: EVENT.eventId, notification: { notification_priority: 'PRIORITY_DEFAULT' } },
+        apns: {
+          headers: { 'apns-priority': '10', 'apns-expiration': JSON.parse(sent.body).message.apns.headers['apns-expiration'], 'apns-collapse-id': EVENT.eventId },
+          payload: { aps: { sound: 'default', 'interruption-level': 'active' } },
+        },
       },
     }))
   })
 
   test('no link, no data.link; the title falls back to the event key', () => {
     const m = fcmMessage({ ...EVENT, link: null, title: null }, 't').message
-    expect(m.data).toEqual({ eventId: EVENT.eventId, workspace: 'acme', channel: 'signups' })
+    expect(m.data).toEqual({ eventId: EVENT.eventId, workspace: 'acme', channel: 'signups', priority: '3' })
     expect(m.notification.title).toBe('user.signup')
     expect(fcmMessage({ ...EVENT, title: null, event: null }, 't').message.notification.title).toBe('New event')
   })

@@ -72,11 +72,11 @@ for (const pipeline of pipelines) {
       const push = await arrived
       expect(JSON.parse(push.text!)).toEqual({
         v: 1, eventId, workspace: acme.name, channel: 'deploys', event: 'deploy.done', title: 'Deploy finished', body: 'api v2.3 is live on prod ✅ — 42 s',
-        url: `/w/${acme.name}/events/${eventId}`, createdAt: expect.any(String),
+        url: `/w/${acme.name}/events/${eventId}`, createdAt: expect.any(String), priority: 3, collapseKey: null,
       })
       expect(push.k).toBe(vapidKey)
       expect(push.claims).toMatchObject({ aud: service.origin, sub: 'mailto:ops@example.com' })
-      expect(push.headers).toMatchObject({ ttl: '86400', urgency: 'high', topic: eventId.replaceAll('-', ''), 'content-encoding': 'aes128gcm' })
+      expect(push.headers).toMatchObject({ ttl: '86400', urgency: 'normal', topic: eventId.replaceAll('-', ''), 'content-encoding': 'aes128gcm' })
       const [delivery] = await settled(eventId)
       expect(delivery).toMatchObject({ kind: 'push', deviceId, status: 'succeeded' })
       expect(delivery!.attempts.map((a) => [a.ok, a.status])).toEqual([[true, 201]])

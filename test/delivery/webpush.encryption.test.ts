@@ -100,6 +100,8 @@ describe('the third-party web-push-testing server takes a push from Herald', () 
   let server: Bun.Subprocess<'ignore', 'pipe', 'inherit'>
   let proxy: ReturnType<typeof Bun.serve>
   let upstream = ''
+  // The RFC 8030 headers of each push as it passed the proxy on its way to web-push-testing (which checks TTL, but shows none of them).
+  const forwarded: { ttl: string | null; urgency: string | null; topic: string | null; status: number }[] = []
   beforeAll(async () => {
     // web-push-testing is a Node program speaking plain HTTP on localhost: it runs under Node, behind a TLS proxy.
     const port = await freePort()
@@ -119,6 +121,7 @@ describe('the third-party web-push-testing server takes a push from Herald', () 
       fetch: async (req) => {
         const url = new URL(req.url)
         const res = await fetch(upstream + url.pathname, { method: req.method, headers: req.headers, body: await req.arrayBuffer() })
+        forwarded.push({ ttl: req.headers.get('ttl'), urgency: req.headers.get('urgency'), topic: req.headers.get('topic'), status: res.status })
         return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers })
       },
     })
@@ -160,5 +163,37 @@ describe('the third-party web-push-testing server takes a push from Herald', () 
     }, 15_000, 'the push at web-push-testing')
     expect(messages).toHaveLength(1)
     expect(JSON.parse(messages[0]!)).toMatchObject({ v: 1, eventId, workspace: ws.name, title: 'Third party', body: 'Checked by a push service Herald did not write ✅', event: 'wpt.check' })
+  })
+  test("Urgency, TTL and Topic of the event's priority, ttl and collapse key reach it, and it takes the push", async () => {
+    const { publicKey } = (await (await fetch(`${herald.url}/v1/push/vapid-public-key`)).json()) as { publicKey: string }
+    const sub = (await call('/subscribe', { applicationServerKey: publicKey, userVisibleOnly: 'true' })).body.data as { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string }
+    const endpoint = `https://127.0.0.1:${proxy.port}${new URL(sub.endpoint).pathname}`
+    const ws = await herald.workspace()
+    const member = (await (await herald.admin('POST', `/admin/workspaces/${ws.name}/members`, { email: `wpt2-${Date.now()}@example.com` })).json()) as { userToken: string }
+    const device = await fetch(`${herald.url}/v1/devices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'webpush', platform: 'web', subscription: { endpoint, expirationTime: null, keys: sub.keys } }),
+    })
+    expect(device.status).toBe(201)
+    forwarded.length = 0
+    const sent: { body: object; urgency: string; ttl: RegExp; topic: (eventId: string) => string }[] = [
+      { body: { message: 'urgent', priority: 'urgent', ttl: '10m', collapseKey: 'db-1_disk' }, urgency: 'high', ttl: /^(599|600)$/, topic: () => 'db-1_disk' },
+      { body: { message: 'min', priority: 1 }, urgency: 'very-low', ttl: /^86400$/, topic: (id) => id.replaceAll('-', '') },
+      { body: { message: 'default', ttl: 0 }, urgency: 'normal', ttl: /^0$/, topic: (id) => id.replaceAll('-', '') },
+    ]
+    for (const [i, s] of sent.entries()) {
+      const posted = await herald.post(ws.apiKey, s.body)
+      expect(posted.status).toBe(200)
+      const { eventId } = (await posted.json()) as { eventId: string }
+      const messages = await eventually(async () => {
+        const list = ((await call('/get-notifications', { clientHash: sub.clientHash })).body.data?.messages ?? []) as string[]
+        return list.length > i ? list : null
+      }, 15_000, 'the push at web-push-testing')
+      expect(JSON.parse(messages[i]!)).toMatchObject({ eventId, priority: (s.body as { priority?: unknown }).priority === 'urgent' ? 5 : ((s.body as { priority?: number }).priority ?? 3) })
+      const at = forwarded[i]!
+      expect(at).toMatchObject({ urgency: s.urgency, topic: s.topic(eventId), status: 201 })
+      expect(at.ttl).toMatch(s.ttl)
+    }
   })
 })

@@ -24,6 +24,17 @@ describe('an event\'s state from its counts', () => {
     expect(stateOf(counts(0, 2, 0), old, now)).toBe('delivered')
   })
 
+  test('expired (not sent in time): after a failure and what is pending, before what was delivered; in words with the total', () => {
+    const withExpired = (pending: number, succeeded: number, failed: number, expired: number) => ({ pending, succeeded, failed, expired })
+    expect(stateOf(withExpired(0, 0, 1, 1), old, now)).toBe('failed')
+    expect(stateOf(withExpired(1, 0, 0, 1), old, now)).toBe('pending')
+    expect(stateOf(withExpired(0, 2, 0, 1), old, now)).toBe('expired')
+    expect(stateOf(withExpired(0, 0, 0, 1), young, now)).toBe('expired')
+    const c = withExpired(0, 2, 0, 1)
+    expect(stateLabel(c, stateOf(c, old, now))).toBe('1 of 3 expired')
+    expect(stateLabel(withExpired(0, 0, 1, 1), 'failed')).toBe('1 of 2 failed')
+  })
+
   test('no deliveries: waiting while the fan-out may come, then nothing to deliver', () => {
     expect(stateOf(counts(0, 0, 0), young, now)).toBe('waiting')
     expect(stateOf(counts(0, 0, 0), old, now)).toBe('none')

@@ -13,7 +13,8 @@ import { signUpWeb } from './signed_in'
 
 describe('what the form holds', () => {
   test('the settings of a submitted form, trimmed; enabled only when checked', () => {
-    expect(routerSettings(new URLSearchParams({ name: '  hook ', pattern: ' user.* ', enabled: 'on' }))).toEqual({ name: 'hook', pattern: 'user.*', enabled: true })
+    expect(routerSettings(new URLSearchParams({ name: '  hook ', pattern: ' user.* ', enabled: 'on', minPriority: '4' }))).toEqual({ name: 'hook', pattern: 'user.*', enabled: true, minPriority: 4 })
+    expect(routerSettings(new URLSearchParams({ name: 'hook', pattern: '*' })).minPriority).toBe(1)
     expect(routerSettings(new URLSearchParams({ name: 'hook', pattern: '*' })).enabled).toBe(false)
   })
 
@@ -46,6 +47,7 @@ for (const backend of backends) {
       name: 'hook',
       pattern: 'user.*',
       enabled: true,
+      minPriority: 1,
       destination: { type: 'webhook', url: `${receiver.url}/first?token=t` },
       filled: true,
       template: null,
@@ -81,10 +83,10 @@ for (const backend of backends) {
 
     test('creates a router with its signing secret; a field the API refuses is named', async () => {
       const { api, workspace } = await signUpWeb(h, 'create-router')
-      const made = await createRouter(api, workspace, draft({ template: { title: 'New {{event}}' } }))
+      const made = await createRouter(api, workspace, draft({ template: { title: 'New {{event}}' }, minPriority: 4 }))
       expect(made.secret).toStartWith('whsec_')
       const router = await readRouter(api, workspace, made.id)
-      expect(router).toMatchObject({ name: 'hook', pattern: 'user.*', enabled: true, template: { title: 'New {{event}}' } })
+      expect(router).toMatchObject({ name: 'hook', pattern: 'user.*', enabled: true, minPriority: 4, template: { title: 'New {{event}}' } })
 
       const refused = (await createRouter(api, workspace, draft({ name: 'bad', destination: { type: 'webhook', url: 'not an address' } })).catch((e: unknown) => e)) as ApiError
       expect(refused).toBeInstanceOf(ApiError)
@@ -102,9 +104,9 @@ for (const backend of backends) {
       }
 
       // The form shows no secret: left empty, the fields keep the stored destination; an empty template clears it.
-      await updateRouter(api, workspace, router, draft({ name: 'renamed', enabled: false, destination: { type: 'webhook' }, filled: false }))
+      await updateRouter(api, workspace, router, draft({ name: 'renamed', enabled: false, minPriority: 5, destination: { type: 'webhook' }, filled: false }))
       router = await readRouter(api, workspace, made.id)
-      expect(router).toMatchObject({ name: 'renamed', enabled: false })
+      expect(router).toMatchObject({ name: 'renamed', enabled: false, minPriority: 5 })
       expect(router.template ?? null).toBeNull()
       expect(shownUrl(String(router.destination.url))).toEqual({ url: receiver.url, hidden: true })
       expect(await sentTo()).toBe('/first?token=t')

@@ -4,7 +4,7 @@
 import { answerError, HeraldClosedError, HeraldError, transportError } from './errors.js'
 import { BatchQueue, MAX_BATCH_EVENTS, rateLimitWarning } from './queue.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep, type RetryPolicy } from './retry.js'
-import type { Accepted, HeraldEvent, Queued, Stats } from './types.js'
+import type { Accepted, HeraldEvent, Queued, Receipt, Stats } from './types.js'
 
 export interface HeraldOptions {
   /** A workspace API key (`hrld_…`). */
@@ -157,6 +157,40 @@ export class Herald {
       } catch {} // a hook that throws does not stop the retries
       await sleep(delayMs)
     }
+  }
+
+  /**
+   * The receipt of an event sent with `ack` (GET /receipts/{receipt}): pending,
+   * acknowledged (by whom, how, when), expired or cancelled. Throws a
+   * HeraldError: 404 for a receipt of another workspace, or none.
+   */
+  async receipt(id: string): Promise<Receipt> {
+    return this.receiptCall('GET', `/receipts/${encodeURIComponent(id)}`)
+  }
+
+  /**
+   * Cancels a pending receipt (POST /receipts/{receipt}/cancel): its repeats
+   * stop. Returns the receipt, now cancelled; a HeraldError of status 409
+   * when it is no longer pending (acknowledged, expired or cancelled).
+   */
+  async cancelReceipt(id: string): Promise<Receipt> {
+    return this.receiptCall('POST', `/receipts/${encodeURIComponent(id)}/cancel`)
+  }
+
+  /** One try of a receipt's read or cancel: nothing to store twice, so no retries (a repeated cancel would answer 409). */
+  private async receiptCall(method: 'GET' | 'POST', path: string): Promise<Receipt> {
+    let res: Response
+    try {
+      res = await this.fetch(this.url + path, {
+        method,
+        headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })
+    } catch (err) {
+      throw transportError(this.url, err, this.timeoutMs)
+    }
+    if (!res.ok) throw await answerError(res)
+    return this.json<Receipt>(res, path)
   }
 
   /**

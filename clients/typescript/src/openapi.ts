@@ -1228,9 +1228,29 @@ export interface paths {
         put?: never;
         /**
          * Acknowledge a receipt
-         * @description Stops the event's repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. The body is optional.
+         * @description Stops the event's repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. The body, optional, says where it was acknowledged (`{"via": "push"}` from a notification).
          */
         post: operations["postV1WorkspacesByWorkspaceReceiptsByReceiptAck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/receipts/{receipt}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a receipt as a member
+         * @description Its state, who acknowledged it and how, and its pushes so far: what the dashboard shows on the event's page and in the feed.
+         */
+        get: operations["getV1WorkspacesByWorkspaceReceiptsByReceipt"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1327,7 +1347,7 @@ export interface components {
             role: "owner" | "admin" | "member";
         };
         AckReceiptBody: {
-            /** @description Where the member acknowledged it, shown as `acknowledgedVia`: `push` from the installed app's notification, `web` from the dashboard, `api` otherwise. Default: `web` with a dashboard session, `api` with an app token. (`link` is the `/ack/<token>` link's own.) */
+            /** @description Where the person acknowledged it, as `acknowledgedVia` records it: `push` from a notification's action. Default: `web` with a web session, `api` with an app token. */
             via?: "web" | "push" | "api";
         };
         /** @description Makes the event require acknowledgement: the 200 answer holds a `receipt`. */
@@ -1441,8 +1461,8 @@ export interface components {
             results: (components["schemas"]["SubmitResult"] | components["schemas"]["BatchItemProblem"])[];
         };
         BulkReplayBody: {
-            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner. */
-            state?: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came. */
+            state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             /** @description Only the deliveries of this router (its id). */
             router?: string;
             /** @description Only the pushes to this device (its id). */
@@ -1648,6 +1668,11 @@ export interface components {
             } | null;
             /** @description Default true. A disabled router matches nothing. */
             enabled?: boolean;
+            /**
+             * @description Forwards only events whose `priority` is at or above it (1 min, 2 low, 3 default, 4 high, 5 urgent; an event without one is 3). Default 1: every event.
+             * @example 4
+             */
+            minPriority?: number;
             /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
             receipts?: boolean;
         };
@@ -1677,7 +1702,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             /**
              * Format: date-time
              * @description When a pending delivery is next attempted.
@@ -1710,6 +1735,8 @@ export interface components {
             succeeded: number;
             /** @description Deliveries that failed for good; owners and admins can replay them. */
             failed: number;
+            /** @description Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired. */
+            expired?: number;
         };
         /** @description By event id; an event of another workspace counts zeros. */
         DeliveryCountsByEvent: {
@@ -1736,7 +1763,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
             attemptCount: number;
             /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
@@ -1782,7 +1809,7 @@ export interface components {
             /** @description HTTP status of the last attempt; absent from the failed list. */
             lastStatus?: number | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
             lastError: string | null;
             attemptCount: number;
             /**
@@ -2307,6 +2334,8 @@ export interface components {
                 body?: string;
             } | null;
             enabled: boolean;
+            /** @description Only events at or above this priority are forwarded; 1: every event. */
+            minPriority: number;
             /** @description Whether it gets a delivery when a receipt of an event it forwarded ends. */
             receipts: boolean;
             /** @description Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again. */
@@ -2359,6 +2388,8 @@ export interface components {
                 data?: {
                     [key: string]: unknown;
                 };
+                /** @description The sample's priority: 4 and 5 show the chat markers and the e-mail headers. */
+                priority?: number;
             };
         };
         RouterTestResult: {
@@ -2594,6 +2625,11 @@ export interface components {
             } | null;
             /** @description A disabled router matches nothing. */
             enabled?: boolean;
+            /**
+             * @description Forwards only events whose `priority` is at or above it (1 min, 2 low, 3 default, 4 high, 5 urgent; an event without one is 3). Default 1: every event.
+             * @example 4
+             */
+            minPriority?: number;
             /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
             receipts?: boolean;
         };
@@ -4002,7 +4038,7 @@ export interface operations {
     getAdminWorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "failed" | "pending" | "succeeded" | "cancelled" | "all";
+                state?: "failed" | "pending" | "succeeded" | "cancelled" | "expired" | "all";
                 limit?: number;
             };
             header?: never;
@@ -8357,6 +8393,67 @@ export interface operations {
             };
         };
     };
+    getV1WorkspacesByWorkspaceReceiptsByReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                receipt: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine), or no receipt of this id in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postV1WorkspacesByWorkspaceDeliveriesByIdReplay: {
         parameters: {
             query?: never;
@@ -8428,7 +8525,7 @@ export interface operations {
     getV1WorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "pending" | "succeeded" | "failed" | "cancelled";
+                state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
                 router?: string;
                 device?: string;
                 since?: string;

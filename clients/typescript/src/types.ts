@@ -1,7 +1,7 @@
 // The shapes of POST /event and POST /events, taken from the generated
 // OpenAPI types (src/openapi.ts) so that they follow the server's schemas.
 import type { FieldError, HeraldError } from './errors.js'
-import type { operations } from './openapi.js'
+import type { operations, paths } from './openapi.js'
 
 export type { FieldError }
 
@@ -11,8 +11,18 @@ type PostEvents = operations['postEvents']
 /** The body of POST /event: `message` is required; see docs/events.md for each field's rules. */
 export type HeraldEvent = PostEvent['requestBody']['content']['application/json']
 
-/** POST /event's 200 body: the event is committed. `errors` lists what Herald changed (truncations). */
+/**
+ * POST /event's 200 body: the event is committed. `errors` lists what Herald
+ * changed (truncations); `receipt` is there when the event has `ack`: the id
+ * that `herald.receipt(id)` and `herald.cancelReceipt(id)` take.
+ */
 export type Accepted = PostEvent['responses'][200]['content']['application/json']
+
+/** An event's priority: 1 to 5, or its name (`min`, `low`, `default`, `high`, `urgent`). */
+export type Priority = NonNullable<HeraldEvent['priority']>
+
+/** A receipt, as GET /receipts/{receipt} answers it: its status, who acknowledged it and how, its pushes so far. */
+export type Receipt = paths['/receipts/{receipt}']['get']['responses'][200]['content']['application/json']
 
 /** One result of POST /events: an accepted event, or a problem with the status POST /event would have answered. */
 export type BatchResult = PostEvents['responses'][200]['content']['application/json']['results'][number]

@@ -10,6 +10,7 @@ import type { EventView } from '../event_view'
 import type { ReceiptNotice } from '../receipt_notice'
 import { classify, send, type DeliveryResult, type OutboundOptions } from '../outbound'
 import type { Template } from '../template'
+import type { AckLinkConfig } from '../ack_link'
 
 /** The services the destinations of a type share (from the config): where Telegram, Twilio and the default SMTP server are. */
 export interface Endpoints {
@@ -17,6 +18,8 @@ export interface Endpoints {
   twilio: string // TWILIO_API_URL, e.g. https://api.twilio.com
   smtpUrl?: string // SMTP_URL, default server of e-mail destinations
   smtpFrom?: string // SMTP_FROM
+  /** Herald's own /ack/<token> links (HERALD_PUBLIC_URL and the link key, ack_link.ts); none in a test send. */
+  ackLink?: AckLinkConfig
 }
 
 /** One delivery attempt as a destination type sees it; `send` and `preview` take the destination itself typed. */

@@ -1,8 +1,10 @@
 // Discord destination: a webhook POST with one embed. Discord refuses (400)
 // an embed over its limits, so every text is clipped to them here.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
+import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -29,8 +31,11 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
   field('Channel', `#${escapeDiscord(event.channel)}`)
   if (event.tags.length > 0) field('Tags', event.tags.map(escapeDiscord).join(', '))
   if (m.link && !isWebLink(m.link)) field('Link', escapeDiscord(m.link)) // the embed url must be http(s)
-  const title = clipEscaped(m.title, LIMITS.title)
+  const title = clipEscaped(markedTitle(event, m.title), LIMITS.title) // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5
   const footer = clip(event.workspace, LIMITS.footer) // plain text: Discord renders no Markdown in a footer
+  // A webhook's message can carry no buttons: the link's page asks before it acknowledges.
+  const ack = ackUrlOf(job)
+  if (ack) fields.push({ name: 'Acknowledge', value: `[Acknowledge](${ack})`, inline: false })
   // The 6000-character budget covers all texts of the embed; the description
   // is the one that gives way.
   const others = title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)
@@ -50,7 +55,7 @@ export function discordPayload(job: DestinationJob): Record<string, unknown> {
 export const discord: DestinationType<typeof schema> = {
   type: 'discord',
   label: 'Discord',
-  description: 'One embed to a webhook `url`: title, description, link, timestamp, fields, footer; event text Markdown-escaped, mentions disabled.',
+  description: 'One embed to a webhook `url`: title, description, link, timestamp, fields, footer; event text Markdown-escaped, mentions disabled; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
   fields: [{ key: 'url', label: 'Webhook URL', kind: 'url', required: true, placeholder: 'https://discord.com/api/webhooks/…' }],
   flag: 'post to a Discord webhook',

@@ -6,9 +6,11 @@
 // file for its flags and help, and a thread that sends no e-mail needs none.
 import type { Transporter } from 'nodemailer'
 import { Type, type Static } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { checkHost, preview, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
+import { priorityOf } from '../priority'
 
 const schema = Type.Object({
   type: Type.Literal('email'),
@@ -98,10 +100,11 @@ export function emailMessage(job: DestinationJob, destination: EmailDestination,
     to: destination.to,
     // A header cannot hold a line break; RFC 5322 advises short subjects.
     subject: clip(m.title.replace(/[\r\n]+/g, ' '), 255),
-    text: m.link ? `${m.body}\n\n${m.link}` : m.body,
+    text: [m.body, m.link, ackUrlOf(job) && `Acknowledge: ${ackUrlOf(job)}`].filter(Boolean).join('\n\n'),
     // The same on every attempt, so a receiving system can spot a duplicate.
     messageId: `<${job.deliveryId}@herald>`,
-    headers: { 'X-Herald-Delivery': job.deliveryId },
+    // The event's priority as mail clients show it (none for the default, 3).
+    headers: { 'X-Herald-Delivery': job.deliveryId, ...priorityOf(job.event).email },
   }
 }
 
@@ -155,7 +158,7 @@ function smtpFailure(err: unknown): Omit<DeliveryResult, 'durationMs'> {
 export const email: DestinationType<typeof schema> = {
   type: 'email',
   label: 'E-mail',
-  description: 'SMTP through nodemailer to the `to` addresses (default server `SMTP_URL`, sender `SMTP_FROM`): subject = title, text = body and link, header `X-Herald-Delivery`.',
+  description: 'SMTP through nodemailer to the `to` addresses (default server `SMTP_URL`, sender `SMTP_FROM`): subject = title, text = body and link, header `X-Herald-Delivery`; `X-Priority` and `Importance` for priorities 1, 2, 4 and 5.',
   schema,
   fields: [
     { key: 'to', label: 'Recipients', kind: 'list', required: true, placeholder: 'ops@example.com, jane@example.com', hint: 'Separated by commas or spaces.' },
@@ -174,7 +177,8 @@ export const email: DestinationType<typeof schema> = {
   summary: (v) => `email to ${Array.isArray(v.to) ? v.to.join(', ') : String(v.to ?? '-')}${v.smtp ? ` via ${(v.smtp as { host: string }).host}` : ''}`,
   preview(job, d) {
     const m = emailMessage(job, d, d.from ?? job.endpoints.smtpFrom ?? '')
-    return { contentType: 'message/rfc822', body: `From: ${m.from}\nTo: ${m.to.join(', ')}\nSubject: ${m.subject}\n\n${m.text}` }
+    const priority = Object.entries(m.headers).filter(([k]) => k !== 'X-Herald-Delivery').map(([k, v]) => `${k}: ${v}\n`).join('')
+    return { contentType: 'message/rfc822', body: `From: ${m.from}\nTo: ${m.to.join(', ')}\nSubject: ${m.subject}\n${priority}\n${m.text}` }
   },
   send: sendEmail,
 }

@@ -2,7 +2,9 @@
 // plain `text` fallback (what notifications and old clients show). Slack
 // answers 200 with the text `ok`, or a 4xx with an error word.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
+import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -25,25 +27,28 @@ const mrkdwn = (s: string, max: number) => clip(escapeMrkdwn(s), max).replace(/&
 export function slackPayload(job: DestinationJob): Record<string, unknown> {
   const { event } = job
   const m = renderMessage(event, job.router.template)
+  const title = markedTitle(event, m.title) // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5
   const context = [`*Channel:* #${event.channel}`]
   if (event.event) context.push(`*Event:* ${event.event}`)
   if (event.tags.length > 0) context.push(`*Tags:* ${event.tags.join(', ')}`)
   if (m.link && !isWebLink(m.link)) context.push(`*Link:* ${m.link}`) // mailto:/tel: cannot be a button
   const blocks: Record<string, unknown>[] = [
-    { type: 'header', text: { type: 'plain_text', text: clip(m.title, HEADER_MAX), emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: clip(title, HEADER_MAX), emoji: true } },
     { type: 'section', text: { type: 'mrkdwn', text: mrkdwn(m.body, SECTION_MAX) } },
     { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text: mrkdwn(text, SECTION_MAX) })) },
   ]
-  if (isWebLink(m.link)) {
-    blocks.push({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] })
+  // Opens the link's page, whose button acknowledges (Slack's unfurler only GETs it).
+  const ack = ackUrlOf(job) ? [{ type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, style: 'primary', url: ackUrlOf(job) }] : []
+  if (isWebLink(m.link) || ack.length) {
+    blocks.push({ type: 'actions', elements: [...(isWebLink(m.link) ? [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: m.link }] : []), ...ack] })
   }
-  return { text: mrkdwn(`${m.title}: ${m.body}`, SECTION_MAX), blocks }
+  return { text: mrkdwn(`${title}: ${m.body}`, SECTION_MAX), blocks }
 }
 
 export const slack: DestinationType<typeof schema> = {
   type: 'slack',
   label: 'Slack',
-  description: 'Block Kit to an incoming-webhook `url`: header (title), section (body, mrkdwn-escaped), context (channel, event, tags), a link button.',
+  description: 'Block Kit to an incoming-webhook `url`: header (title), section (body, mrkdwn-escaped), context (channel, event, tags), a link button; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
   fields: [{ key: 'url', label: 'Incoming-webhook URL', kind: 'url', required: true, placeholder: 'https://hooks.slack.com/services/…' }],
   flag: 'post to a Slack incoming webhook',

@@ -2,8 +2,10 @@
 // format both Workflows (Power Automate) webhooks and the older incoming
 // webhooks accept. Workflows answers 202 Accepted.
 import { Type } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
+import { markedTitle } from '../priority'
 import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -27,16 +29,20 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
   if (event.event) facts.unshift({ title: 'Event', value: escapeMarkdown(event.event) })
   if (event.tags.length > 0) facts.push({ title: 'Tags', value: event.tags.map(escapeMarkdown).join(', ') })
   if (m.link && !isWebLink(m.link)) facts.push({ title: 'Link', value: escapeMarkdown(m.link) })
+  const actions: Record<string, unknown>[] = isWebLink(m.link) ? [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] : []
+  // Opens the link's page, whose button acknowledges (Teams' previewer only GETs it).
+  if (ackUrlOf(job)) actions.push({ type: 'Action.OpenUrl', title: 'Acknowledge', url: ackUrlOf(job) })
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
     version: '1.4',
     body: [
-      { type: 'TextBlock', text: clipEscaped(m.title, TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true },
+      // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5, the urgent one in the card's attention colour.
+      { type: 'TextBlock', text: clipEscaped(markedTitle(event, m.title), TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true, ...((event.priority ?? 3) >= 5 ? { color: 'Attention' } : {}) },
       { type: 'TextBlock', text: clipEscaped(m.body, BODY_MAX), wrap: true },
       { type: 'FactSet', facts },
     ],
-    ...(isWebLink(m.link) ? { actions: [{ type: 'Action.OpenUrl', title: 'Open', url: m.link }] } : {}),
+    ...(actions.length ? { actions } : {}),
   }
   return {
     type: 'message',
@@ -47,7 +53,7 @@ export function teamsPayload(job: DestinationJob): Record<string, unknown> {
 export const teams: DestinationType<typeof schema> = {
   type: 'teams',
   label: 'Microsoft Teams',
-  description: 'A message with an Adaptive Card 1.4 to a Workflows (or incoming-webhook) `url`: title, body, facts, an Open link action; event text Markdown-escaped.',
+  description: 'A message with an Adaptive Card 1.4 to a Workflows (or incoming-webhook) `url`: title, body, facts, an Open link action; event text Markdown-escaped; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5 (5 in the attention colour).',
   schema,
   fields: [{ key: 'url', label: 'Workflows or incoming-webhook URL', kind: 'url', required: true }],
   flag: 'post to a Microsoft Teams workflow webhook',

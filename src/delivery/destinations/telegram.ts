@@ -1,8 +1,10 @@
 // Telegram destination: Bot API sendMessage, plain text (no parse_mode, so
 // event text needs no escaping and cannot inject formatting).
 import { Type, type Static } from '@sinclair/typebox'
+import { ackUrlOf } from '../ack_link'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
+import { markedTitle } from '../priority'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
 
 const schema = Type.Object({
@@ -17,9 +19,11 @@ const TEXT_MAX = 4096
 
 export function telegramText(job: DestinationJob): string {
   const m = renderMessage(job.event, job.router.template)
-  const link = m.link ? `\n\n${m.link}` : ''
+  const ack = ackUrlOf(job)
+  const link = (m.link ? `\n\n${m.link}` : '') + (ack ? `\n\nAcknowledge: ${ack}` : '')
   // Clip the title and body, not the link: the link is what the reader acts on.
-  return clip(`${m.title}\n\n${m.body}`, TEXT_MAX - link.length) + link
+  // ⚠️ HIGH / 🚨 URGENT before the title for priorities 4 and 5.
+  return clip(`${markedTitle(job.event, m.title)}\n\n${m.body}`, TEXT_MAX - link.length) + link
 }
 
 /** The bot token sits in the URL path; outbound errors name only the host. */
@@ -53,7 +57,7 @@ function retryAfterSeconds(body: string): number | undefined {
 export const telegram: DestinationType<typeof schema> = {
   type: 'telegram',
   label: 'Telegram',
-  description: 'Bot API `sendMessage` to `TELEGRAM_API_URL`: title, body and link as text.',
+  description: 'Bot API `sendMessage` to `TELEGRAM_API_URL`: title, body and link as text; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
   fields: [
     { key: 'botToken', label: 'Bot token', kind: 'secret', required: true, hint: 'From @BotFather: 123456:ABC…' },

@@ -16,6 +16,8 @@ import type { EventView } from '../event_view'
 import type { ApnsConfig, PushJob, PushResult } from './job'
 import { parseRetryAfter, preview } from '../outbound'
 import { ELLIPSIS, fitText, jsonBytes } from './payload'
+import { priorityOf } from '../priority'
+import { ttlLeft } from '../expiry'
 
 export const APNS_HOSTS = {
   production: 'https://api.push.apple.com',
@@ -88,9 +90,22 @@ function dropProviderToken(config: ApnsConfig, jwt: string): void {
 
 // ---------------------------------------------------------------- payload
 
-function buildPayload(event: EventView, title: string, body: string, link: string | null): string {
+/**
+ * The `aps` dictionary's sound and interruption level for the event's
+ * priority. Passive makes no sound. `critical` (priority 5 with
+ * APNS_CRITICAL_PRIORITY5) rings through the mute switch and Do Not Disturb,
+ * and needs Apple's Critical Alerts entitlement in the app (granted by Apple
+ * on request): an app without it gets no critical alert, so it is off by default.
+ */
+export function apsLevel(event: Pick<EventView, 'priority'>, critical = false): { sound?: unknown; 'interruption-level': string } {
+  const row = priorityOf(event)
+  if (critical && row.name === 'urgent') return { sound: { critical: 1, name: 'default', volume: 1 }, 'interruption-level': 'critical' }
+  return row.interruptionLevel === 'passive' ? { 'interruption-level': 'passive' } : { sound: 'default', 'interruption-level': row.interruptionLevel }
+}
+
+function buildPayload(event: EventView, title: string, body: string, link: string | null, critical: boolean): string {
   return JSON.stringify({
-    aps: { alert: { title, body }, sound: 'default' },
+    aps: { alert: { title, body }, ...apsLevel(event, critical) },
     eventId: event.eventId,
     workspace: event.workspace,
     channel: event.channel,
@@ -103,16 +118,17 @@ function buildPayload(event: EventView, title: string, body: string, link: strin
  * is cut, never refused. The body gives way first; if even "…" does not fit,
  * the link goes (half a link is no link), then the title is cut.
  */
-export function apnsPayload(event: EventView): string {
+export function apnsPayload(event: EventView, critical = false): string {
   let title = event.title ?? event.event ?? 'New event'
   let link = event.link
-  const full = buildPayload(event, title, event.message, link)
+  const build = (t: string, body: string, l: string | null) => buildPayload(event, t, body, l, critical)
+  const full = build(title, event.message, link)
   if (Buffer.byteLength(full) <= MAX_PAYLOAD_BYTES) return full
-  const size = () => Buffer.byteLength(buildPayload(event, title, ELLIPSIS, link))
+  const size = () => Buffer.byteLength(build(title, ELLIPSIS, link))
   if (size() > MAX_PAYLOAD_BYTES) link = null
   if (size() > MAX_PAYLOAD_BYTES) title = fitText(title, jsonBytes(title) - (size() - MAX_PAYLOAD_BYTES))
-  const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(buildPayload(event, title, '', link))
-  return buildPayload(event, title, fitText(event.message, room), link)
+  const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(build(title, '', link))
+  return build(title, fitText(event.message, room), link)
 }
 
 // ---------------------------------------------------------------- sessions
@@ -256,6 +272,30 @@ async function exchange(origin: string, headers: OutgoingHttpHeaders, body: stri
 
 // ---------------------------------------------------------------- the task
 
+/**
+ * `apns-expiration`: until when Apple keeps the push for a device that is
+ * off. The event's ttl (what is left of it): now plus that, or 0 ("deliver
+ * once, now, and keep nothing") when none is left; without a ttl, a day.
+ */
+export function apnsExpiration(event: Pick<EventView, 'createdAt' | 'ttl'>, now: number = Date.now()): string {
+  const left = ttlLeft(event, now)
+  if (left === null) return String(Math.floor(now / 1000) + EXPIRATION_S)
+  return left <= 0 ? '0' : String(Math.floor(now / 1000) + left)
+}
+
+/** The APNs headers an event's priority, ttl and collapse key make (FCM's `apns` block carries them too). */
+export function apnsEventHeaders(event: EventView, now: number = Date.now()): Record<string, string> {
+  // The collapse key replaces an older notification with the same key on the
+  // device; without one, a retried delivery replaces its own banner instead
+  // of stacking a second one.
+  const collapse = event.collapseKey ?? event.eventId
+  return {
+    'apns-priority': priorityOf(event).apnsPriority,
+    'apns-expiration': apnsExpiration(event, now),
+    ...(Buffer.byteLength(collapse) <= COLLAPSE_ID_MAX_BYTES ? { 'apns-collapse-id': collapse } : {}),
+  }
+}
+
 function requestHeaders(job: PushJob, config: ApnsConfig, jwt: string): OutgoingHttpHeaders {
   const { device, event } = job
   return {
@@ -264,11 +304,8 @@ function requestHeaders(job: PushJob, config: ApnsConfig, jwt: string): Outgoing
     authorization: `bearer ${jwt}`,
     'apns-topic': device.topic ?? config.topic,
     'apns-push-type': 'alert',
-    'apns-priority': '10', // deliver now (5 = when convenient for the device's battery)
-    'apns-expiration': String(Math.floor(Date.now() / 1000) + EXPIRATION_S),
     'content-type': 'application/json',
-    // A retried delivery replaces the banner instead of stacking a second one.
-    ...(Buffer.byteLength(event.eventId) <= COLLAPSE_ID_MAX_BYTES ? { 'apns-collapse-id': event.eventId } : {}),
+    ...apnsEventHeaders(event),
     // APNs answers BadMessageId to anything but a UUID.
     ...(UUID.test(job.deliveryId) ? { 'apns-id': job.deliveryId } : {}),
   }
@@ -312,7 +349,7 @@ export async function sendApns(job: PushJob): Promise<PushResult> {
   const config = job.apns
   if (!config) return { ok: false, retryable: false, durationMs: 0, error: 'APNs is not configured (APNS_KEY_FILE)' }
   const origin = apnsOrigin(job.device.environment, config)
-  const payload = apnsPayload(job.event)
+  const payload = apnsPayload(job.event, config.critical)
   for (let attempt = 1; ; attempt++) {
     let jwt: string
     try {

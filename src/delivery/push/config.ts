@@ -34,7 +34,7 @@ export function loadPushConfig(config: Config, log?: Logger): PushConfig {
   if (apnsSet.length) {
     const keyPem = read('APNS_KEY_FILE', config.APNS_KEY_FILE!)
     if (!keyPem.includes('PRIVATE KEY')) throw new ConfigError('invalid configuration: APNS_KEY_FILE: not a PEM private key (.p8)')
-    out.apns = { keyPem, keyId: config.APNS_KEY_ID!, teamId: config.APNS_TEAM_ID!, topic: config.APNS_TOPIC!, origin: config.APNS_ORIGIN }
+    out.apns = { keyPem, keyId: config.APNS_KEY_ID!, teamId: config.APNS_TEAM_ID!, topic: config.APNS_TOPIC!, origin: config.APNS_ORIGIN, critical: config.APNS_CRITICAL_PRIORITY5 }
   }
   if (config.FCM_SERVICE_ACCOUNT_FILE) {
     let account: FcmConfig['serviceAccount']
@@ -47,7 +47,7 @@ export function loadPushConfig(config: Config, log?: Logger): PushConfig {
     if (!account?.project_id || !account.client_email || !account.private_key) {
       throw new ConfigError('invalid configuration: FCM_SERVICE_ACCOUNT_FILE: needs project_id, client_email and private_key')
     }
-    out.fcm = { serviceAccount: account, origin: config.FCM_ORIGIN, tokenUrl: config.GOOGLE_OAUTH_TOKEN_URL }
+    out.fcm = { serviceAccount: account, origin: config.FCM_ORIGIN, tokenUrl: config.GOOGLE_OAUTH_TOKEN_URL, critical: config.APNS_CRITICAL_PRIORITY5 }
   }
   log?.info({ apns: !!out.apns, fcm: !!out.fcm, webpush: true }, 'push providers')
   return out

@@ -9,6 +9,9 @@ import type { EventView } from '../event_view'
 import type { FcmConfig, PushJob, PushResult } from './job'
 import { parseRetryAfter, preview } from '../outbound'
 import { AccessTokens, TokenError } from './google_token'
+import { apnsEventHeaders, apsLevel } from './apns'
+import { priorityOf } from '../priority'
+import { ttlLeft } from '../expiry'
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
 // When the job names none: DELIVERY_TIMEOUT_MS's default (and per token request).
@@ -32,17 +35,32 @@ function authClient(config: FcmConfig): AccessTokens {
   return client
 }
 
-/** The FCM v1 request body for an event. `data` values must be strings. */
-export function fcmMessage(event: EventView, token: string) {
-  const data: Record<string, string> = { eventId: event.eventId, workspace: event.workspace, channel: event.channel }
+/**
+ * The FCM v1 request body for an event. `data` values must be strings.
+ * `android` carries the priority, the ttl (what is left of it) and the
+ * collapse key; `apns`, for the iOS devices FCM pushes, the APNs headers and
+ * interruption level of the same priority (apns.ts).
+ */
+export function fcmMessage(event: EventView, token: string, opts: { critical?: boolean; now?: number } = {}) {
+  const now = opts.now ?? Date.now()
+  const data: Record<string, string> = { eventId: event.eventId, workspace: event.workspace, channel: event.channel, priority: String(event.priority ?? 3) }
   if (event.link !== null) data.link = event.link
+  const row = priorityOf(event)
+  const left = ttlLeft(event, now)
   return {
     message: {
       token,
       notification: { title: event.title ?? event.event ?? 'New event', body: event.message },
       data,
-      // A retried delivery replaces the notification instead of adding one.
-      android: { priority: 'high', collapse_key: event.eventId },
+      android: {
+        priority: row.fcmPriority,
+        // The collapse key replaces an older notification with the same key;
+        // without one, a retried delivery replaces its own notification.
+        collapse_key: event.collapseKey ?? event.eventId,
+        ...(left === null ? {} : { ttl: `${Math.max(0, left)}s` }),
+        notification: { notification_priority: row.notificationPriority },
+      },
+      apns: { headers: apnsEventHeaders(event, now), payload: { aps: apsLevel(event, opts.critical) } },
     },
   }
 }
@@ -132,7 +150,7 @@ export async function sendFcm(job: PushJob): Promise<PushResult> {
   if (!config) return { ok: false, retryable: false, durationMs: 0, error: 'FCM is not configured (FCM_SERVICE_ACCOUNT_FILE)' }
   const timeoutMs = job.timeoutMs ?? TIMEOUT_MS
   const url = `${config.origin.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(config.serviceAccount.project_id)}/messages:send`
-  const body = JSON.stringify(fcmMessage(job.event, job.device.token))
+  const body = JSON.stringify(fcmMessage(job.event, job.device.token, { critical: config.critical }))
   const client = authClient(config)
   for (let attempt = 1; ; attempt++) {
     let accessToken: string

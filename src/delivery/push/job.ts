@@ -15,6 +15,7 @@ export interface ApnsConfig {
   origin?: string // APNS_ORIGIN, e.g. https://127.0.0.1:8443: replaces BOTH Apple hosts (local stand-ins)
   jwtTtlMs?: number // how long one provider token is reused; default 50 min (APNs rejects it at 60)
   shared?: { jwt: string; at: number } // the token the process's main thread signed, used by every pool thread
+  critical?: boolean // APNS_CRITICAL_PRIORITY5: priority 5 is `critical` (the app needs Apple's entitlement)
 }
 
 /** FCM HTTP v1 with a service account, from FCM_SERVICE_ACCOUNT_FILE, FCM_ORIGIN, GOOGLE_OAUTH_TOKEN_URL. */
@@ -30,6 +31,7 @@ export interface FcmConfig {
   origin: string // FCM_ORIGIN, default https://fcm.googleapis.com
   tokenUrl: string // GOOGLE_OAUTH_TOKEN_URL, default https://oauth2.googleapis.com/token
   shared?: { token: string; expiresAt: number } // the access token the process's main thread holds, used by every pool thread
+  critical?: boolean // APNS_CRITICAL_PRIORITY5, for the iOS devices FCM pushes through its `apns` block
 }
 
 /**

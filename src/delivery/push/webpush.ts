@@ -10,6 +10,8 @@ import { ELLIPSIS, fitText, jsonBytes } from './payload'
 import { encryptPush, OVERHEAD_BYTES, type Receiver } from './ece'
 import type { PushJob, PushResult } from './job'
 import { vapidAuthorization } from './vapid'
+import { priorityOf } from '../priority'
+import { ttlLeft } from '../expiry'
 
 /**
  * A push service takes at most 4096 bytes of body (RFC 8030 §7.2); the
@@ -25,10 +27,14 @@ export interface WebPushPayload {
   workspace: string
   channel: string
   event: string | null
+  /** Only for an event that must be acknowledged, its receipt: the notification's "Acknowledge" action acknowledges it in `workspace`. */
+  receipt?: string
   title: string
   body: string
   url: string // the event's page in the app
   createdAt: string
+  priority: number // 1-5: the installed app shows 1 silent, 5 until dismissed and re-alerting
+  collapseKey: string | null // the notification's tag: a newer event with the same key replaces it
 }
 
 function buildPayload(event: EventView, title: string, body: string): string {
@@ -38,10 +44,13 @@ function buildPayload(event: EventView, title: string, body: string): string {
     workspace: event.workspace,
     channel: event.channel,
     event: event.event,
+    ...(event.receipt ? { receipt: event.receipt } : {}),
     title,
     body,
     url: `/w/${encodeURIComponent(event.workspace)}/events/${event.eventId}`,
     createdAt: event.createdAt,
+    priority: event.priority ?? 3,
+    collapseKey: event.collapseKey ?? null,
   }
   return JSON.stringify(payload)
 }
@@ -59,6 +68,22 @@ export function webPushPayload(event: EventView): string {
   if (size() > MAX_PAYLOAD_BYTES) title = fitText(title, jsonBytes(title) - (size() - MAX_PAYLOAD_BYTES))
   const room = MAX_PAYLOAD_BYTES - Buffer.byteLength(buildPayload(event, title, ''))
   return buildPayload(event, title, fitText(event.message, room))
+}
+
+/**
+ * The RFC 8030 headers an event makes: `TTL`, what is left of the event's
+ * ttl, else WEB_PUSH_TTL_S; `Urgency` of its priority; `Topic`, its
+ * collapse key (a later push with the same topic replaces this one while it
+ * waits at the push service), else its id without dashes (32 characters, the
+ * most a topic may have), so that a retry never makes two notifications.
+ */
+export function webPushEventHeaders(event: EventView, defaultTtlSeconds: number, now: number = Date.now()): { ttl: string; urgency: string; topic: string } {
+  const left = ttlLeft(event, now)
+  return {
+    ttl: String(left === null ? defaultTtlSeconds : Math.max(0, left)),
+    urgency: priorityOf(event).urgency,
+    topic: event.collapseKey ?? event.eventId.replaceAll('-', ''),
+  }
 }
 
 // The keys of the subscriptions this thread pushed to lately, decoded once:
@@ -108,11 +133,7 @@ export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Prom
     authorization: vapidAuthorization(job.webpush, url.origin),
     'content-encoding': 'aes128gcm',
     'content-type': 'application/octet-stream',
-    ttl: String(job.webpush.ttlSeconds),
-    urgency: 'high',
-    // A later push with the same topic replaces this one while it waits
-    // at the push service: a retry never makes two notifications.
-    topic: event.eventId.replaceAll('-', ''),
+    ...webPushEventHeaders(event, job.webpush.ttlSeconds),
   }
   const outcome = await send({ method: 'POST', url: device.token, headers, body }, { ...outbound, timeoutMs: job.timeoutMs ?? outbound.timeoutMs })
   const result = classify(outcome)

@@ -10,7 +10,7 @@ import type { ReceiptOps } from '../../delivery/receipt_ops'
 import { apiKeyRequired } from '../../core/errors'
 import { routeGroup } from './group'
 import { Uuid, WorkspaceParam } from './input'
-import { problem, problems } from '../openapi'
+import { BODY_PROBLEMS, problem, problems } from '../openapi'
 
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()])
 
@@ -67,34 +67,33 @@ export const receiptsRoute = ({ auth, receipts }: { auth: ApiKeyAuth; receipts: 
     })
 }
 
-export const AckBody = Type.Object({
-  via: Type.Optional(Type.Union([Type.Literal('web'), Type.Literal('push'), Type.Literal('api')], {
-    description: 'Where the member acknowledged it, shown as `acknowledgedVia`: `push` from the installed app\'s notification, `web` from the dashboard, `api` otherwise. Default: `web` with a dashboard session, `api` with an app token. (`link` is the `/ack/<token>` link\'s own.)',
-  })),
-}, { $id: 'AckReceiptBody', additionalProperties: false })
-type AckBodyType = { via?: 'web' | 'push' | 'api' }
-
 /** POST /v1/workspaces/{ws}/receipts/{receipt}/ack: a member acknowledges. */
 export const receiptAckRoute = ({ users, check, receipts }: { users: UserAuth; check: AccessCheck; receipts: ReceiptOps }) =>
   routeGroup({ name: 'route.receipt-ack', prefix: '/v1', guard: users.authenticate }).post(
     '/workspaces/:workspace/receipts/:receipt/ack',
     async ({ request, params, body }) => {
       const { session, access } = await check(request, params.workspace)
-      // Where it was acknowledged: what the caller says, else the dashboard for a web session and the API for an app token.
-      const via = (body as AckBodyType | undefined)?.via ?? (session.kind === 'web' ? 'web' : 'api')
+      // Where it was acknowledged: as the caller says (the installed app's
+      // notification says "push"), else the dashboard for a web session and
+      // the API for an app token.
+      const via = body?.via ?? (session.kind === 'web' ? 'web' : 'api')
       return receipts.acknowledge(access.workspaceId, params.receipt, { userId: session.userId, via })
     },
     {
       params: Type.Object({ workspace: WorkspaceParam, receipt: Uuid('receipt', 'The receipt\'s id.') }),
-      body: Type.Optional(AckBody),
+      body: Type.Optional(Type.Object({
+        via: Type.Optional(Type.Union([Type.Literal('web'), Type.Literal('push'), Type.Literal('api')], {
+          description: 'Where the person acknowledged it, as `acknowledgedVia` records it: `push` from a notification\'s action. Default: `web` with a web session, `api` with an app token.',
+        })),
+      }, { $id: 'AckReceiptBody', additionalProperties: false })),
       response: { 200: ReceiptSchema },
       detail: {
         summary: 'Acknowledge a receipt',
-        description: 'Stops the event\'s repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. The body is optional.',
+        description: 'Stops the event\'s repeats for everyone, on every instance, within one `retry`. The first acknowledgement wins; any member may give it. The body, optional, says where it was acknowledged (`{"via": "push"}` from a notification).',
         tags: ['Feed'],
         security: userSecurity,
         responses: {
-          ...problems(400, 401, 403, 413, 415, 503),
+          ...problems(...BODY_PROBLEMS, 401, 403, 503),
           404: problem(404, 'No such workspace (of mine), or no receipt of this id in it.'),
           409: problem(409, 'Already acknowledged (the detail names by whom), cancelled or expired.'),
         },

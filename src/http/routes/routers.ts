@@ -41,10 +41,17 @@ const TemplateInput = checkedInHandler(Type.Union([Template, Type.Null()]), {
   examples: [{ title: 'New signup', body: '{{data.email}} joined on {{data.plan}}' }],
 })
 const Enabled = Type.Boolean({ description: 'A disabled router matches nothing.' })
+const MinPriority = Type.Integer({
+  minimum: 1, maximum: 5,
+  description: 'Forwards only events whose `priority` is at or above it (1 min, 2 low, 3 default, 4 high, 5 urgent; an event without one is 3). Default 1: every event.',
+  examples: [4],
+  error: 'minPriority must be an integer from 1 to 5',
+})
+
 const Receipts = Type.Boolean({ description: 'Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false.' })
 
 export const CreateRouterBody = Type.Object(
-  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), receipts: Type.Optional(Receipts) },
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), minPriority: Type.Optional(MinPriority), receipts: Type.Optional(Receipts) },
   { $id: 'CreateRouterBody', additionalProperties: false },
 )
 
@@ -55,9 +62,10 @@ export const UpdateRouterBody = Type.Object(
     destination: Type.Optional(checkedInHandler(Destination, { description: 'Replaces the whole destination (all its secrets included); the signing secret is kept.' })),
     template: Type.Optional(checkedInHandler(Type.Union([Template, Type.Null()]), { description: 'Replaces the template; null clears it.' })),
     enabled: Type.Optional(Enabled),
+    minPriority: Type.Optional(MinPriority),
     receipts: Type.Optional(Receipts),
   },
-  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, receipts' },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, minPriority, receipts' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -78,6 +86,7 @@ export const RouterSchema = Type.Object({
   }),
   template: Type.Union([Template, Type.Null()]),
   enabled: Type.Boolean(),
+  minPriority: Type.Integer({ minimum: 1, maximum: 5, description: 'Only events at or above this priority are forwarded; 1: every event.' }),
   receipts: Type.Boolean({ description: 'Whether it gets a delivery when a receipt of an event it forwarded ends.' }),
   health: Type.Union([Type.Object({
     state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
@@ -172,6 +181,7 @@ export function routersRoute({ side, ...tools }: { side: Side } & RouterTools) {
         sample: Type.Optional(Type.Object({
           event: Type.Optional(Type.String()), title: Type.Optional(Type.String()), message: Type.Optional(Type.String()),
           link: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+          priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'The sample\'s priority: 4 and 5 show the chat markers and the e-mail headers.' })),
         }, { additionalProperties: false, description: 'Fields of the sample event to replace.' })),
       }, { $id: 'RouterPreviewBody', additionalProperties: false }),
       response: { 200: Type.Object({ event: Type.Any(), contentType: Type.String(), body: Type.String() }, { $id: 'RouterPreview' }) },

@@ -195,6 +195,19 @@ export async function iconLinks(): Promise<string> {
 <link rel="apple-touch-icon" href="${src(b.icons.apple)}">`
 }
 
+/** The stylesheet link of a page Herald renders on the server (the /ack/<token> page): the dashboard's current hashed stylesheet. */
+export async function styleLink(): Promise<string> {
+  return `<link rel="stylesheet" href="/assets/${(await bundle()).style.name}">`
+}
+
+/** The headers of every HTML page Herald serves: its policy (no inline script or style), no sniffing, no referrer beyond this origin. */
+export const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+} as const
+
 export const webRoute = (log: Logger, users: Pick<UserAuth, 'liveCookie'>, trustProxy: boolean) => {
   bundle().then(
     (b) => log.debug({ script: b.script.name, bytes: b.script.body.length }, 'dashboard bundle built'),
@@ -207,12 +220,9 @@ export const webRoute = (log: Logger, users: Pick<UserAuth, 'liveCookie'>, trust
     const cookie = cookieValue(request, SESSION_COOKIE)
     const live = cookie !== null && (await users.liveCookie(cookie).catch(() => true))
     const headers: Record<string, string> = {
-      'content-type': 'text/html; charset=utf-8',
+      ...HTML_HEADERS,
       // It names the current bundle, and says whether a live session came.
       'cache-control': 'no-cache, private',
-      'content-security-policy': CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'same-origin',
     }
     if (cookie !== null && !live) headers['set-cookie'] = clearedSessionCookie(isHttps(request, trustProxy))
     return new Response(shellHtml(await bundle(), live), { headers })

@@ -7,7 +7,7 @@ import type { Api, Schemas } from '../api'
 
 export type DeliveryCounts = Schemas['DeliveryCounts']
 
-export type DeliveryState = 'failed' | 'pending' | 'delivered' | 'none' | 'waiting'
+export type DeliveryState = 'failed' | 'pending' | 'expired' | 'delivered' | 'none' | 'waiting'
 
 // A new event has no deliveries until the worker fans it out: until then it
 // is "waiting", not "nothing to deliver" (the event page waits as long).
@@ -24,6 +24,7 @@ export const NO_DELIVERIES: DeliveryCounts = { pending: 0, succeeded: 0, failed:
 export function stateOf(c: DeliveryCounts, createdAt: string, now = Date.now()): DeliveryState {
   if (c.failed > 0) return 'failed'
   if (c.pending > 0) return 'pending'
+  if ((c.expired ?? 0) > 0) return 'expired' // not sent in time: the event's ttl ran out first
   if (c.succeeded > 0) return 'delivered'
   return now - Date.parse(createdAt) < FANOUT_GRACE_MS ? 'waiting' : 'none'
 }
@@ -33,12 +34,14 @@ const underWay = (state: DeliveryState) => state === 'pending' || state === 'wai
 
 /** The state in words: the counts that matter, the total beside them. */
 export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
-  const total = c.pending + c.succeeded + c.failed
+  const total = c.pending + c.succeeded + c.failed + (c.expired ?? 0)
   switch (state) {
     case 'failed':
       return `${c.failed.toLocaleString()} of ${total.toLocaleString()} failed${c.pending ? `, ${c.pending.toLocaleString()} pending` : ''}`
     case 'pending':
       return `${c.pending.toLocaleString()} of ${total.toLocaleString()} pending`
+    case 'expired':
+      return `${(c.expired ?? 0).toLocaleString()} of ${total.toLocaleString()} expired`
     case 'delivered':
       return total === 1 ? 'Delivered' : `All ${total.toLocaleString()} delivered`
     case 'none':

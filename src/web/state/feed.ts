@@ -1,4 +1,4 @@
-// The feed's state: the filters (channel, tag, event key, words) as the
+// The feed's state: the filters (channel, tag, event key, words, least priority) as the
 // address holds them, the first page with the channels to filter on, older
 // pages from the cursor, and live events from the stream, each shown once
 // (the stream may repeat an event, or send one before the first page is
@@ -10,7 +10,7 @@ import { channelPages } from './channels'
 /** An event as the feed lists it; a live one comes without its deliveries counted. */
 export type FeedEvent = Omit<Schemas['FeedEvent'], 'deliveryCounts'> & { deliveryCounts?: Schemas['DeliveryCounts'] }
 
-export const FEED_FILTERS = ['channel', 'tag', 'event', 'q'] as const
+export const FEED_FILTERS = ['channel', 'tag', 'event', 'q', 'minPriority'] as const
 export type FeedFilter = (typeof FEED_FILTERS)[number]
 export type FeedFilters = Partial<Record<FeedFilter, string>>
 
@@ -67,14 +67,17 @@ export function createFeed(api: Api, workspace: string, filters: FeedFilters, pa
   let drawn = false
   let cursor: string | null = null
   const unseen = <E extends FeedEvent>(events: E[]) => events.filter((e) => !seen.has(e.eventId) && seen.add(e.eventId))
+  const { minPriority: least, ...others } = filters
+  // The priority filter, as a number (1 to 5); anything else filters nothing.
+  const minPriority = least && /^[1-5]$/.test(least) ? Number(least) : undefined
   const read = async (before?: string) => {
-    const page = await api.get('/v1/feed', { query: { workspace, ...filters, before, limit: pageSize } })
+    const page = await api.get('/v1/feed', { query: { workspace, ...others, minPriority, before, limit: pageSize } })
     cursor = page.nextCursor
     return unseen(page.events)
   }
   return {
     /** The live stream of this feed (opened before the first page is read, so that nothing posted meanwhile is missed). */
-    streamUrl: urlOf('/v1/feed/stream', { query: { workspace, ...filters } }),
+    streamUrl: urlOf('/v1/feed/stream', { query: { workspace, ...others, minPriority } }),
     /** Whether there are older events than those read. */
     get more() {
       return cursor !== null
@@ -93,6 +96,8 @@ export function createFeed(api: Api, workspace: string, filters: FeedFilters, pa
     },
     /** Whether to show a live event now: not before the first page is drawn (it is kept until then), nor twice. */
     live(e: FeedEvent): boolean {
+      // The stream filters by priority too; this holds should an event below it come.
+      if (minPriority !== undefined && e.priority < minPriority) return false
       if (drawn) return unseen([e]).length > 0
       early.push(e)
       return false

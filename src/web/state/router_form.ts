@@ -16,14 +16,15 @@ export interface RouterDraft {
   name: string
   pattern: string
   enabled: boolean
+  minPriority: number // 1-5: only events at or above it are forwarded
   destination: Record<string, unknown> & { type: string }
   filled: boolean
   template: Template | null
 }
 
-/** The name, pattern and enabled of a submitted form, trimmed. */
-export function routerSettings(form: { get(name: string): unknown }): Pick<RouterDraft, 'name' | 'pattern' | 'enabled'> {
-  return { name: String(form.get('name')).trim(), pattern: String(form.get('pattern')).trim(), enabled: form.get('enabled') === 'on' }
+/** The name, pattern, enabled and minPriority of a submitted form, trimmed. */
+export function routerSettings(form: { get(name: string): unknown }): Pick<RouterDraft, 'name' | 'pattern' | 'enabled' | 'minPriority'> {
+  return { name: String(form.get('name')).trim(), pattern: String(form.get('pattern')).trim(), enabled: form.get('enabled') === 'on', minPriority: Number(form.get('minPriority') ?? 1) || 1 }
 }
 
 /** The template of the form's two parts, or null when both are empty (the destination's default rendering). */
@@ -70,7 +71,7 @@ export function routerPreviews(api: Api, workspace: string) {
 export const createRouter = (api: Api, workspace: string, d: RouterDraft): Promise<CreatedRouter> =>
   api.post('/v1/workspaces/{workspace}/routers', {
     path: { workspace },
-    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, destination: d.destination as Destination, ...(d.template ? { template: d.template } : {}) },
+    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, minPriority: d.minPriority, destination: d.destination as Destination, ...(d.template ? { template: d.template } : {}) },
   })
 
 /**
@@ -83,6 +84,6 @@ export async function updateRouter(api: Api, workspace: string, router: Pick<Rou
   const replace = d.filled || d.destination.type !== router.destination.type
   await api.patch('/v1/workspaces/{workspace}/routers/{id}', {
     path: { workspace, id: router.id },
-    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, template: d.template, ...(replace ? { destination: d.destination as Destination } : {}) },
+    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, minPriority: d.minPriority, template: d.template, ...(replace ? { destination: d.destination as Destination } : {}) },
   })
 }
