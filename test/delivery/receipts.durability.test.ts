@@ -13,6 +13,8 @@ import { createLogger } from '../../src/core/log'
 import { startHerald, type Herald } from '../../src/server'
 import { eventually } from '../receiver'
 import { caseProcesses, caseSetup, cleanups, query } from '../faults/fixture'
+import postgres from 'postgres'
+import { fireDueReceipts } from '../../src/delivery/receipt_timer'
 import { apnsToken, pushStandIns } from './receipts_fixture'
 
 setDefaultTimeout(120_000)
@@ -169,5 +171,39 @@ for (const backend of backends) {
       expect(await read()).toMatchObject({ status: 'acknowledged', pushes: 3 })
       await herald.stop()
     })
+
+    if (backend === 'postgres') {
+      test('a worker that queued a repeat leased to itself and died: another sends it once its lease runs out', async () => {
+        let herald = await start()
+        const h = api(herald.url)
+        const key = await h.workspace('died')
+        await h.memberWithPhone('died', 'oncall-died@example.com')
+        const { eventId, receipt } = await h.send(key, {})
+        const ours = () => push.apns.seen.filter((s) => JSON.parse(s.body).eventId === eventId)
+        await eventually(async () => ours().length === 1, 15_000, 'the first push')
+        await herald.stop()
+        // The dead worker: it claimed the receipt and queued its repeat, leased to itself for 6 s, and sent nothing.
+        const sql = postgres(db!.url, { max: 1, onnotice: () => {} })
+        let firedAt = 0
+        try {
+          await sql.unsafe(ELAPSE, [30])
+          firedAt = Date.now()
+          const fired = await fireDueReceipts(sql as never, 100, () => true, 6000)
+          expect(fired.leased).toHaveLength(1)
+          const [row] = await sql<{ status: string; attempts: number }[]>`SELECT status, attempts FROM deliveries WHERE id = ${fired.leased[0]!.id}`
+          expect(row).toEqual({ status: 'pending', attempts: 0 })
+        } finally {
+          await sql.end()
+        }
+        herald = await start()
+        await Bun.sleep(Math.max(0, firedAt + 4000 - Date.now()))
+        expect(ours()).toHaveLength(1) // still leased to the dead worker
+        await eventually(async () => ours().length === 2, 15_000, 'the repeat, sent by the next worker')
+        await Bun.sleep(1500)
+        expect(ours()).toHaveLength(2)
+        expect((await (await api(herald.url).call('GET', `/receipts/${receipt}`, key)).json()).pushes).toBe(2)
+        await herald.stop()
+      })
+    }
   })
 }
