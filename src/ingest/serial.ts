@@ -10,6 +10,7 @@ import { channelKey } from '../core/channel_key'
 import { channelsPastLimit, type WantedChannel } from '../accounts/channels'
 import { claimIdempotencyKeys, findIdempotencyKeys, settleIdempotencyKeys } from './idempotency'
 import { writeEventBatch } from './statement'
+import type { Ack } from './event'
 import { rateState, type Outcome, type Submission } from './submission'
 import { insertReceipts, missingChannelSlugs, pendingRoom } from '../delivery/receipts'
 
@@ -53,7 +54,7 @@ export async function writeSerialBatch<I extends Submission>(conn: Sql, items: I
       out.outcomes = w.outcomes
       out.outboxId = w.outboxId
       await insertReceipts(tx, out.written.flatMap((s, i) => (s.event.ack && s.receipt && w.outcomes[i]!.kind === 'accepted'
-        ? [{ id: s.receipt, workspaceId: s.principal.workspaceId, eventId: s.id, eventAt: s.createdAt, channel: s.channel, ack: s.event.ack }]
+        ? [{ id: s.receipt, workspaceId: s.principal.workspaceId, eventId: s.id, eventAt: s.createdAt, channel: s.channel, ack: ackWithin(s.event.ack, s.event.ttl) }]
         : [])))
     }
     if (claims.length) await settleIdempotencyKeys(tx, out.written, out.outcomes)
@@ -101,3 +102,10 @@ async function receiptRefusals<I extends Submission>(tx: Tx, items: I[], max: nu
   }
   return out
 }
+
+/**
+ * An event's acknowledgement within its ttl: once the event is older than
+ * its ttl no push of it is sent (its repeats would end `expired` one after
+ * the other), so its receipt expires then, if `expire` is later.
+ */
+export const ackWithin = (ack: Ack, ttl: number | null): Ack => (ttl === null || ttl >= ack.expire ? ack : { ...ack, expire: ttl })

@@ -28,6 +28,17 @@ for (const backend of backends) {
       return json
     }
 
+    test('an event whose ttl is shorter than its expire: the receipt expires at the ttl (its pushes would end expired after it)', async () => {
+      const ws = await h.workspace()
+      const { eventId, receipt } = await send(ws.apiKey, { ttl: '2m' })
+      const r = (await (await withKey(ws.apiKey, 'GET', `/receipts/${receipt}`)).json()) as { expiresAt: string }
+      const eventMs = parseInt(eventId.slice(0, 8) + eventId.slice(9, 13), 16)
+      expect(Date.parse(r.expiresAt) - eventMs).toBe(120_000)
+      const longer = await send(ws.apiKey, { ttl: '2h' })
+      const r2 = (await (await withKey(ws.apiKey, 'GET', `/receipts/${longer.receipt}`)).json()) as { expiresAt: string }
+      expect(Date.parse(r2.expiresAt) - parseInt(longer.eventId.slice(0, 8) + longer.eventId.slice(9, 13), 16)).toBe(3600_000)
+    })
+
     test('an event with ack answers a receipt, read with the API key as pending', async () => {
       const ws = await h.workspace()
       const before = Date.now()
