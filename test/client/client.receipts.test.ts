@@ -23,14 +23,14 @@ for (const backend of backends) {
     const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a HeraldError') }, (err: unknown) => err as HeraldError)
 
     test('send returns the receipt of an event with ack; receipt(id) reads it, pending; the event keeps its priority, ttl and collapseKey', async () => {
-      const a = await herald.send({ message: 'Disk full on db-1', priority: 'urgent', ttl: '15m', collapseKey: 'disk-db-1', ack: { retry: '60s', expire: '1h' } })
+      const a = await herald.send({ message: 'Disk full on db-1', priority: 'urgent', ttl: '2h', collapseKey: 'disk-db-1', ack: { retry: '60s', expire: '1h' } })
       expect(a.receipt).toMatch(UUID)
       expect(a.eventId).toMatch(UUIDV7)
       const r = await herald.receipt(a.receipt!)
       expect(r).toMatchObject({ receipt: a.receipt, eventId: a.eventId, status: 'pending', acknowledgedAt: null, acknowledgedBy: null, acknowledgedVia: null, escalated: [] })
       expect(Date.parse(r.expiresAt) - Date.parse(new Date().toISOString())).toBeGreaterThan(3500_000)
       const stored = (await (await fetch(`${h.url}/events/${a.eventId}`, { headers: { authorization: `Bearer ${(herald as unknown as { apiKey: string }).apiKey}` } })).json()) as Record<string, unknown>
-      expect(stored).toMatchObject({ priority: 5, ttl: 900, collapseKey: 'disk-db-1', receipt: a.receipt })
+      expect(stored).toMatchObject({ priority: 5, ttl: 7200, collapseKey: 'disk-db-1', receipt: a.receipt })
       // An event without ack has no receipt.
       expect((await herald.send({ message: 'Deploy finished', priority: 2 })).receipt).toBeUndefined()
     })

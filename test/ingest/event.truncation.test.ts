@@ -145,10 +145,10 @@ describe.each(backends)('POST /event truncation on %s', (backend) => {
 
     describe('unknown properties', () => {
       test('each one dropped is reported, naming it', async () => {
-        const r = await accepted(h, via, apiKey, { ...base, colour: 'red', priority: 5 })
+        const r = await accepted(h, via, apiKey, { ...base, colour: 'red', urgency: 5 })
         expect(r.errors).toHaveLength(2)
         expect(r.errors!.some((e) => e.includes('colour'))).toBe(true)
-        expect(r.errors!.some((e) => e.includes('priority'))).toBe(true)
+        expect(r.errors!.some((e) => e.includes('urgency'))).toBe(true)
       })
 
       test('an unknown property whose value is null is still reported', async () => {

@@ -35,7 +35,7 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
       expect(schema.properties.message.type).toBe('string')
       for (const code of ['200', '400', '401', '413', '429']) expect(post.responses).toHaveProperty(code)
       const ok = schemaIn(doc, post.responses['200'].content['application/json'].schema)
-      expect(Object.keys(ok.properties).sort()).toEqual(['channel', 'errors', 'eventId', 'remainingQuota', 'workspace'])
+      expect(Object.keys(ok.properties).sort()).toEqual(['channel', 'errors', 'eventId', 'receipt', 'remainingQuota', 'workspace'])
     })
 
     test('GET /openapi.json documents reading an event and the operator API', async () => {
