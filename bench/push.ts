@@ -13,7 +13,7 @@
 //
 //   npx bun bench/push.ts [--devices 10000] [--providers apns,fcm] [--scenario burst|stream|both] [--bursts 3]
 //                         [--events-per-second target÷10,000] [--duration 20] [--warmup 3] [--drain 20]
-//                         [--burst-timeout 120]
+//                         [--burst-timeout 120] [--preferences]
 //
 // DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
 // and NATS_URL a NATS server with JetStream (default nats://127.0.0.1:4222); the
@@ -33,7 +33,7 @@ import {
 } from './harness'
 import { openLoop, postEvent, type Posted } from './load'
 import { APNS_MAX_STREAMS, pushesOf, standInsReport, startStandIns, type Final } from './push_stand_ins'
-import { DEVICES_PER_USER, PROVIDERS, completion, devicesPerProvider, duplicateRows, eventRows, parseProviders, populate, type EventRows, type Provider } from './push_db'
+import { DEVICES_PER_USER, PROVIDERS, completion, givePreferences, devicesPerProvider, duplicateRows, eventRows, parseProviders, populate, type EventRows, type Provider } from './push_db'
 import { measureEncryption, vapidPair, webPushFloor, webPushReport } from './push_webpush'
 
 const h = harness('push')
@@ -63,6 +63,10 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '3' },
     drain: { type: 'string', default: '20' },
     'burst-timeout': { type: 'string', default: '120' },
+    // Every member has preferences that let the bench's events through: quiet
+    // hours that do not hold now and a level for the channel, so each push
+    // goes through the preference check (sql/0020) and is still sent.
+    preferences: { type: 'boolean', default: false },
   },
 })
 
@@ -96,6 +100,7 @@ function parameters() {
     warmup_s: int('warmup', 0),
     drain_s: int('drain', 0),
     burst_timeout_s: int('burst-timeout', 1),
+    preferences: flags.preferences === true,
     channel: CHANNEL,
     devices_per_user: DEVICES_PER_USER,
     apns_max_concurrent_streams: APNS_MAX_STREAMS,
@@ -132,6 +137,7 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date, vapid
   const [ws] = await db.sql<{ id: number }[]>`SELECT id::int AS id FROM workspaces WHERE name = 'bench-push'`
   const t0Populate = now()
   const pop = await populate(db.sql, ws!.id, params.devices, WARMUP_CHANNEL, params.providers, si.subscriptions)
+  if (params.preferences) await givePreferences(db.sql, ws!.id, CHANNEL)
   progress(`${params.devices} devices (${pop.apns} APNs, ${pop.fcm} FCM, ${pop.webpush} Web Push) of ${pop.users} users in ${round((now() - t0Populate) / 1000, 1)} s`)
 
   const samplerPid = await backendPid(db.sql)

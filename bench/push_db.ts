@@ -80,6 +80,23 @@ export async function populate(sql: postgres.Sql, workspaceId: number, n: number
   return { users, ...devicesPerProvider(n, providers), warmupDevices: Math.min(n, DEVICES_PER_USER) }
 }
 
+/**
+ * Preferences for every member of the workspace that hold no push of
+ * `channel` back: quiet hours of one hour starting twelve hours from now (UTC),
+ * except 5, and the level `all` for the channel. The fan-out then checks each
+ * push against them, as it would for a team that set preferences.
+ */
+export async function givePreferences(sql: postgres.Sql, workspaceId: number, channel: string) {
+  const from = (new Date().getUTCHours() * 60 + 12 * 60) % 1440
+  await sql`
+    INSERT INTO member_preferences (workspace_id, user_id, default_level, quiet_timezone, quiet_from, quiet_to, quiet_except)
+    SELECT workspace_id, user_id, 'all', 'UTC', ${from}, ${(from + 60) % 1440}, 5 FROM memberships WHERE workspace_id = ${workspaceId}`
+  await sql`
+    INSERT INTO channel_mutes (workspace_id, user_id, channel, level)
+    SELECT workspace_id, user_id, ${channel}, 'all' FROM memberships WHERE workspace_id = ${workspaceId}
+    ON CONFLICT DO NOTHING`
+}
+
 /** Per event, from PostgreSQL: rows, their states, and when its pushes started, were answered, and were written. */
 export interface EventRows {
   event_id: string
