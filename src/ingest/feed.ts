@@ -18,7 +18,7 @@ export const FEED_PAGE_MAX = 100
 
 /** An event's view as columns (the feed's rows; event_view.ts has it as one json value for delivery). */
 const feedColumns = (sql: Sql) => sql`e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data,
-  iso_time(e.created_at) AS "createdAt", e.priority, e.ttl, e.collapse_key AS "collapseKey", e.receipt`
+  iso_time(e.created_at) AS "createdAt", e.priority, e.ttl, e.collapse_key AS "collapseKey", e.receipt, e.recipients AS to`
 
 /** An event as the feed lists it (and GET /events/{id} shows it). */
 export type FeedEvent = Omit<EventView, 'data'> & { data: Record<string, unknown> | null }
