@@ -1286,7 +1286,7 @@ export interface paths {
         };
         /**
          * List deliveries
-         * @description A workspace's deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event's log (GET /v1/workspaces/{workspace}/events/{eventId}).
+         * @description A workspace's deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them, except those of an event sent `to` people, which only its recipients and the workspace's owners and admins see. Each attempt of a delivery is in its event's log (GET /v1/workspaces/{workspace}/events/{eventId}).
          */
         get: operations["getV1WorkspacesByWorkspaceDeliveries"];
         put?: never;
@@ -1746,7 +1746,7 @@ export interface components {
             /** @description Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired. */
             expired?: number;
         };
-        /** @description By event id; an event of another workspace counts zeros. */
+        /** @description By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros. */
         DeliveryCountsByEvent: {
             [key: string]: components["schemas"]["DeliveryCounts"];
         };
@@ -8629,7 +8629,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description By event id; an event of another workspace counts zeros. */
+            /** @description By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros. */
             200: {
                 headers: {
                     [name: string]: unknown;
