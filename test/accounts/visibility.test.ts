@@ -15,6 +15,8 @@ import { backends, useTestHerald } from '../harness'
 import { newEmail, signUp, type Person } from '../users'
 import { waitFor } from '../support'
 import { eventually, startReceiver, type Receiver } from '../receiver'
+import { eventReads } from '../../src/ingest/event_reads'
+import { receiptOps } from '../../src/delivery/receipt_ops'
 
 interface Stream {
   readonly text: string
@@ -244,6 +246,29 @@ for (const backend of backends) {
         await waitFor(() => adm.text.includes(p2) && rcp.text.includes(s2), 5000, 'the streams')
         expect(adm.text).not.toContain(s2)
         expect(atk.text).not.toContain(s2)
+      } finally {
+        await setRole(admin, 'admin')
+      }
+    })
+
+    test('the role is read by the statement that reads: a viewer let in as an admin and demoted before the read sees nothing', async () => {
+      // What a route holds between its access check and its read: who, not which role.
+      const id = (await h.db.sql<{ id: number }[]>`SELECT id FROM workspaces WHERE name = ${ws}`)[0]!.id
+      const viewer = { userId: admin.userId, workspaceId: id }
+      const reads = eventReads(h.db.sql)
+      const receipts = receiptOps(h.db.sql)
+      const words = { q: 'launch codes' }
+      expect((await reads.feedPage(viewer, words, null, 10)).events.map((e) => e.eventId)).toEqual([ids.secret])
+      expect((await reads.event(id, ids.secret, viewer)).message).toBe(SECRET)
+      expect(await reads.streamSees(viewer, { to: [recipient.userId] })).toBe(true)
+      await setRole(admin, 'member')
+      try {
+        expect(await reads.feedPage(viewer, words, null, 10)).toEqual({ events: [], nextCursor: null })
+        expect(await reads.event(id, ids.secret, viewer).then(() => 'read', (e: { status?: number }) => e.status)).toBe(404)
+        expect(await reads.streamSees(viewer, { to: [recipient.userId] })).toBe(false)
+        expect(await receipts.read(id, ids.receipt, viewer).then(() => 'read', (e: { status?: number }) => e.status)).toBe(404)
+        // The producer's read (no viewer) is unchanged.
+        expect((await reads.event(id, ids.secret, null)).message).toBe(SECRET)
       } finally {
         await setRole(admin, 'admin')
       }
