@@ -189,13 +189,14 @@ export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRule
   const slots: (number | HeraldError)[] = new Array(events.length)
   const pending: Promise<Outcome>[] = []
   const judged = events.map((item) => judge(item, principal, sized, rules))
-  await addressed(judged, principal.workspaceId, recipients)
+  // Only a batch with a `to` in it waits for the one query that resolves them all.
+  if (judged.some((j) => !(j instanceof HeraldError) && j.event.to)) await addressed(judged, principal.workspaceId, recipients)
   for (let i = 0; i < events.length; i++) {
-    const judged_ = judged[i]!
-    if (judged_ instanceof HeraldError) slots[i] = judged_
+    const item = judged[i]!
+    if (item instanceof HeraldError) slots[i] = item
     else {
       slots[i] = pending.length
-      pending.push(batcher.submit(judged_)) // enqueued now, in request order
+      pending.push(batcher.submit(item)) // enqueued now, in request order
     }
   }
   return Promise.all(pending).then((outcomes) => answer(slots, outcomes))
