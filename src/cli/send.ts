@@ -38,6 +38,7 @@ interface SendOptions {
   priority?: number | string
   ttl?: number | string
   collapseKey?: string
+  to?: string[]
   ackRetry?: number | string
   ackExpire?: number | string
   ackEscalate?: { after: number | string; channel: string }[]
@@ -82,6 +83,7 @@ export async function eventBody(message: string, opts: SendOptions, readStdin = 
     ...(opts.priority === undefined ? {} : { priority: opts.priority }),
     ...(opts.ttl === undefined ? {} : { ttl: opts.ttl }),
     ...(opts.collapseKey === undefined ? {} : { collapseKey: opts.collapseKey }),
+    ...(opts.to?.length ? { to: opts.to } : {}),
     ...ackOf(opts),
   }
 }
@@ -190,6 +192,7 @@ export function addSendCommand(program: Command): Command {
     .option('--priority <priority>', 'how urgent: 1 to 5, or min, low, default (3), high, urgent', priorityOption)
     .option('--ttl <duration>', 'not delivered once older than this: seconds, or 90s, 15m, 2h, 7d', durationOption('--ttl'))
     .option('--collapse-key <key>', 'a newer event with the same key replaces this notification on a device (1 to 32 of A-Z a-z 0-9 _ -)')
+    .option('--to <recipient>', "send to this member only: an e-mail address or user:<id>; repeat for more (at most 100). Only they, and the workspace's owners and admins, see the event", collect)
     .option('--ack-retry <duration>', 'must be acknowledged: pushed again this often until it is (at least 30s); with --ack-expire', durationOption('--ack-retry'))
     .option('--ack-expire <duration>', 'must be acknowledged: stop repeating after this (at most 3h unless the operator raised it); with --ack-retry', durationOption('--ack-expire'))
     .option('--ack-escalate <after:channel>', "also push to a channel's members once unacknowledged this long, such as 10m:oncall; repeat for more (at most 3)", escalateOption)

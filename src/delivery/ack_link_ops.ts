@@ -5,8 +5,9 @@
 // receipt is gone, is `null`: the page's 404.
 import type { Sql } from '../core/db'
 import { findEvent } from '../ingest/feed'
+import { visibleTo } from '../ingest/event_reads'
 import { ackTokenReceipt } from './ack_link'
-import { acknowledgeReceipt, findReceiptWorkspace, readReceipt, type ReceiptView } from './receipts'
+import { acknowledgeReceipt, anyReceipt, findReceiptWorkspace, readReceipt, type ReceiptView } from './receipts'
 
 /** What the page shows. */
 export interface AckLinkView {
@@ -28,7 +29,8 @@ export function ackLinkOps(sql: Sql, key: string | undefined, wake: () => void =
     return workspaceId === null ? null : { receipt, workspaceId }
   }
   async function view(workspaceId: number, receipt: ReceiptView): Promise<AckLinkView> {
-    const e = await findEvent(sql, workspaceId, receipt.eventId)
+    // The token is the credential (it was pushed to those the event reached): whoever holds it sees the event.
+    const e = await findEvent(sql, workspaceId, receipt.eventId, visibleTo(sql, null))
     return { receipt, event: e && { title: e.title, message: e.message, channel: e.channel, workspace: e.workspace } }
   }
   return {
@@ -36,14 +38,14 @@ export function ackLinkOps(sql: Sql, key: string | undefined, wake: () => void =
     async read(token: string): Promise<AckLinkView | null> {
       const at = await locate(token)
       if (!at) return null
-      const receipt = await readReceipt(sql, at.workspaceId, at.receipt)
+      const receipt = await readReceipt(sql, at.workspaceId, at.receipt, anyReceipt)
       return receipt && view(at.workspaceId, receipt)
     },
     /** Acknowledges: `won` false when it was no longer pending (the view says who or what ended it). */
     async acknowledge(token: string): Promise<(AckLinkView & { won: boolean }) | null> {
       const at = await locate(token)
       if (!at) return null
-      const done = await acknowledgeReceipt(sql, at.workspaceId, at.receipt, { userId: null, via: 'link' })
+      const done = await acknowledgeReceipt(sql, at.workspaceId, at.receipt, { userId: null, via: 'link' }, anyReceipt)
       if (done?.won) wake()
       return done && { won: done.won, ...(await view(at.workspaceId, done.receipt)) }
     },

@@ -3,6 +3,7 @@
 // row exists (the row is written with its outcome); a retry is a pending row
 // that a worker owns while its lease runs (next_attempt_at in the future); a
 // worker that dies simply lets it run out.
+import type postgres from 'postgres'
 import type { Sql, Tx } from '../core/db'
 import { eventViewJson, type EventView } from './event_view'
 import type { DeliveryKind } from './job'
@@ -252,6 +253,13 @@ export const listEventDeliveries = (sql: Tx, workspaceId: number, eventId: strin
   FROM deliveries d WHERE d.workspace_id = ${workspaceId} AND d.event_id = ${eventId}
   ORDER BY d.created_at, d.id`
 
+/**
+ * Whether the event of the delivery aliased `d` may be seen by the person
+ * reading: SQL made by src/ingest/event_reads.ts (eventVisibleTo), `true`
+ * for the operator. A person sees no delivery of an event they may not see.
+ */
+export type DeliveryVisible = postgres.PendingQuery<postgres.Row[]>
+
 /** Failed deliveries of a workspace, newest first. */
 export interface FailedDeliveryView {
   id: string
@@ -278,10 +286,10 @@ export const listFailedDeliveries = (sql: Tx, workspaceId: number, limit: number
 const replayed = (sql: Tx) => sql`status = 'pending', attempts_before = attempts_before + attempts, attempts = 0, next_attempt_at = now(), updated_at = now()`
 
 /** Makes a finished delivery due again with a fresh schedule, keeping its id and its attempt history. */
-export async function replayDelivery(sql: Tx, workspaceId: number, id: string): Promise<boolean> {
+export async function replayDelivery(sql: Tx, workspaceId: number, id: string, visible: DeliveryVisible): Promise<boolean> {
   const rows = await sql`
-    UPDATE deliveries SET ${replayed(sql)}
-    WHERE id = ${id} AND workspace_id = ${workspaceId} AND status IN ('failed', 'succeeded')
+    UPDATE deliveries d SET ${replayed(sql)}
+    WHERE d.id = ${id} AND d.workspace_id = ${workspaceId} AND d.status IN ('failed', 'succeeded') AND ${visible}
     RETURNING id`
   return rows.length > 0
 }
@@ -303,14 +311,14 @@ export interface DeliveryCounts {
  * partition of events either. Events without deliveries count zeros;
  * `expired` is there only for an event some of whose deliveries expired.
  */
-export async function countEventDeliveries(sql: Tx, workspaceId: number, eventIds: string[]): Promise<Map<string, DeliveryCounts>> {
+export async function countEventDeliveries(sql: Tx, workspaceId: number, eventIds: string[], visible: DeliveryVisible | null = null): Promise<Map<string, DeliveryCounts>> {
   const counts = new Map<string, DeliveryCounts>(eventIds.map((id) => [id, { pending: 0, succeeded: 0, failed: 0 }]))
   if (!eventIds.length) return counts
   const rows = await sql<({ eventId: string } & DeliveryCounts)[]>`
     SELECT event_id AS "eventId", count(*) FILTER (WHERE status = 'pending')::int AS pending,
       count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed,
       count(*) FILTER (WHERE status = 'expired')::int AS expired
-    FROM deliveries WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId}
+    FROM deliveries d WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId} ${visible ? sql`AND ${visible}` : sql``}
     GROUP BY event_id`
   for (const { eventId, expired, ...c } of rows) counts.set(eventId, expired ? { ...c, expired } : c)
   return counts
@@ -335,8 +343,8 @@ export function uuidFloor(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`
 }
 
-const matching = (sql: Tx, workspaceId: number, f: DeliveryFilter) => sql`
-  d.workspace_id = ${workspaceId}
+const matching = (sql: Tx, workspaceId: number, f: DeliveryFilter, visible: DeliveryVisible) => sql`
+  d.workspace_id = ${workspaceId} AND ${visible}
   ${f.state ? sql`AND d.status = ${f.state}` : sql``}
   ${f.routerId ? sql`AND d.kind = 'router' AND d.router_id = ${f.routerId}::uuid` : sql``}
   ${f.deviceId ? sql`AND d.kind = 'push' AND d.target = ${f.deviceId.toLowerCase()}` : sql``}
@@ -366,11 +374,11 @@ export interface DeliveryListItem {
  * on the primary key first; only its rows look up their events, each in the
  * one partition its id names.
  */
-export async function listDeliveries(sql: Tx, workspaceId: number, filter: DeliveryFilter, before: string | null, limit: number) {
+export async function listDeliveries(sql: Tx, workspaceId: number, filter: DeliveryFilter, before: string | null, limit: number, visible: DeliveryVisible) {
   const rows = await sql<DeliveryListItem[]>`
     WITH page AS (
       SELECT d.* FROM deliveries d
-      WHERE ${matching(sql, workspaceId, filter)} ${before ? sql`AND d.id < ${before}::uuid` : sql``}
+      WHERE ${matching(sql, workspaceId, filter, visible)} ${before ? sql`AND d.id < ${before}::uuid` : sql``}
       ORDER BY d.id DESC LIMIT ${limit + 1}
     )
     SELECT d.id, d.event_id AS "eventId", d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId",
@@ -402,17 +410,17 @@ export interface BulkReplay {
  * delivery again once: the second finds it no longer failed, or locked by
  * the first. A dry run only counts them.
  */
-export async function replayFailedDeliveries(sql: Tx, workspaceId: number, filter: DeliveryFilter, dryRun = false): Promise<BulkReplay> {
+export async function replayFailedDeliveries(sql: Tx, workspaceId: number, filter: DeliveryFilter, visible: DeliveryVisible, dryRun = false): Promise<BulkReplay> {
   if (filter.state && filter.state !== 'failed') return { matched: 0, replayed: 0, more: false }
   const failed = { ...filter, state: 'failed' as const }
   if (dryRun) {
     const [row] = await sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM (SELECT 1 FROM deliveries d WHERE ${matching(sql, workspaceId, failed)} LIMIT ${REPLAY_MAX + 1}) x`
+      SELECT count(*)::int AS n FROM (SELECT 1 FROM deliveries d WHERE ${matching(sql, workspaceId, failed, visible)} LIMIT ${REPLAY_MAX + 1}) x`
     return { matched: Math.min(row!.n, REPLAY_MAX), replayed: 0, more: row!.n > REPLAY_MAX }
   }
   const [row] = await sql<{ picked: number; replayed: number }[]>`
     WITH picked AS (
-      SELECT d.id FROM deliveries d WHERE ${matching(sql, workspaceId, failed)}
+      SELECT d.id FROM deliveries d WHERE ${matching(sql, workspaceId, failed, visible)}
       ORDER BY d.id DESC LIMIT ${REPLAY_MAX + 1}
       FOR UPDATE SKIP LOCKED
     ), chosen AS (

@@ -8,6 +8,7 @@
 import type { Ctx } from '../core/operation'
 import { requireRight } from '../core/operation'
 import { filterSinceAfterUntil, filterTimeInvalid, noFinishedDelivery } from '../core/errors'
+import { eventVisibleTo, type Viewer } from '../ingest/event_reads'
 import { countEventDeliveries, listDeliveries, listFailedDeliveries, replayDelivery, replayFailedDeliveries, type BulkReplay, type DeliveryFilter, type DeliveryState } from './deliveries'
 
 /** Wakes the scheduler of this process after a replay, so that it picks the deliveries up at once. */
@@ -43,36 +44,40 @@ export function filterOf(q: FilterInput, where: 'parameter' | 'pointer'): Delive
   }
 }
 
+/** Who reads: a person sees the deliveries of the events they may see only; the operator, every one. */
+const viewerOf = (ctx: Ctx): Viewer | null => (ctx.actor.kind === 'person' ? { userId: ctx.actor.userId, workspaceId: ctx.workspace.id } : null)
+const visible = (ctx: Ctx) => eventVisibleTo(ctx.sql, viewerOf(ctx), 'd')
+
 /** A page of the workspace's deliveries that match the query's filter, newest event first, before `cursor`. */
 export function pageOfDeliveries(ctx: Ctx, query: FilterInput & { cursor?: string; limit: number }) {
   requireRight(ctx, 'read')
-  return listDeliveries(ctx.sql, ctx.workspace.id, filterOf(query, 'parameter'), query.cursor?.toLowerCase() ?? null, query.limit)
+  return listDeliveries(ctx.sql, ctx.workspace.id, filterOf(query, 'parameter'), query.cursor?.toLowerCase() ?? null, query.limit, visible(ctx))
 }
 
 /** The deliveries of one state (or all), at most `limit`: the failed ones newest failure first, the others newest event first. */
 export async function listDeliveriesIn(ctx: Ctx, state: DeliveryState | 'all', limit: number) {
   requireRight(ctx, 'read')
   if (state === 'failed') return listFailedDeliveries(ctx.sql, ctx.workspace.id, limit)
-  return (await listDeliveries(ctx.sql, ctx.workspace.id, state === 'all' ? {} : { state }, null, limit)).deliveries
+  return (await listDeliveries(ctx.sql, ctx.workspace.id, state === 'all' ? {} : { state }, null, limit, visible(ctx))).deliveries
 }
 
-/** The deliveries of each of `eventIds` by state; an event of another workspace counts zeros. */
+/** The deliveries of each of `eventIds` by state; an event of another workspace, or one the person may not see, counts zeros. */
 export async function countDeliveriesOf(ctx: Ctx, eventIds: string[]) {
   requireRight(ctx, 'read')
-  return Object.fromEntries(await countEventDeliveries(ctx.sql, ctx.workspace.id, [...new Set(eventIds.map((id) => id.toLowerCase()))]))
+  return Object.fromEntries(await countEventDeliveries(ctx.sql, ctx.workspace.id, [...new Set(eventIds.map((id) => id.toLowerCase()))], visible(ctx)))
 }
 
 /** Makes a finished delivery pending again, under the same id, with a fresh retry schedule; 404 when none of this id is finished. */
 export async function replayOneDelivery(ctx: Ctx, id: string, wake: Wake): Promise<void> {
   requireRight(ctx, 'manage')
-  if (!(await replayDelivery(ctx.sql, ctx.workspace.id, id))) throw noFinishedDelivery(ctx.actor.kind === 'operator')
+  if (!(await replayDelivery(ctx.sql, ctx.workspace.id, id, visible(ctx)))) throw noFinishedDelivery(ctx.actor.kind === 'operator')
   wake()
 }
 
 /** Replays the failed deliveries that match the body's filter (or, on a dry run, counts them). */
 export async function replayFailedInBulk(ctx: Ctx, body: FilterInput & { dryRun?: boolean }, wake: Wake): Promise<BulkReplay> {
   requireRight(ctx, 'manage')
-  const result = await replayFailedDeliveries(ctx.sql, ctx.workspace.id, filterOf(body, 'pointer'), body.dryRun ?? false)
+  const result = await replayFailedDeliveries(ctx.sql, ctx.workspace.id, filterOf(body, 'pointer'), visible(ctx), body.dryRun ?? false)
   if (result.replayed > 0) wake()
   return result
 }

@@ -4,15 +4,16 @@
 // scheduler's wake-up, so that a router's receipt delivery goes out at once.
 import type { Sql } from '../core/db'
 import { receiptEnded, receiptNotFound } from '../core/errors'
-import { acknowledgeReceipt, cancelReceipt, readReceipt, type AckVia, type ReceiptView, type Transition } from './receipts'
+import { acknowledgeReceipt, anyReceipt, cancelReceipt, readReceipt, type AckVia, type ReceiptView, type Transition } from './receipts'
+import { eventVisibleTo, type Viewer } from '../ingest/event_reads'
 
 export interface ReceiptOps {
-  /** The receipt, or 404 (none of this id in the workspace, another workspace's included). */
-  read(workspaceId: number, receiptId: string): Promise<ReceiptView>
+  /** The receipt, or 404 (none of this id in the workspace, another workspace's included, or of an event the viewer may not see; null: the API key). */
+  read(workspaceId: number, receiptId: string, viewer: Viewer | null): Promise<ReceiptView>
   /** Cancels it: the receipt, or 409 once it is no longer pending. */
   cancel(workspaceId: number, receiptId: string): Promise<ReceiptView>
   /** A member acknowledges it: the receipt, or 409 naming who acknowledged it first. */
-  acknowledge(workspaceId: number, receiptId: string, by: { userId: string; via: AckVia }): Promise<ReceiptView>
+  acknowledge(workspaceId: number, receiptId: string, by: { userId: string; via: AckVia }, viewer: Viewer): Promise<ReceiptView>
 }
 
 /** The view of a transition this call won; the 409 of one it lost; the 404 of none. */
@@ -22,10 +23,13 @@ function settled(t: Transition | null): ReceiptView {
   return t.receipt
 }
 
+/** A receipt's event seen by `viewer`, checked in the statement that reads or ends the receipt. */
+const seenBy = (viewer: Viewer | null) => (viewer ? (tx: Parameters<typeof eventVisibleTo>[0]) => eventVisibleTo(tx, viewer, 'r') : anyReceipt)
+
 export function receiptOps(sql: Sql, wake: () => void = () => {}): ReceiptOps {
   return {
-    async read(workspaceId, receiptId) {
-      const r = await readReceipt(sql, workspaceId, receiptId)
+    async read(workspaceId, receiptId, viewer) {
+      const r = await readReceipt(sql, workspaceId, receiptId, seenBy(viewer))
       if (!r) throw receiptNotFound()
       return r
     },
@@ -34,8 +38,8 @@ export function receiptOps(sql: Sql, wake: () => void = () => {}): ReceiptOps {
       wake()
       return r
     },
-    async acknowledge(workspaceId, receiptId, by) {
-      const r = settled(await acknowledgeReceipt(sql, workspaceId, receiptId, by))
+    async acknowledge(workspaceId, receiptId, by, viewer) {
+      const r = settled(await acknowledgeReceipt(sql, workspaceId, receiptId, by, seenBy(viewer)))
       wake()
       return r
     },

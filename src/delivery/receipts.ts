@@ -8,6 +8,7 @@
 // wins and the other finds it ended. The same transaction cancels the
 // repeats still queued (so none is sent after the end), and queues the
 // deliveries of the routers with `receipts: true` that forwarded the event.
+import type postgres from 'postgres'
 import type { Sql, Tx } from '../core/db'
 import { deliveryId } from './send_task'
 
@@ -68,12 +69,21 @@ const viewJoins = (sql: Tx) => sql`
     SELECT count(*) AS n, max(d.updated_at) AS last_at FROM deliveries d
     WHERE d.event_id = r.event_id AND d.event_at = r.event_at AND d.kind = 'push' AND d.status = 'succeeded') p ON true`
 
-/** The receipt `receiptId` of the workspace; null when it has none of this id. */
-export async function readReceipt(sql: Sql | Tx, workspaceId: number, receiptId: string): Promise<ReceiptView | null> {
+/**
+ * Whether the event of the receipt aliased `r` may be seen by who reads or
+ * acknowledges it: SQL made by src/ingest/event_reads.ts (eventVisibleTo)
+ * on the statement's own connection; `true` for the API key, the operator
+ * and a signed link. A receipt of an event one may not see is not there.
+ */
+export type ReceiptVisible = (sql: Tx) => postgres.PendingQuery<postgres.Row[]>
+export const anyReceipt: ReceiptVisible = (sql) => sql`true`
+
+/** The receipt `receiptId` of the workspace; null when it has none of this id that `visible` lets through. */
+export async function readReceipt(sql: Sql | Tx, workspaceId: number, receiptId: string, visible: ReceiptVisible): Promise<ReceiptView | null> {
   if (!UUID.test(receiptId)) return null
   const [row] = await sql<ReceiptView[]>`
     SELECT ${viewColumns(sql)} FROM receipts r ${viewJoins(sql)}
-    WHERE r.id = ${receiptId} AND r.workspace_id = ${workspaceId}`
+    WHERE r.id = ${receiptId} AND r.workspace_id = ${workspaceId} AND ${visible(sql)}`
   return row ?? null
 }
 
@@ -92,26 +102,26 @@ export async function findReceiptWorkspace(sql: Sql, receiptId: string): Promise
 }
 
 /** A member acknowledges: the first one wins; the others get won: false and who it was. Null: no such receipt here. */
-export function acknowledgeReceipt(sql: Sql, workspaceId: number, receiptId: string, by: { userId: string | null; via: AckVia }): Promise<Transition | null> {
-  return endReceipt(sql, workspaceId, receiptId, (tx) => tx`
+export function acknowledgeReceipt(sql: Sql, workspaceId: number, receiptId: string, by: { userId: string | null; via: AckVia }, visible: ReceiptVisible): Promise<Transition | null> {
+  return endReceipt(sql, workspaceId, receiptId, visible, (tx) => tx`
     status = 'acknowledged', acknowledged_at = now(), acknowledged_via = ${by.via},
     acknowledged_by = ${by.userId}::uuid, acknowledged_email = (SELECT email FROM users WHERE id = ${by.userId}::uuid)`)
 }
 
 /** The sender cancels (its API key): won: false when it had already ended. */
 export function cancelReceipt(sql: Sql, workspaceId: number, receiptId: string): Promise<Transition | null> {
-  return endReceipt(sql, workspaceId, receiptId, (tx) => tx`status = 'cancelled'`)
+  return endReceipt(sql, workspaceId, receiptId, anyReceipt, (tx) => tx`status = 'cancelled'`)
 }
 
-async function endReceipt(sql: Sql, workspaceId: number, receiptId: string, set: (tx: Tx) => ReturnType<Tx>): Promise<Transition | null> {
+async function endReceipt(sql: Sql, workspaceId: number, receiptId: string, visible: ReceiptVisible, set: (tx: Tx) => ReturnType<Tx>): Promise<Transition | null> {
   if (!UUID.test(receiptId)) return null
   return sql.begin(async (tx) => {
     const ended = await tx<EndedReceipt[]>`
       UPDATE receipts r SET ${set(tx)}, ended_at = now()
-      WHERE r.id = ${receiptId} AND r.workspace_id = ${workspaceId} AND r.status = 'pending'
+      WHERE r.id = ${receiptId} AND r.workspace_id = ${workspaceId} AND r.status = 'pending' AND ${visible(tx)}
       RETURNING ${endedColumns(tx)}`
     if (ended.length) await afterEnd(tx, ended)
-    const view = await readReceipt(tx, workspaceId, receiptId)
+    const view = await readReceipt(tx, workspaceId, receiptId, visible)
     if (!view) return null
     return ended.length ? { won: true, receipt: view } : { won: false, receipt: view }
   })

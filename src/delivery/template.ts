@@ -98,6 +98,7 @@ function viewOf(e: EventView): Record<string, unknown> {
     ttl: e.ttl ?? null,
     collapseKey: e.collapseKey ?? null,
     receipt: e.receipt ?? null,
+    to: e.to ?? null,
     data: e.data ?? null,
   }
 }

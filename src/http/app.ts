@@ -17,6 +17,7 @@ import type { Changes } from '../core/changes'
 import type { Mailer } from '../accounts/mailer'
 import type { SendConfig } from '../delivery/job'
 import { eventReads } from '../ingest/event_reads'
+import { recipientResolver } from '../ingest/recipients'
 import { readDatabaseStatus } from '../delivery/status'
 import { listMyWorkspaces } from '../accounts/members'
 import { previewInvitation } from '../accounts/invitation_ops'
@@ -155,6 +156,8 @@ export function createApp(deps: AppDeps) {
   const reads = eventReads(sql)
   // The bounds of an event the operator may raise.
   const rules = { maxAckExpire: config.HERALD_MAX_ACK_EXPIRE }
+  // An event's `to`, resolved to members at ingest (one query per request that has one).
+  const recipients = recipientResolver(sql)
   // A receipt ended here queues its routers' deliveries: the scheduler of this process sends them at once.
   const receipts = receiptOps(sql, wakeScheduler)
   // Who acts, on each API: the routes of a resource are defined once and mounted on both.
@@ -202,8 +205,8 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoute(config.HERALD_METRICS_TOKEN))
     .use(docsRoute(() => app.handle, () => app.routes))
     .use(healthRoute({ ping: () => ping(sql), state }))
-    .use(eventRoute(auth, batcher, rules))
-    .use(eventsBatchRoute(auth, batcher, rules))
+    .use(eventRoute(auth, batcher, rules, recipients))
+    .use(eventsBatchRoute(auth, batcher, rules, recipients))
     .use(eventReadRoute({ reads, auth }))
     .use(receiptsRoute({ auth, receipts }))
     .use(

@@ -16,6 +16,7 @@ export const NOTIFY_LIMITS = {
   ackRetryMin: 30, // Pushover's minimum: a phone that rings more often than this is unusable
   ackExpireMax: 10_800, // 3 h, unless HERALD_MAX_ACK_EXPIRE raises it
   escalateMax: 3,
+  to: 100, // recipients of one event: a team, not a mailing list
 } as const
 export const PRIORITY_NAMES = { min: 1, low: 2, default: 3, high: 4, urgent: 5 } as const
 export const DEFAULT_PRIORITY = 3
@@ -63,13 +64,17 @@ export const EventBody = Type.Object(
     ], { description: `How long the notification is worth sending, in seconds (0-${NOTIFY_LIMITS.ttlMax}) or as a duration (90s, 15m, 2h, 7d). A push or router delivery not sent by then ends \`expired\`. Returned as seconds.`, examples: [3600, '15m'] })),
     collapseKey: opt(Type.String({ pattern: NOTIFY_LIMITS.collapseKey.source, description: 'A newer event with the same key replaces the older notification on a device: 1-32 of A-Z a-z 0-9 _ -.', examples: ['deploy-status'] })),
     ack: Type.Optional(Type.Union([AckSpec, Type.Null()])),
+    to: Type.Optional(Type.Union([
+      Type.Array(Type.String({ minLength: 1, maxLength: 320 }), { minItems: 1, maxItems: NOTIFY_LIMITS.to }),
+      Type.Null(),
+    ], { description: `Send to these members only: up to ${NOTIFY_LIMITS.to}, each a member's e-mail address or \`user:<userId>\`. Only they are pushed, and only they and the workspace's owners and admins see the event (feed, stream, event page, deliveries). A recipient who is not a member is dropped and reported in \`errors\`; none left is a 400. Absent or null: the channel's whole audience.`, examples: [['jane@example.com', 'user:0196f3c2-5b1e-7c2a-9d4e-3f2a1b0c9d8e']] })),
   },
   { $id: 'EventBody', additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
 )
 export type EventBodyType = Static<typeof EventBody>
 // The fields of notifyFields are checked by hand, for errors that name the
 // bound and point inside `ack`; the compiled check sees the rest.
-const NOTIFY = ['priority', 'ttl', 'collapseKey', 'ack'] as const
+const NOTIFY = ['priority', 'ttl', 'collapseKey', 'ack', 'to'] as const
 const checker = TypeCompiler.Compile(Type.Omit(EventBody, [...NOTIFY], { additionalProperties: true }))
 const KNOWN = new Set(Object.keys(EventBody.properties))
 
@@ -85,7 +90,11 @@ export interface NormalizedEvent {
   ttl: number | null // seconds
   collapseKey: string | null
   ack: Ack | null
+  to: Recipient[] | null // as sent, checked; resolved to members' user ids at ingest (src/ingest/recipients.ts)
 }
+
+/** One entry of `to`: a member's e-mail (lowercased) or user id (lowercased), at its index in the body's array. */
+export type Recipient = { index: number; email: string; userId?: undefined } | { index: number; userId: string; email?: undefined }
 
 /** An event's acknowledgement, in seconds. */
 export interface Ack {
@@ -231,6 +240,40 @@ function ackOf(v: unknown, rules: EventRules, errors: FieldError[]): Ack | null 
   return errors.length > before || retry === null || expire === null ? null : { retry, expire, escalate: escalate.sort((x, y) => x.after - y.after) }
 }
 
+const USER_REF = /^user:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
+// What a person types as an address: something@domain, no spaces, within
+// RFC 5321's 254 characters. Whether it is a member is for the resolution.
+const EMAIL = /^[^\s@]+@[^\s@]+$/
+
+/**
+ * `to`, checked: an array of 1 to 100 e-mails or user:<id>, none named twice
+ * (e-mails in any case). Naming one person by e-mail and by id is found
+ * once both are resolved to members (src/ingest/recipients.ts).
+ */
+function toOf(v: unknown, errors: FieldError[]): Recipient[] | null {
+  if (isNull(v)) return null
+  const rule = 'a member\'s e-mail address or user:<userId>'
+  if (!Array.isArray(v)) return errors.push({ pointer: '/to', detail: `to must be an array, each entry ${rule}` }), null
+  if (v.length === 0) return errors.push({ pointer: '/to', detail: 'to must name at least 1 recipient (leave it out to send to the whole channel)' }), null
+  if (v.length > NOTIFY_LIMITS.to) return errors.push({ pointer: '/to', detail: `to names ${v.length} recipients; at most ${NOTIFY_LIMITS.to}` }), null
+  const out: Recipient[] = []
+  const seen = new Map<string, number>()
+  v.forEach((x, index) => {
+    const pointer = `/to/${index}`
+    if (typeof x !== 'string' || x.trim() === '') return errors.push({ pointer, detail: `to[${index}] must be ${rule}` })
+    const user = USER_REF.exec(x)
+    const r: Recipient | null = user ? { index, userId: user[1]!.toLowerCase() }
+      : x.length <= 254 && EMAIL.test(x) && storable(x) ? { index, email: x.toLowerCase() } : null
+    if (!r) return errors.push({ pointer, detail: `to[${index}] must be ${rule}` })
+    const key = r.email ?? `user:${r.userId}`
+    const first = seen.get(key)
+    if (first !== undefined) return errors.push({ pointer, detail: `to[${index}] names the same recipient as to[${first}] (/to/${first})` })
+    seen.set(key, index)
+    out.push(r)
+  })
+  return out
+}
+
 /** priority, ttl, collapseKey and ack of a body, each checked against its bound. */
 function notifyFields(b: Record<string, unknown>, rules: EventRules, errors: FieldError[]) {
   const priority = priorityOf(b.priority, errors)
@@ -240,7 +283,7 @@ function notifyFields(b: Record<string, unknown>, rules: EventRules, errors: Fie
     if (typeof b.collapseKey === 'string' && NOTIFY_LIMITS.collapseKey.test(b.collapseKey)) collapseKey = b.collapseKey
     else errors.push({ pointer: '/collapseKey', detail: 'collapseKey must be 1 to 32 characters of A-Z, a-z, 0-9, "_" and "-"' })
   }
-  return { priority, ttl, collapseKey, ack: ackOf(b.ack, rules, errors) }
+  return { priority, ttl, collapseKey, ack: ackOf(b.ack, rules, errors), to: toOf(b.to, errors) }
 }
 
 /**

@@ -1,30 +1,84 @@
 // What is read of a workspace's events, by a person (the feed, its live
 // stream, an event's page) or a producer (an event by its API key): the feed's
 // pages with their deliveries counted, and one event with its delivery log.
-// The routes are given these, not the database: issue 33 puts who may see
-// what here, once, for every read path.
-import type { Sql } from '../core/db'
+// The routes are given these, not the database.
+//
+// Who may see what is here, once, for every read path: an event sent `to`
+// people (events.recipients) is seen by its recipients and by the
+// workspace's owners and admins only. Every query that reads events, their
+// deliveries or their receipts for a person takes the person as a Viewer and
+// adds `visibleTo` (or `eventVisibleTo` for a row that names an event) to
+// its own statement, so that the role is read in the statement that reads
+// the event: a role changed while a request runs cannot show it an event
+// neither the old nor the new role may see. A producer (the API key) and
+// the operator are the viewer `null`: they see every event.
+import type { Sql, Tx } from '../core/db'
+import type { Role } from '../accounts/members'
+import type { EventView } from '../delivery/event_view'
 import { eventNotFound } from '../core/errors'
 import { findAccess } from '../accounts/access'
 import { countEventDeliveries, listEventDeliveries } from '../delivery/deliveries'
-import { findEvent, readFeed, type FeedFilter } from './feed'
+import { findEvent, readFeed, type FeedFilter, type Visible } from './feed'
+
+/** A person reading a workspace's events. */
+export interface Viewer {
+  userId: string
+  workspaceId: number
+}
+
+/** SQL: whether the `events` row aliased `e` is visible to the viewer (null: every event is). */
+export function visibleTo(sql: Tx, viewer: Viewer | null): Visible {
+  if (!viewer) return sql`true`
+  // The EXISTS names no column of e: PostgreSQL runs it once per statement.
+  return sql`(e.recipients IS NULL OR ${viewer.userId}::uuid = ANY(e.recipients) OR EXISTS (
+    SELECT 1 FROM memberships vm WHERE vm.workspace_id = ${viewer.workspaceId} AND vm.user_id = ${viewer.userId}::uuid AND vm.role IN ('owner', 'admin')))`
+}
+
+/**
+ * SQL: whether the event of a row aliased `alias` (a delivery `d` or a
+ * receipt `r`: workspace_id, event_id, event_at) is visible to the viewer.
+ * A row whose event is gone (retention) names no one's event: it stays.
+ */
+export function eventVisibleTo(sql: Tx, viewer: Viewer | null, alias: 'd' | 'r'): Visible {
+  if (!viewer) return sql`true`
+  const a = sql(alias)
+  return sql`NOT EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = ${a}.workspace_id AND e.id = ${a}.event_id
+    AND e.created_at = ${a}.event_at AND e.recipients IS NOT NULL AND NOT ${visibleTo(sql, viewer)})`
+}
+
+/** The same rule in TypeScript, for an event the live stream is handed: the role read just before. */
+export const canSee = (view: Pick<EventView, 'to'>, userId: string, role: Role | null) =>
+  !view.to || view.to.includes(userId) || role === 'owner' || role === 'admin'
 
 export function eventReads(sql: Sql) {
   return {
-    /** A page of the feed, newest first, each event with its deliveries counted by state. */
-    async feedPage(workspaceId: number, filter: FeedFilter, before: string | null, limit: number) {
-      const page = await readFeed(sql, workspaceId, filter, before, limit)
-      const counts = await countEventDeliveries(sql, workspaceId, page.events.map((e) => e.eventId))
+    /** A page of the viewer's feed, newest first, each event with its deliveries counted by state. */
+    async feedPage(viewer: Viewer, filter: FeedFilter, before: string | null, limit: number) {
+      const page = await readFeed(sql, viewer.workspaceId, filter, before, limit, visibleTo(sql, viewer))
+      // The page holds only events the viewer may see: their deliveries are counted as they are.
+      const counts = await countEventDeliveries(sql, viewer.workspaceId, page.events.map((e) => e.eventId))
       return { ...page, events: page.events.map((e) => ({ ...e, deliveryCounts: counts.get(e.eventId)! })) }
     },
-    /** One event with every delivery and attempt; 404 when the workspace has no such event. */
-    async event(workspaceId: number, eventId: string) {
-      const event = await findEvent(sql, workspaceId, eventId)
+    /** One event with every delivery and attempt; 404 when the workspace has none of this id the viewer may see. */
+    async event(workspaceId: number, eventId: string, viewer: Viewer | null) {
+      const event = await findEvent(sql, workspaceId, eventId, visibleTo(sql, viewer))
       if (!event) throw eventNotFound()
       return { ...event, deliveries: await listEventDeliveries(sql, workspaceId, event.eventId) }
     },
     /** Whether the person still belongs to the workspace (a live stream ends when they do not). */
     stillMember: async (userId: string, workspace: string) => (await findAccess(sql, userId, workspace)) !== null,
+    /**
+     * Whether the live stream of `viewer` may be sent `view`: an event not
+     * sent `to` people, or one naming them, at once; any other is checked
+     * against the role they have now (demoted since the stream began, they
+     * no longer see others' events).
+     */
+    async streamSees(viewer: Viewer, view: Pick<EventView, 'to'>): Promise<boolean> {
+      if (canSee(view, viewer.userId, null)) return true
+      const [row] = await sql<{ role: Role }[]>`
+        SELECT role FROM memberships WHERE workspace_id = ${viewer.workspaceId} AND user_id = ${viewer.userId}::uuid`
+      return canSee(view, viewer.userId, row?.role ?? null)
+    },
   }
 }
 export type EventReads = ReturnType<typeof eventReads>

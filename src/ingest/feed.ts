@@ -2,6 +2,7 @@
 // event key and words of the title and message, a page at a time. Every
 // filter has an index (sql/0005_accounts.sql), and the page ends at an event
 // id (a UUIDv7), whose time also bounds the partitions read.
+import type postgres from 'postgres'
 import type { Sql } from '../core/db'
 import type { EventView } from '../delivery/event_view'
 import { plausibleUuidv7, uuidv7Time } from './event'
@@ -18,7 +19,7 @@ export const FEED_PAGE_MAX = 100
 
 /** An event's view as columns (the feed's rows; event_view.ts has it as one json value for delivery). */
 const feedColumns = (sql: Sql) => sql`e.id AS "eventId", w.name AS workspace, e.channel, e.event, e.title, e.message, e.link, e.tags, e.data,
-  iso_time(e.created_at) AS "createdAt", e.priority, e.ttl, e.collapse_key AS "collapseKey", e.receipt`
+  iso_time(e.created_at) AS "createdAt", e.priority, e.ttl, e.collapse_key AS "collapseKey", e.receipt, e.recipients AS to`
 
 /** An event as the feed lists it (and GET /events/{id} shows it). */
 export type FeedEvent = Omit<EventView, 'data'> & { data: Record<string, unknown> | null }
@@ -41,7 +42,11 @@ export function searchQuery(q: string): string | null {
 // 180,000 events).
 const WINDOW = 2000
 
-export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter, before: string | null, limit: number): Promise<{ events: FeedEvent[]; nextCursor: string | null }> {
+/** Who may see which event, as SQL over `e` (src/ingest/event_reads.ts visibleTo): every read of events takes it. */
+export type Visible = postgres.PendingQuery<postgres.Row[]>
+
+/** A page of the feed; `visible` is the reader's visibility, applied before the page is cut (its cursor is an event the reader sees). */
+export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter, before: string | null, limit: number, visible: Visible): Promise<{ events: FeedEvent[]; nextCursor: string | null }> {
   const tsq = filter.q ? searchQuery(filter.q) : null
   const key = filter.event
   const ordered = sql`
@@ -50,6 +55,7 @@ export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter
     ${key ? (key.endsWith('*') ? sql`AND e.event LIKE ${key.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%'}` : sql`AND e.event = ${key}`) : sql``}
     ${before ? sql`AND e.id < ${before} AND e.created_at <= uuidv7_time(${before})` : sql``}`
   const unordered = sql`
+    AND ${visible}
     ${filter.minPriority && filter.minPriority > 1 ? sql`AND e.priority >= ${filter.minPriority}` : sql``}
     ${filter.tag ? sql`AND e.tags @> ARRAY[${filter.tag}]::text[]` : sql``}
     ${tsq ? sql`AND to_tsvector('simple', coalesce(e.title, '') || ' ' || e.message) @@ to_tsquery('simple', ${tsq})` : sql``}`
@@ -94,12 +100,20 @@ export function matchesFilter(view: EventView, filter: FeedFilter): boolean {
   return true
 }
 
+/** A recipient of an event sent `to` people, as its page shows them (a user deleted since is left out). */
+export interface Recipient {
+  userId: string
+  email: string
+}
+
 /** The event as stored, or null. The id carries the creation time, which picks the partition. */
-export async function findEvent(sql: Sql, workspaceId: number, eventId: string): Promise<FeedEvent | null> {
+export async function findEvent(sql: Sql, workspaceId: number, eventId: string, visible: Visible): Promise<(FeedEvent & { recipients: Recipient[] | null }) | null> {
   if (!plausibleUuidv7(eventId)) return null // its time is past any partition (and any date PostgreSQL takes)
-  const [row] = await sql<FeedEvent[]>`
-    SELECT ${feedColumns(sql)}
+  const [row] = await sql<(FeedEvent & { recipients: Recipient[] | null })[]>`
+    SELECT ${feedColumns(sql)},
+      CASE WHEN e.recipients IS NOT NULL THEN coalesce((SELECT json_agg(json_build_object('userId', u.id, 'email', u.email) ORDER BY lower(u.email))
+        FROM users u WHERE u.id = ANY(e.recipients)), '[]') END AS recipients
     FROM events e JOIN workspaces w ON w.id = e.workspace_id
-    WHERE e.workspace_id = ${workspaceId} AND e.id = ${eventId} AND e.created_at = ${uuidv7Time(eventId)}`
+    WHERE e.workspace_id = ${workspaceId} AND e.id = ${eventId} AND e.created_at = ${uuidv7Time(eventId)} AND ${visible}`
   return row ?? null
 }

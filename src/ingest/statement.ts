@@ -46,7 +46,7 @@ export async function writeEventBatch(sql: Tx, items: Submission[], newChannels:
     id: new Array<string>(n), ws: new Array<number>(n), ord: new Array<number>(n), at: new Array<string>(n), channel: new Array<string>(n),
     event: new Array<string | null>(n), title: new Array<string | null>(n), message: new Array<string>(n), link: new Array<string | null>(n),
     tags: new Array<string>(n), data: new Array<string | null>(n), priority: new Array<number>(n), ttl: new Array<number | null>(n),
-    collapse: new Array<string | null>(n), receipt: new Array<string | null>(n),
+    collapse: new Array<string | null>(n), receipt: new Array<string | null>(n), recipients: new Array<string | null>(n),
   }
   items.forEach((s, i) => {
     const ws = s.principal.workspaceId
@@ -57,6 +57,7 @@ export async function writeEventBatch(sql: Tx, items: Submission[], newChannels:
     cols.event[i] = e.event, cols.title[i] = e.title, cols.message[i] = e.message, cols.link[i] = e.link
     cols.tags[i] = textArray(e.tags), cols.data[i] = e.data === null ? null : JSON.stringify(e.data)
     cols.priority[i] = e.priority, cols.ttl[i] = e.ttl, cols.collapse[i] = e.collapseKey, cols.receipt[i] = s.receipt ?? null
+    cols.recipients[i] = s.recipients ? `{${s.recipients.join(',')}}` : null // uuids: nothing to escape
   })
   const ids = [...ord.keys()].sort((a, b) => a - b)
   const channels = newChannels.length
@@ -92,12 +93,12 @@ export async function writeEventBatch(sql: Tx, items: Submission[], newChannels:
       ON CONFLICT (workspace_id, day) DO UPDATE SET events = usage_daily.events + excluded.events
     ), ins AS (
       -- The first "granted" events of each workspace, in the order they came.
-      INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data, priority, ttl, collapse_key, receipt)
-      SELECT e.id, e.ws, e.channel, e.at, e.event, e.title, e.message, e.link, e.tags::text[], e.data::json, e.priority, e.ttl, e.collapse, e.receipt
+      INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, link, tags, data, priority, ttl, collapse_key, receipt, recipients)
+      SELECT e.id, e.ws, e.channel, e.at, e.event, e.title, e.message, e.link, e.tags::text[], e.data::json, e.priority, e.ttl, e.collapse, e.receipt, e.recipients::uuid[]
       FROM unnest(${cols.id}::uuid[], ${cols.ws}::bigint[], ${cols.ord}::int[], ${cols.at}::timestamptz[], ${cols.channel}::text[],
         ${cols.event}::text[], ${cols.title}::text[], ${cols.message}::text[], ${cols.link}::text[], ${cols.tags}::text[], ${cols.data}::text[],
-        ${cols.priority}::smallint[], ${cols.ttl}::int[], ${cols.collapse}::text[], ${cols.receipt}::uuid[])
-        AS e(id, ws, ord, at, channel, event, title, message, link, tags, data, priority, ttl, collapse, receipt)
+        ${cols.priority}::smallint[], ${cols.ttl}::int[], ${cols.collapse}::text[], ${cols.receipt}::uuid[], ${cols.recipients}::text[])
+        AS e(id, ws, ord, at, channel, event, title, message, link, tags, data, priority, ttl, collapse, receipt, recipients)
       JOIN g ON g.id = e.ws WHERE e.ord < g.granted
       RETURNING id, workspace_id, channel
     ), ob AS (

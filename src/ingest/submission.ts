@@ -12,6 +12,7 @@ export interface Submission {
   changes: string[]
   idempotency?: { key: string; hash: string } // hash: hex SHA-256 of the raw body
   receipt?: string | null // a UUIDv7 when the event has `ack`: its receipt's id
+  recipients?: string[] | null // the members' user ids its `to` resolved to (src/ingest/recipients.ts)
 }
 
 export interface SubmitResult {

@@ -43,12 +43,26 @@ function deliveryItem(d: Delivery, routerNames: Map<string, string>, canManage: 
   </li>`
 }
 
+/**
+ * Who the event was sent to: the channel's audience, or its recipients by
+ * e-mail address (only they, owners and admins see it; a recipient deleted
+ * since is counted, not named).
+ */
+function recipientsOf(e: EventWithDeliveries) {
+  if (!e.recipients) return html`<span class="muted">everyone in #${e.channel}</span>`
+  const gone = (e.to?.length ?? 0) - e.recipients.length
+  return html`<ul class="recipients" aria-label="Recipients">${e.recipients.map((r) => html`<li>${r.email}</li>`)}</ul>
+    ${gone > 0 ? html`<span class="muted">and ${plural(gone, 'deleted user')}</span>` : ''}
+    <span class="muted">Only they, and the workspace's owners and admins, see this event.</span>`
+}
+
 function eventDetails(e: EventWithDeliveries) {
   const ws = e.workspace
   const feed = (params: Record<string, string>) => path('w', ws, 'feed') + query(params)
   const link = safeHref(e.link)
   return html`<dl class="details">
     <dt>Channel</dt><dd><a href="${feed({ channel: e.channel })}">#${e.channel}</a></dd>
+    <dt>Sent to</dt><dd>${recipientsOf(e)}</dd>
     <dt>Priority</dt><dd>${priorityBadge(e.priority, true)} <span class="muted">${e.priority} of 5</span></dd>
     <dt>Event key</dt><dd>${e.event ? html`<a href="${feed({ event: e.event })}"><code>${e.event}</code></a>` : html`<span class="muted">none</span>`}</dd>
     <dt>Tags</dt><dd>${e.tags.length ? e.tags.map((t) => html`<a class="chip tag" href="${feed({ tag: t })}">${t}</a> `) : html`<span class="muted">none</span>`}</dd>

@@ -29,10 +29,11 @@ function eventLink(e: FeedEvent) {
   return html`<a class="event-link" href="${href}" rel="noopener noreferrer" target="_blank" title="${href}">${shown}<span class="visually-hidden"> (opens in a new tab)</span></a>`
 }
 
-/** The chips under an event in the feed: channel, key and tags; then its link. */
+/** The chips under an event in the feed: channel, key, tags and, sent `to` people, how many; then its link. */
 const eventMeta = (e: FeedEvent) => html`<span class="chip channel" title="Channel">#${e.channel}</span>
   ${e.event ? html`<code class="chip key" title="Event key">${e.event}</code>` : ''}
   ${e.tags.map((t) => html`<span class="chip tag" title="Tag">${t}</span>`)}
+  ${e.to ? html`<span class="chip to" title="Sent to these people only: they, and the workspace's owners and admins, see it">to ${plural(e.to.length, 'person', 'people')}</span>` : ''}
   ${eventLink(e)}`
 
 /** The badge of an event's deliveries; `watchBadges` updates it in place. */

@@ -40,6 +40,12 @@ describe('variables', () => {
     expect(renderTemplate('{{^data.nope}}none{{/data.nope}}{{^tags}}no tags{{/tags}}', e, 'text')).toBe('none')
     expect(renderTemplate('{{^tags}}no tags{{/tags}}', event({ tags: [] }), 'text')).toBe('no tags')
   })
+
+  test('to: the recipients\' user ids of an event sent to people; nothing for the channel\'s', () => {
+    const to = ['0196f3c2-5b1e-7c2a-9d4e-3f2a1b0c9d8e', '0196f3c2-5b1e-7c2a-9d4e-3f2a1b0c9d8f']
+    expect(renderTemplate('{{#to}}<{{.}}>{{/to}}{{^to}}everyone{{/to}}', event({ to }), 'text')).toBe(`<${to[0]}><${to[1]}>`)
+    expect(renderTemplate('{{#to}}<{{.}}>{{/to}}{{^to}}everyone{{/to}}', event(), 'text')).toBe('everyone')
+  })
 })
 
 describe('JSON mode keeps a webhook body valid JSON', () => {

@@ -11,6 +11,7 @@ import { eventually, startReceiver, type Receiver } from '../receiver'
 import postgres from 'postgres'
 import type { Sql } from '../../src/core/db'
 import { readFeed, searchQuery } from '../../src/ingest/feed'
+import { visibleTo } from '../../src/ingest/event_reads'
 import { STREAMS_PER_PERSON } from '../../src/http/routes/feed'
 
 type FeedEvent = { eventId: string; channel: string; event: string | null; title: string | null; message: string; tags: string[] }
@@ -186,6 +187,8 @@ for (const pipeline of ['in-process', 'jetstream'] as const) {
 describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
   const h = useTestHerald('postgres')
   let wsId: number
+  // A plain member reads: the plans hold the visibility of events sent `to` people.
+  const reader = () => ({ userId: '00000000-0000-7000-8000-000000000001', workspaceId: wsId })
   beforeAll(async () => {
     const { name } = await h.workspace()
     const other = await h.workspace()
@@ -213,7 +216,7 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
       debug: (_conn, query, params) => (captured = { query, params }),
     }) as unknown as Sql
     try {
-      await readFeed(spy, wsId, filter, before, 50)
+      await readFeed(spy, wsId, filter, before, 50, visibleTo(spy, reader()))
       const { query, params } = captured!
       const rows = (await spy.unsafe(`EXPLAIN ${query}`, params as never[])) as unknown as { 'QUERY PLAN': string }[]
       return rows.map((r) => r['QUERY PLAN']).join('\n')
@@ -249,21 +252,21 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
     // ch5 and tag5: every 60th event, ~33 in the newest 2,000 of the channel: past the window.
     // ch3 and tag3 likewise; ch7 and tag8 never meet.
     for (const [channel, tag] of [['ch5', 'tag5'], ['ch7', 'tag8'], ['ch10', 'tag10']] as const) {
-      const page = await readFeed(sql, wsId, { channel, tag }, null, 50)
+      const page = await readFeed(sql, wsId, { channel, tag }, null, 50, visibleTo(sql, reader()))
       expect(page.events.map((e) => e.eventId)).toEqual(await reference(channel, tag))
     }
-    const words = await readFeed(sql, wsId, { channel: 'ch3', q: 'deploys' }, null, 50)
+    const words = await readFeed(sql, wsId, { channel: 'ch3', q: 'deploys' }, null, 50, visibleTo(sql, reader()))
     expect(words.events.length).toBe(0) // ch3 events are i%4 == 3: "alerts"
-    const alerts = await readFeed(sql, wsId, { channel: 'ch3', q: 'alerts' }, null, 50)
+    const alerts = await readFeed(sql, wsId, { channel: 'ch3', q: 'alerts' }, null, 50, visibleTo(sql, reader()))
     expect(alerts.events).toHaveLength(50) // common: the window fills the page
     expect(alerts.nextCursor).toBe(alerts.events[49]!.eventId)
   })
 
   test('a later page is bounded by its cursor, partitions included', async () => {
-    const first = await readFeed(h.db.sql, wsId, {}, null, 50)
+    const first = await readFeed(h.db.sql, wsId, {}, null, 50, visibleTo(h.db.sql, reader()))
     const text = await plan({}, first.nextCursor)
     expect(seqScans(text)).toEqual([])
-    const second = await readFeed(h.db.sql, wsId, {}, first.nextCursor, 50)
+    const second = await readFeed(h.db.sql, wsId, {}, first.nextCursor, 50, visibleTo(h.db.sql, reader()))
     expect(second.events[0]!.eventId < first.events.at(-1)!.eventId).toBe(true)
   })
 })

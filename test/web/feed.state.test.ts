@@ -86,7 +86,7 @@ for (const backend of backends) {
       const { api, workspace } = await signUpWeb(h, 'feed-live')
       const [oldId] = await postEvents(h, api, workspace, [{ message: 'old' }])
       const feed = createFeed(api, workspace, {})
-      const live = (eventId: string, message: string): FeedEvent => ({ eventId, workspace, channel: 'general', event: null, title: null, message, link: null, tags: [], data: null, createdAt: new Date().toISOString(), priority: 3, ttl: null, collapseKey: null, receipt: null })
+      const live = (eventId: string, message: string): FeedEvent => ({ eventId, workspace, channel: 'general', event: null, title: null, message, link: null, tags: [], data: null, createdAt: new Date().toISOString(), priority: 3, ttl: null, collapseKey: null, receipt: null, to: null })
       // Before the first page: kept, not shown.
       expect(feed.live(live(oldId!, 'old'))).toBe(false)
       expect(feed.live(live('early-1', 'early'))).toBe(false)

@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an event
-         * @description Stores the event, pushes it to the devices of its channel and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.
+         * @description Stores the event, pushes it to the devices of its channel (only its recipients' with `to`) and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.
          */
         post: operations["postEvent"];
         delete?: never;
@@ -1166,7 +1166,7 @@ export interface paths {
         };
         /**
          * Read the feed
-         * @description A workspace's events, newest first, with optional filters, each with its deliveries counted by state; every member may read it.
+         * @description A workspace's events, newest first, with optional filters, each with its deliveries counted by state; every member may read it. An event sent `to` people is in the feed of its recipients and of the workspace's owners and admins only.
          */
         get: operations["getV1Feed"];
         put?: never;
@@ -1186,7 +1186,7 @@ export interface paths {
         };
         /**
          * Follow the feed live (Server-Sent Events)
-         * @description Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
+         * @description Each new event that passes the filters and that I may see (one sent `to` people: its recipients, owners and admins) as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
          */
         get: operations["getV1FeedStream"];
         put?: never;
@@ -1206,7 +1206,7 @@ export interface paths {
         };
         /**
          * An event with its delivery log
-         * @description Every push and router delivery with every attempt. The dashboard shows it at /w/{workspace}/events/{eventId}.
+         * @description Every push and router delivery with every attempt, and the recipients of an event sent `to` people. The dashboard shows it at /w/{workspace}/events/{eventId}.
          */
         get: operations["getV1WorkspacesByWorkspaceEventsByEventId"];
         put?: never;
@@ -1286,7 +1286,7 @@ export interface paths {
         };
         /**
          * List deliveries
-         * @description A workspace's deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event's log (GET /v1/workspaces/{workspace}/events/{eventId}).
+         * @description A workspace's deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them, except those of an event sent `to` people, which only its recipients and the workspace's owners and admins see. Each attempt of a delivery is in its event's log (GET /v1/workspaces/{workspace}/events/{eventId}).
          */
         get: operations["getV1WorkspacesByWorkspaceDeliveries"];
         put?: never;
@@ -1430,6 +1430,14 @@ export interface components {
             ttl?: number | string | null;
             collapseKey?: string | null;
             ack?: components["schemas"]["AckSpec"] | null;
+            /**
+             * @description Send to these members only: up to 100, each a member's e-mail address or `user:<userId>`. Only they are pushed, and only they and the workspace's owners and admins see the event (feed, stream, event page, deliveries). A recipient who is not a member is dropped and reported in `errors`; none left is a 400. Absent or null: the channel's whole audience.
+             * @example [
+             *       "jane@example.com",
+             *       "user:0196f3c2-5b1e-7c2a-9d4e-3f2a1b0c9d8e"
+             *     ]
+             */
+            to?: string[] | null;
             idempotencyKey?: string | null;
         } & {
             [key: string]: unknown;
@@ -1738,7 +1746,7 @@ export interface components {
             /** @description Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired. */
             expired?: number;
         };
-        /** @description By event id; an event of another workspace counts zeros. */
+        /** @description By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros. */
         DeliveryCountsByEvent: {
             [key: string]: components["schemas"]["DeliveryCounts"];
         };
@@ -1896,6 +1904,14 @@ export interface components {
             ttl?: number | string | null;
             collapseKey?: string | null;
             ack?: components["schemas"]["AckSpec"] | null;
+            /**
+             * @description Send to these members only: up to 100, each a member's e-mail address or `user:<userId>`. Only they are pushed, and only they and the workspace's owners and admins see the event (feed, stream, event page, deliveries). A recipient who is not a member is dropped and reported in `errors`; none left is a 400. Absent or null: the channel's whole audience.
+             * @example [
+             *       "jane@example.com",
+             *       "user:0196f3c2-5b1e-7c2a-9d4e-3f2a1b0c9d8e"
+             *     ]
+             */
+            to?: string[] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1925,6 +1941,14 @@ export interface components {
              * @description Its receipt, when it must be acknowledged.
              */
             receipt: string | null;
+            /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
+            to: string[] | null;
+            /** @description The recipients of `to` with their e-mail addresses, by address (a user deleted since is left out); null when it was sent to the channel. */
+            recipients: {
+                /** Format: uuid */
+                userId: string;
+                email: string;
+            }[] | null;
             /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
             deliveries: components["schemas"]["Delivery"][];
         };
@@ -1954,6 +1978,8 @@ export interface components {
              * @description Its receipt, when it must be acknowledged.
              */
             receipt: string | null;
+            /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
+            to: string[] | null;
             deliveryCounts: components["schemas"]["DeliveryCounts"];
         };
         FeedPage: {
@@ -2514,7 +2540,7 @@ export interface components {
              */
             receipt?: string;
             /**
-             * @description Present only when Herald changed the event: each truncation and each dropped property.
+             * @description Present only when Herald changed the event: each truncation, each dropped property and each recipient of `to` dropped for not being a member.
              * @example [
              *       "title was truncated to 128 characters"
              *     ]
@@ -8270,7 +8296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such workspace (of mine), or no event of this id in it. */
+            /** @description No such workspace (of mine), or no event of this id in it that I may see (an event sent `to` people is seen by its recipients and the workspace's owners and admins only). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8344,7 +8370,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such workspace (of mine), or no receipt of this id in it. */
+            /** @description No such workspace (of mine), or no receipt of this id in it that I may see (of an event sent `to` others, for a member who is neither its recipient nor an owner or admin). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8432,7 +8458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such workspace (of mine), or no receipt of this id in it. */
+            /** @description No such workspace (of mine), or no receipt of this id in it that I may see (of an event sent `to` others, for a member who is neither its recipient nor an owner or admin). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8603,7 +8629,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description By event id; an event of another workspace counts zeros. */
+            /** @description By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -167,7 +167,7 @@ export function deliveriesRoute({ side, wake }: { side: Side; wake: Wake }) {
         },
         detail: detail(
           'List deliveries',
-          'A workspace\'s deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them. Each attempt of a delivery is in its event\'s log (GET /v1/workspaces/{workspace}/events/{eventId}).',
+          'A workspace\'s deliveries to routers and devices across its events, newest event first, with optional filters; every member may read them, except those of an event sent `to` people, which only its recipients and the workspace\'s owners and admins see. Each attempt of a delivery is in its event\'s log (GET /v1/workspaces/{workspace}/events/{eventId}).',
           problems(400),
         ),
       },
@@ -182,7 +182,7 @@ export function deliveriesRoute({ side, wake }: { side: Side; wake: Wake }) {
           error: `events must be 1 to ${COUNTS_MAX} event ids (UUIDv7), separated by commas`,
         }),
       }),
-      response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { $id: 'DeliveryCountsByEvent', description: 'By event id; an event of another workspace counts zeros.' }) },
+      response: { 200: Type.Record(Type.String({ format: 'uuid' }), DeliveryCountsSchema, { $id: 'DeliveryCountsByEvent', description: 'By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros.' }) },
       detail: detail('Count the deliveries of events by state', 'What the feed shows of each event\'s deliveries, for refreshing it: the same counts as `deliveryCounts` in GET /v1/feed.', problems(400)),
     })
     .post('/replay', async ({ request, params, body }) => replayFailedInBulk(await side.ctx(request, params.workspace), body as Filter, wake), {

@@ -5,10 +5,11 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { DEFAULT_RULES, EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
+import { EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
+import type { ResolveRecipients } from '../../ingest/recipients'
 import type { Outcome, RateState } from '../../ingest/submission'
-import { problemResponse, validationError } from '../../core/problems'
+import { HeraldError, problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
 import { apiKeyRequired, escalationChannelMissing, receiptLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
 import { problem } from '../openapi'
@@ -21,7 +22,7 @@ export const SubmitResultSchema = Type.Object({
   eventId: Type.String({ format: 'uuid', description: 'UUIDv7 of the event; sortable by time.' }),
   remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
   receipt: Type.Optional(Type.String({ format: 'uuid', description: 'Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).' })),
-  errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation and each dropped property.', examples: [['title was truncated to 128 characters']] })),
+  errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation, each dropped property and each recipient of `to` dropped for not being a member.', examples: [['title was truncated to 128 characters']] })),
 }, { $id: 'SubmitResult' })
 
 /** POST /event's body: a Content-Type other than JSON is a 400 here (docs/events.md), not the 415 of other routes. */
@@ -73,7 +74,7 @@ function idempotency(req: Request, raw: Uint8Array) {
 
 
 /** POST /event's handler: the answer to `request`, once its batch has committed. */
-export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => async (request: Request): Promise<Response> => {
+export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules, recipients: ResolveRecipients) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified // a cached key needs no await
   if (!principal) throw apiKeyRequired()
@@ -81,15 +82,22 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRule
   const body = parseJsonBody(raw, request.headers.get('content-type'))
   const { event, changes } = normalizeEvent(body, rules)
   const idem = idempotency(request, raw)
+  let to: string[] | null = null
+  if (event.to) {
+    const [resolved] = await recipients(principal.workspaceId, [event.to])
+    if (resolved instanceof HeraldError) throw resolved
+    to = resolved!.recipients
+    changes.push(...resolved!.changes)
+  }
   const id = Bun.randomUUIDv7()
   return batcher
-    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem, receipt: event.ack ? Bun.randomUUIDv7() : null })
+    .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem, receipt: event.ack ? Bun.randomUUIDv7() : null, recipients: to })
     .then(respond)
 }
 
 /** `rules`: what the operator set of the event's bounds (HERALD_MAX_ACK_EXPIRE). */
-export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => {
-  const submit = submitEvent(auth, batcher, rules)
+export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules, recipients: ResolveRecipients) => {
+  const submit = submitEvent(auth, batcher, rules, recipients)
   return new Elysia({ name: 'route.event' }).post(
     '/event',
     // Not an async function: Elysia composes an async handler with more
@@ -100,7 +108,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules
       detail: {
         summary: 'Submit an event',
         description:
-          'Stores the event, pushes it to the devices of its channel and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.',
+          'Stores the event, pushes it to the devices of its channel (only its recipients\' with `to`) and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.',
         tags: ['Events'],
         security: [{ apiKey: [] }],
         parameters: [

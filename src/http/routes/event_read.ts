@@ -22,6 +22,7 @@ export const StoredEvent = Type.Object({
   ttl: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Seconds the notification was worth sending, when given.' }),
   collapseKey: Type.Union([Type.String(), Type.Null()], { description: 'A newer event with the same key replaced it on devices.' }),
   receipt: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Its receipt, when it must be acknowledged.' }),
+  to: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: 'When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace\'s owners and admins see it. null: sent to the channel.' }),
 })
 
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()])
@@ -49,6 +50,7 @@ export const Delivery = Type.Object({
 }, { $id: 'Delivery' })
 
 export const EventWithDeliveries = Type.Composite([StoredEvent, Type.Object({
+  recipients: Type.Union([Type.Array(Type.Object({ userId: Type.String({ format: 'uuid' }), email: Type.String() })), Type.Null()], { description: 'The recipients of `to` with their e-mail addresses, by address (a user deleted since is left out); null when it was sent to the channel.' }),
   deliveries: Type.Array(Delivery, { description: 'One per matching router (and, with push, per device); empty until the event is fanned out.' }),
 })], { $id: 'EventWithDeliveries' })
 
@@ -66,7 +68,7 @@ export const eventReadRoute = ({ reads, auth }: { reads: EventReads; auth: ApiKe
       const principal = await auth.verify(request.headers.get('authorization'))
       if (!principal) throw apiKeyRequired()
       checkUuidv7Time('eventId', params.eventId)
-      return reads.event(principal.workspaceId, params.eventId)
+      return reads.event(principal.workspaceId, params.eventId, null) // the producer sees every event of its workspace
     },
     {
       params: Type.Object({ eventId: UuidV7('eventId', 'The eventId returned by POST /event.') }),

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto'
 import type { ApiKeyAuth, Principal } from '../../ingest/auth'
 import { DEFAULT_RULES, EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
+import type { ResolveRecipients } from '../../ingest/recipients'
 import type { Outcome, RateState, Submission } from '../../ingest/submission'
 import { HeraldError, problemBody, problemResponse, validationError, type FieldError } from '../../core/problems'
 import { MAX_JSON_DEPTH, readBody } from '../body'
@@ -116,6 +117,25 @@ function judge(item: unknown, principal: Principal, sized: boolean, rules: Event
 }
 
 
+/**
+ * Resolves the `to` of every judged item that has one, in one query for the
+ * request: each gets its recipients, or becomes the 400 of its `to`.
+ */
+async function addressed(judged: (Submission | HeraldError)[], workspaceId: number, recipients: ResolveRecipients): Promise<void> {
+  const at = judged.flatMap((j, i) => (j instanceof HeraldError || !j.event.to ? [] : [i]))
+  if (!at.length) return
+  const resolved = await recipients(workspaceId, at.map((i) => (judged[i] as Submission).event.to!))
+  at.forEach((i, k) => {
+    const r = resolved[k]!
+    const s = judged[i] as Submission
+    if (r instanceof HeraldError) judged[i] = r
+    else {
+      s.recipients = r.recipients
+      s.changes.push(...r.changes)
+    }
+  })
+}
+
 /** The answer once every submitted item has its outcome; `slots` holds an outcome's index or an item's problem. */
 function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response {
   if (outcomes.some((o) => o.kind === 'unknown-workspace')) throw apiKeyRequired() // deleted since the key was checked
@@ -155,7 +175,7 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
 }
 
 /** POST /events's handler: the answer to `request`, once every accepted event in it has committed. */
-export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => async (request: Request): Promise<Response> => {
+export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules, recipients: ResolveRecipients) => async (request: Request): Promise<Response> => {
   const verified = auth.verify(request.headers.get('authorization'))
   const principal = verified instanceof Promise ? await verified : verified
   if (!principal) throw apiKeyRequired()
@@ -168,19 +188,22 @@ export const submitBatch = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRule
   const sized = raw.byteLength > MAX_BODY_BYTES
   const slots: (number | HeraldError)[] = new Array(events.length)
   const pending: Promise<Outcome>[] = []
+  const judged = events.map((item) => judge(item, principal, sized, rules))
+  // Only a batch with a `to` in it waits for the one query that resolves them all.
+  if (judged.some((j) => !(j instanceof HeraldError) && j.event.to)) await addressed(judged, principal.workspaceId, recipients)
   for (let i = 0; i < events.length; i++) {
-    const judged = judge(events[i], principal, sized, rules)
-    if (judged instanceof HeraldError) slots[i] = judged
+    const item = judged[i]!
+    if (item instanceof HeraldError) slots[i] = item
     else {
       slots[i] = pending.length
-      pending.push(batcher.submit(judged)) // enqueued now, in request order
+      pending.push(batcher.submit(item)) // enqueued now, in request order
     }
   }
   return Promise.all(pending).then((outcomes) => answer(slots, outcomes))
 }
 
-export const eventsBatchRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules = DEFAULT_RULES) => {
-  const submit = submitBatch(auth, batcher, rules)
+export const eventsBatchRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules, recipients: ResolveRecipients) => {
+  const submit = submitBatch(auth, batcher, rules, recipients)
   return new Elysia({ name: 'route.events-batch' }).post(
     '/events',
     // As POST /event: no body parsing by Elysia, and not an async function.

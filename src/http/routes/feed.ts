@@ -93,9 +93,9 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
     .get(
       '/feed',
       async ({ request, query }) => {
-        const { access } = await check(request, query.workspace)
+        const { session, access } = await check(request, query.workspace)
         checkUuidv7Time('before', query.before)
-        return reads.feedPage(access.workspaceId, filterOf(query), query.before ?? null, query.limit ?? 50)
+        return reads.feedPage({ userId: session.userId, workspaceId: access.workspaceId }, filterOf(query), query.before ?? null, query.limit ?? 50)
       },
       {
         query: Type.Object({
@@ -104,7 +104,7 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
           limit: Type.Optional(Limit(FEED_PAGE_MAX, 50, `Events per page, at most ${FEED_PAGE_MAX}.`)),
         }),
         response: { 200: Type.Object({ events: Type.Array(FeedEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }, { $id: 'FeedPage' }) },
-        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters, each with its deliveries counted by state; every member may read it.', READ),
+        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters, each with its deliveries counted by state; every member may read it. An event sent `to` people is in the feed of its recipients and of the workspace\'s owners and admins only.', READ),
       },
     )
     .get(
@@ -143,8 +143,15 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
               send('event: ended\ndata: {"reason":"signed out or no longer a member"}\n\n')
               close()
             }
+            // An event sent `to` others is checked against the role the
+            // person has now (src/ingest/event_reads.ts), in a chain that
+            // keeps the events in the order they came.
+            const viewer = { userId: session.userId, workspaceId: access.workspaceId }
+            let order: Promise<unknown> = Promise.resolve()
+            const out = (view: EventView) => send(`id: ${view.eventId}\nevent: event\ndata: ${JSON.stringify(view)}\n\n`)
             const unwatch = bus.watch(access.workspaceId, (view: EventView) => {
-              if (matchesFilter(view, filter)) send(`id: ${view.eventId}\nevent: event\ndata: ${JSON.stringify(view)}\n\n`)
+              if (!matchesFilter(view, filter)) return
+              order = order.then(() => reads.streamSees(viewer, view)).then((ok) => ok && !stopped && out(view), () => {})
             })
             // A sign-out, a password reset or the member's removal ends the
             // stream at once, on whichever instance it happened (announced
@@ -174,7 +181,7 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
       },
       {
         query: Type.Object(FilterQuery),
-        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`, {
+        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters and that I may see (one sent \`to\` people: its recipients, owners and admins) as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`, {
           200: { description: 'The stream: `event` messages, each an event as JSON, and an `ended` message last.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
           ...READ,
           429: problem(429, `You have ${STREAMS_PER_PERSON} live streams open: close one, or retry after Retry-After seconds.`),

@@ -15,8 +15,8 @@ export const receiptReadRoute = ({ users, check, receipts }: { users: UserAuth; 
   routeGroup({ name: 'route.receipt-read', prefix: '/v1', guard: users.authenticate }).get(
     '/workspaces/:workspace/receipts/:receipt',
     async ({ request, params }) => {
-      const { access } = await check(request, params.workspace)
-      return receipts.read(access.workspaceId, params.receipt)
+      const { session, access } = await check(request, params.workspace)
+      return receipts.read(access.workspaceId, params.receipt, { userId: session.userId, workspaceId: access.workspaceId })
     },
     {
       params: Type.Object({ workspace: WorkspaceParam, receipt: Uuid('receipt', 'The receipt\'s id (the event\'s `receipt`).') }),
@@ -28,7 +28,7 @@ export const receiptReadRoute = ({ users, check, receipts }: { users: UserAuth; 
         security: userSecurity,
         responses: {
           ...problems(400, 401, 503),
-          404: problem(404, 'No such workspace (of mine), or no receipt of this id in it.'),
+          404: problem(404, 'No such workspace (of mine), or no receipt of this id in it that I may see (of an event sent `to` others, for a member who is neither its recipient nor an owner or admin).'),
         },
       },
     },

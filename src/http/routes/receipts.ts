@@ -43,7 +43,7 @@ export const receiptsRoute = ({ auth, receipts }: { auth: ApiKeyAuth; receipts: 
     return p
   }
   return routeGroup({ name: 'route.receipts', guard: principal })
-    .get('/receipts/:receipt', async ({ request, params }) => receipts.read((await principal(request)).workspaceId, params.receipt), {
+    .get('/receipts/:receipt', async ({ request, params }) => receipts.read((await principal(request)).workspaceId, params.receipt, null), {
       params: ReceiptParams,
       response: { 200: ReceiptSchema },
       detail: {
@@ -77,7 +77,7 @@ export const receiptAckRoute = ({ users, check, receipts }: { users: UserAuth; c
       // notification says "push"), else the dashboard for a web session and
       // the API for an app token.
       const via = body?.via ?? (session.kind === 'web' ? 'web' : 'api')
-      return receipts.acknowledge(access.workspaceId, params.receipt, { userId: session.userId, via })
+      return receipts.acknowledge(access.workspaceId, params.receipt, { userId: session.userId, via }, { userId: session.userId, workspaceId: access.workspaceId })
     },
     {
       params: Type.Object({ workspace: WorkspaceParam, receipt: Uuid('receipt', 'The receipt\'s id.') }),
@@ -94,7 +94,7 @@ export const receiptAckRoute = ({ users, check, receipts }: { users: UserAuth; c
         security: userSecurity,
         responses: {
           ...problems(...BODY_PROBLEMS, 401, 403, 503),
-          404: problem(404, 'No such workspace (of mine), or no receipt of this id in it.'),
+          404: problem(404, 'No such workspace (of mine), or no receipt of this id in it that I may see (of an event sent `to` others, for a member who is neither its recipient nor an owner or admin).'),
           409: problem(409, 'Already acknowledged (the detail names by whom), cancelled or expired.'),
         },
       },
