@@ -18,10 +18,11 @@ export interface EventView {
   ttl: number | null // seconds
   collapseKey: string | null
   receipt: string | null // the receipt's id, when the event must be acknowledged
+  to: string[] | null // recipients' user ids; null when the event has no `to`
 }
 
 /** The notify fields of an event that sets none (and of a view an older Herald published, which has none). */
-export const NOTIFY_DEFAULTS = { priority: 3, ttl: null, collapseKey: null, receipt: null } as const satisfies Pick<EventView, 'priority' | 'ttl' | 'collapseKey' | 'receipt'>
+export const NOTIFY_DEFAULTS = { priority: 3, ttl: null, collapseKey: null, receipt: null, to: null } as const satisfies Pick<EventView, 'priority' | 'ttl' | 'collapseKey' | 'receipt' | 'to'>
 
 /**
  * The one SQL expression of an event's view, as json, from an `events` row
@@ -30,4 +31,4 @@ export const NOTIFY_DEFAULTS = { priority: 3, ttl: null, collapseKey: null, rece
 export const eventViewJson = (sql: Sql) => sql`json_build_object(
   'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title,
   'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at),
-  'priority', e.priority, 'ttl', e.ttl, 'collapseKey', e.collapse_key, 'receipt', e.receipt)`
+  'priority', e.priority, 'ttl', e.ttl, 'collapseKey', e.collapse_key, 'receipt', e.receipt, 'to', e.recipients)`

@@ -32,7 +32,7 @@ const busEvent = (s: Submission): BusEvent => ({
   view: {
     eventId: s.id, workspace: s.principal.workspace, channel: s.channel, event: s.event.event, title: s.event.title,
     message: s.event.message, link: s.event.link, tags: s.event.tags, data: s.event.data, createdAt: s.createdAt.toISOString(),
-    priority: s.event.priority, ttl: s.event.ttl, collapseKey: s.event.collapseKey, receipt: s.receipt ?? null,
+    priority: s.event.priority, ttl: s.event.ttl, collapseKey: s.event.collapseKey, receipt: s.receipt ?? null, to: null,
   },
 })
 

@@ -41,7 +41,7 @@ export const Delivery = Type.Object({
   kind: Type.Union([Type.Literal('router'), Type.Literal('push'), Type.Literal('receipt')], { description: 'A router delivery, a push to one device (each repeat of an event with `ack` is a push of its own), or a router told that the event\'s receipt ended (`receipts: true`).' }),
   routerId: Nullable(Type.String({ format: 'uuid', description: 'For a router delivery.' })),
   deviceId: Nullable(Type.String({ format: 'uuid', description: 'For a push: the device (kept after the device is removed).' })),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')], { description: 'expired: not sent, the event being older than its ttl when its turn came (first attempt or retry).' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')], { description: "expired: not sent, the event being older than its ttl when its turn came (first attempt or retry). suppressed: a push not sent because of the device's member's preferences (muted, channel level, quiet hours), with no attempt." }),
   nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When a pending delivery is next attempted.' })),
   attempts: Type.Array(DeliveryAttempt),
   createdAt: Type.String({ format: 'date-time' }),
