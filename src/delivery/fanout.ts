@@ -278,8 +278,8 @@ async function runChunk(deps: FirstAttemptDeps, chunk: Chunk, skip: string[], re
   await room.reserve(chunk.units)
   let sent: Sent[]
   try {
-    const providers = new Set(Object.values(chunk.devices).flatMap((list) => list.map((d) => d.provider)))
-    const match = { workspace: chunk.events.map((e) => e.workspaceId), routers: chunk.routers, devices: chunk.devices, skip }
+    const providers = new Set([...Object.values(chunk.devices), ...Object.values(chunk.only ?? {})].flatMap((list) => list.map((d) => d.provider)))
+    const match = { workspace: chunk.events.map((e) => e.workspaceId), routers: chunk.routers, devices: chunk.devices, only: chunk.only, skip }
     sent = await deps.dispatch({ events: chunk.events.map((e) => e.view), match }, providers)
   } finally {
     room.release(chunk.units)
