@@ -7,12 +7,13 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { backends, useTestHerald } from '../harness'
 import { bearerCall, signUp, type Call, type Person } from '../users'
 import { expectFieldError, expectProblem } from '../support'
+import { Herald, HeraldError } from '../../clients/typescript/src/index'
 
 for (const backend of backends) {
   describe(`preferences (${backend})`, () => {
     const h = useTestHerald(backend)
     let owner: Person
-    let member: { userId: string; call: Call }
+    let member: { userId: string; call: Call; token: string }
     let path: string
 
     beforeAll(async () => {
@@ -20,7 +21,7 @@ for (const backend of backends) {
       path = `/v1/workspaces/${owner.workspace}/preferences`
       const res = await h.admin('POST', `/admin/workspaces/${owner.workspace}/members`, { email: `prefs-${Date.now()}@example.com` })
       const { userId, userToken } = (await res.json()) as { userId: string; userToken: string }
-      member = { userId, call: bearerCall(h, userToken) }
+      member = { userId, call: bearerCall(h, userToken), token: userToken }
       for (const slug of ['ops', 'deploys', 'marketing']) expect((await owner.call('POST', `/v1/workspaces/${owner.workspace}/channels`, { slug })).status).toBe(201)
     }, 30_000)
 
@@ -46,6 +47,20 @@ for (const backend of backends) {
       // The owner's are their own.
       expect(await get(owner.call)).toEqual({ quietHours: null, channels: {}, default: 'all' })
       expect((await member.call('PUT', path, {})).status).toBe(200)
+      expect(await get()).toEqual({ quietHours: null, channels: {}, default: 'all' })
+    })
+
+    test('the client: setPreferences and getPreferences with a user token; a null quietHours is none; a 400 names the field', async () => {
+      const client = new Herald({ userToken: member.token, url: h.url })
+      const set = await client.setPreferences(owner.workspace, { quietHours: { timezone: 'Pacific/Auckland', from: '21:00', to: '06:00' }, channels: { ops: 'urgent' } })
+      expect(set).toEqual({ quietHours: { timezone: 'Pacific/Auckland', from: '21:00', to: '06:00', except: 5 }, channels: { ops: 'urgent' }, default: 'all' })
+      expect(await client.getPreferences(owner.workspace)).toEqual(set)
+      expect(await client.setPreferences(owner.workspace, { quietHours: null, default: 'high' })).toEqual({ quietHours: null, channels: {}, default: 'high' })
+      const err = await client.setPreferences(owner.workspace, { quietHours: { timezone: 'Nowhere/Else', from: '21:00', to: '06:00' } }).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(HeraldError)
+      expect((err as HeraldError).status).toBe(400)
+      expect((err as HeraldError).errors.map((e) => e.pointer)).toEqual(['/quietHours/timezone'])
+      expect((await member.call('PUT', path, { quietHours: null })).status).toBe(200)
       expect(await get()).toEqual({ quietHours: null, channels: {}, default: 'all' })
     })
 

@@ -28,8 +28,8 @@ const QuietHours = Type.Object(quietHoursFields(Except), { additionalProperties:
 // In a PUT body null means no quiet hours, as leaving it out does: the route's
 // transform drops a null before validation, so that an error inside the object
 // is reported at its own pointer (a union's would be reported at /quietHours).
-// The document says null is allowed (OpenAPI 3.1: type object or null).
-const QuietHoursInput = Type.Object(quietHoursFields(Type.Optional(Except)), { additionalProperties: false, type: ['object', 'null'], description: `${QUIET_WORDS} null or left out: no quiet hours.` })
+// The description says null is allowed; the client's type allows it.
+const QuietHoursInput = Type.Object(quietHoursFields(Type.Optional(Except)), { additionalProperties: false, description: `${QUIET_WORDS} null or left out: no quiet hours.` })
 
 const Channels = Type.Record(Type.String(), Level("channels: a channel's level", 'A channel\'s level.'), {
   maxProperties: MAX_CHANNEL_LEVELS,
