@@ -235,6 +235,7 @@ export interface DeliveryView {
   routerId: string | null
   deviceId: string | null
   status: DeliveryState
+  reason: string | null // a suppressed push: which preference held it back
   attempts: { attempt: number; at: string; durationMs: number; ok: boolean; status: number | null; error: string | null; response: string | null }[]
   nextAttemptAt: string | null
   createdAt: string
@@ -244,6 +245,7 @@ export interface DeliveryView {
 /** The deliveries of one event with every attempt, oldest first. */
 export const listEventDeliveries = (sql: Tx, workspaceId: number, eventId: string) => sql<DeliveryView[]>`
   SELECT d.id, d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId", d.status,
+    CASE WHEN d.status = 'suppressed' THEN d.last_error END AS reason,
     CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
     iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
     COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', iso_time(a.started_at), 'durationMs', a.duration_ms,

@@ -14,7 +14,7 @@ import { startPushService, type PushService } from '../web_push_service'
 
 setDefaultTimeout(30_000)
 
-type Delivery = { id: string; kind: string; deviceId: string | null; status: string; attempts: unknown[] }
+type Delivery = { id: string; kind: string; deviceId: string | null; status: string; reason: string | null; attempts: unknown[] }
 
 /** Quiet hours that hold "now" in Pacific/Kiritimati (UTC+14): from an hour ago to an hour ahead on their clock. */
 function quietNow(except = 5) {
@@ -89,6 +89,8 @@ for (const pipeline of pipelines) {
       const row = await lastError(d.bob!.id)
       expect(row.last_error).toMatch(/^quiet hours \d\d:\d\d–\d\d:\d\d Pacific\/Kiritimati; priority 3 is below 5$/)
       expect(row.attempts).toBe(0)
+      expect(d.bob!.reason).toBe(row.last_error) // GET /events/{id} says why
+      expect(d.alice!.reason).toBeNull()
       await routed(eventId)
       await Bun.sleep(200)
       expect(pushedTo(eventId)).toEqual([people.alice.endpoint])

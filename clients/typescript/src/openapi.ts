@@ -1727,6 +1727,8 @@ export interface components {
             deviceId: string | null;
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+            /** @description A suppressed push: which of its member's preferences held it back (muted, a channel level, quiet hours). */
+            reason: string | null;
             /**
              * Format: date-time
              * @description When a pending delivery is next attempted.

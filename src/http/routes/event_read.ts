@@ -42,6 +42,7 @@ export const Delivery = Type.Object({
   routerId: Nullable(Type.String({ format: 'uuid', description: 'For a router delivery.' })),
   deviceId: Nullable(Type.String({ format: 'uuid', description: 'For a push: the device (kept after the device is removed).' })),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')], { description: "expired: not sent, the event being older than its ttl when its turn came (first attempt or retry). suppressed: a push not sent because of the device's member's preferences (muted, channel level, quiet hours), with no attempt." }),
+  reason: Nullable(Type.String({ description: "A suppressed push: which of its member's preferences held it back (muted, a channel level, quiet hours)." })),
   nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When a pending delivery is next attempted.' })),
   attempts: Type.Array(DeliveryAttempt),
   createdAt: Type.String({ format: 'date-time' }),
