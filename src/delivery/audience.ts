@@ -2,10 +2,12 @@
 // members (recipients only when the event has `to`), each member's level for
 // the channel (all, high, urgent, none) and their quiet hours. A device whose
 // member's preference holds the push back is not pushed: its delivery ends
-// `suppressed`, with the reason, so the member sees why. A leaf of plain data
-// and pure functions; the fan-out caches an Audience per channel
-// (worker_state.ts) and calls `decide` per event only when some member's
-// preference can hold a push back, or the event names recipients.
+// `suppressed`, with the reason, so the member sees why. Its one query reads
+// a channel's audience; the rest is plain data and pure functions. The fan-out
+// caches an Audience per channel (worker_state.ts) and calls `decide` per
+// event only when some member's preference can hold a push back, or the event
+// names recipients.
+import type { Tx } from '../core/db'
 import type { PushTarget } from './push/job'
 import { hhmmOf, quietHoursHold, type QuietHours } from './quiet_hours'
 
@@ -89,4 +91,30 @@ export function decide(a: Audience, e: Deciding, at: number): { push: PushTarget
     else push.push(device)
   })
   return { push, suppressed }
+}
+
+/**
+ * Every device of every member of `workspaceId`, each with its member's
+ * preference for `channel` (the channel's own level, else the default; their
+ * quiet hours): the fan-out decides per event who is pushed (audience.ts).
+ */
+export async function findAudience(sql: Tx, workspaceId: number, channel: string): Promise<Audience> {
+  const rows = await sql<(PushTarget & { userId: string; level: Level | null; defaultLevel: Level | null; tz: string | null; qf: number | null; qt: number | null; qe: number | null })[]>`
+    SELECT d.id, d.provider, d.token, d.environment, d.topic, d.p256dh, d.auth, m.user_id AS "userId",
+      c.level, p.default_level AS "defaultLevel", p.quiet_timezone AS tz, p.quiet_from AS qf, p.quiet_to AS qt, p.quiet_except AS qe
+    FROM memberships m JOIN devices d ON d.user_id = m.user_id
+    LEFT JOIN channel_mutes c ON c.workspace_id = m.workspace_id AND c.user_id = m.user_id AND c.channel = ${channel}
+    LEFT JOIN member_preferences p ON p.workspace_id = m.workspace_id AND p.user_id = m.user_id
+    WHERE m.workspace_id = ${workspaceId}`
+  const byUser = new Map<string, AudienceMember>()
+  const members = rows.map((r) => {
+    let m = byUser.get(r.userId)
+    if (!m) {
+      const quiet = r.tz !== null ? { timezone: r.tz, from: r.qf!, to: r.qt!, except: r.qe! } : null
+      byUser.set(r.userId, (m = { userId: r.userId, level: r.level ?? r.defaultLevel ?? 'all', ownLevel: r.level !== null, quiet }))
+    }
+    return m
+  })
+  const devices = rows.map(({ id, provider, token, environment, topic, p256dh, auth }) => ({ id, provider, token, environment, topic, p256dh, auth }))
+  return audienceOf(devices, members)
 }

@@ -10,8 +10,7 @@ import type { RouterSpec } from './job'
 import { patternIndex } from './pattern'
 import { createLru } from '../core/lru'
 import { channelKey, type ChannelKey } from '../core/channel_key'
-import { findAudience } from './push/devices'
-import type { Audience } from './audience'
+import { findAudience, type Audience } from './audience'
 
 /** How long a cached entry is trusted: long while every change is announced to this process, else `fallbackMs`. */
 export interface CacheAge {

@@ -6,7 +6,6 @@ import { isIP } from 'node:net'
 import type { Sql, Tx } from '../../core/db'
 import { allowHint, checkAddress } from '../outbound'
 import type { PushTarget } from './job'
-import { audienceOf, type Audience, type AudienceMember, type Level } from '../audience'
 
 export interface DeviceInput {
   platform: 'ios' | 'android' | 'web'
@@ -119,29 +118,3 @@ export const findPushTargets = (sql: Tx, workspaceId: number, channel: string) =
 /** Devices by id, those that still exist. */
 export const findDevices = (sql: Tx, ids: string[]) =>
   sql<PushTarget[]>`SELECT id, provider, token, environment, topic, p256dh, auth FROM devices WHERE id = ANY(${ids}::uuid[])`
-
-/**
- * Every device of every member of `workspaceId`, each with its member's
- * preference for `channel` (the channel's own level, else the default; their
- * quiet hours): the fan-out decides per event who is pushed (audience.ts).
- */
-export async function findAudience(sql: Tx, workspaceId: number, channel: string): Promise<Audience> {
-  const rows = await sql<(PushTarget & { userId: string; level: Level | null; defaultLevel: Level | null; tz: string | null; qf: number | null; qt: number | null; qe: number | null })[]>`
-    SELECT d.id, d.provider, d.token, d.environment, d.topic, d.p256dh, d.auth, m.user_id AS "userId",
-      c.level, p.default_level AS "defaultLevel", p.quiet_timezone AS tz, p.quiet_from AS qf, p.quiet_to AS qt, p.quiet_except AS qe
-    FROM memberships m JOIN devices d ON d.user_id = m.user_id
-    LEFT JOIN channel_mutes c ON c.workspace_id = m.workspace_id AND c.user_id = m.user_id AND c.channel = ${channel}
-    LEFT JOIN member_preferences p ON p.workspace_id = m.workspace_id AND p.user_id = m.user_id
-    WHERE m.workspace_id = ${workspaceId}`
-  const byUser = new Map<string, AudienceMember>()
-  const members = rows.map((r) => {
-    let m = byUser.get(r.userId)
-    if (!m) {
-      const quiet = r.tz !== null ? { timezone: r.tz, from: r.qf!, to: r.qt!, except: r.qe! } : null
-      byUser.set(r.userId, (m = { userId: r.userId, level: r.level ?? r.defaultLevel ?? 'all', ownLevel: r.level !== null, quiet }))
-    }
-    return m
-  })
-  const devices = rows.map(({ id, provider, token, environment, topic, p256dh, auth }) => ({ id, provider, token, environment, topic, p256dh, auth }))
-  return audienceOf(devices, members)
-}
