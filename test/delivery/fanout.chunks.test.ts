@@ -87,7 +87,7 @@ describe('an event pushed to some of its channel only (recipients, preferences)'
     const chunks = chunkBatch(batch, () => [], { [key]: all }, new Map([[batch[1]!, mine], [batch[2]!, []]]))
     expect(chunks).toHaveLength(1)
     // Event 3 has no device left and no router: it is in no chunk.
-    expect(chunks[0]!.events).toEqual([batch[0], batch[1]])
+    expect(chunks[0]!.events).toEqual([batch[0]!, batch[1]!])
     expect(chunks[0]!.only).toEqual({ 1: mine })
     expect(chunks[0]!.units).toBe(2 + 3 + 1)
     const view = (id: string) => ({ eventId: id, channel: 'ops' }) as never

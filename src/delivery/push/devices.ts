@@ -1,7 +1,7 @@
 // Devices: what a mobile app or a browser registers (a browser's endpoint
-// checked first), and who is pushed for an event (every device of every
-// member of the workspace who has not muted the event's channel; a device
-// counts once however many ways it qualifies).
+// checked first), and the devices of a channel's members who have not muted
+// it (a receipt's escalation). Who the fan-out pushes for an event, with each
+// member's preferences, is read by audience.ts.
 import { isIP } from 'node:net'
 import type { Sql, Tx } from '../../core/db'
 import { allowHint, checkAddress } from '../outbound'
