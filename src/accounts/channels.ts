@@ -31,7 +31,7 @@ export interface ChannelPage {
 /** One page of a workspace's channels (one row more than `limit`, to tell whether another page follows). */
 export const listChannels = (sql: Tx, workspaceId: number, userId: string, page: ChannelPage) => sql<ChannelView[]>`
   SELECT c.slug, c.slug = w.default_channel AS "isDefault",
-    EXISTS (SELECT 1 FROM channel_mutes m WHERE m.workspace_id = c.workspace_id AND m.user_id = ${userId} AND m.channel = c.slug) AS muted,
+    EXISTS (SELECT 1 FROM channel_mutes m WHERE m.workspace_id = c.workspace_id AND m.user_id = ${userId} AND m.channel = c.slug AND m.level = 'none') AS muted,
     iso_time(c.created_at) AS "createdAt"
   FROM channels c JOIN workspaces w ON w.id = c.workspace_id
   WHERE c.workspace_id = ${workspaceId}

@@ -39,7 +39,7 @@ export async function issueUserToken(sql: Tx, userId: string): Promise<string> {
 export const listMembers = (sql: Tx, workspaceId: number) => sql<MemberView[]>`
   SELECT u.id AS "userId", u.email, m.role,
     (SELECT count(*)::int FROM devices d WHERE d.user_id = u.id) AS devices,
-    coalesce((SELECT array_agg(c.channel ORDER BY c.channel) FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = u.id), '{}') AS "mutedChannels",
+    coalesce((SELECT array_agg(c.channel ORDER BY c.channel) FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = u.id AND c.level = 'none'), '{}') AS "mutedChannels",
     iso_time(m.created_at) AS "createdAt"
   FROM memberships m JOIN users u ON u.id = m.user_id
   WHERE m.workspace_id = ${workspaceId} ORDER BY m.created_at, u.email`
@@ -52,7 +52,8 @@ export async function removeMember(sql: Tx, workspaceId: number, userId: string)
 export type MuteResult = 'done' | 'not-member' | 'no-channel'
 
 /**
- * Mutes or unmutes a channel for a member. The membership is locked (KEY
+ * Mutes or unmutes a channel for a member: its level (preferences) is
+ * none, or no longer none. The membership is locked (KEY
  * SHARE) while the mute is written, so the member leaving at that moment
  * waits, or is seen gone: never a mute whose membership has just been
  * deleted. A mute is stored only for a channel that exists ('no-channel'
@@ -68,12 +69,21 @@ export async function setMuted(sql: Sql, workspace: string, userId: string, chan
       FOR KEY SHARE OF m`
     if (!m) return 'not-member' as const
     if (!muted) {
-      await tx`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel}`
+      // The channel follows the member's default again; when that default is
+      // none, unmuting gives it level all, as "pushes reach me again" says.
+      await tx`DELETE FROM channel_mutes WHERE workspace_id = ${m.id} AND user_id = ${userId} AND channel = ${channel} AND level = 'none'`
+      await tx`
+        INSERT INTO channel_mutes (workspace_id, user_id, channel, level)
+        SELECT ${m.id}, ${userId}, slug, 'all' FROM channels
+        WHERE workspace_id = ${m.id} AND slug = ${channel}
+          AND EXISTS (SELECT 1 FROM member_preferences p WHERE p.workspace_id = ${m.id} AND p.user_id = ${userId} AND p.default_level = 'none')
+        ON CONFLICT DO NOTHING`
       return 'done' as const
     }
     const [found] = await tx<{ channels: number }[]>`
       WITH c AS (SELECT slug FROM channels WHERE workspace_id = ${m.id} AND slug = ${channel} FOR KEY SHARE),
-      muted AS (INSERT INTO channel_mutes (workspace_id, user_id, channel) SELECT ${m.id}, ${userId}, slug FROM c ON CONFLICT DO NOTHING)
+      muted AS (INSERT INTO channel_mutes (workspace_id, user_id, channel, level) SELECT ${m.id}, ${userId}, slug, 'none' FROM c
+        ON CONFLICT (workspace_id, user_id, channel) DO UPDATE SET level = 'none')
       SELECT count(*)::int AS channels FROM c`
     return found!.channels > 0 ? ('done' as const) : ('no-channel' as const)
   })

@@ -7,7 +7,7 @@ import { json, table, usageError, utc } from './output'
 
 interface ListOptions {
   failed?: boolean
-  state?: 'pending' | 'succeeded' | 'failed' | 'cancelled' | 'expired'
+  state?: 'pending' | 'succeeded' | 'failed' | 'cancelled' | 'expired' | 'suppressed'
   limit?: number
 }
 
@@ -44,7 +44,7 @@ export const addDeliveryCommands = (program: Command) =>
       options: (cmd) =>
         cmd
           .option('--failed', 'only the deliveries that failed for good (the same as --state failed)')
-          .addOption(new Option('--state <state>', 'only the deliveries in this state').choices(['pending', 'succeeded', 'failed', 'cancelled', 'expired']))
+          .addOption(new Option('--state <state>', 'only the deliveries in this state').choices(['pending', 'succeeded', 'failed', 'cancelled', 'expired', 'suppressed']))
           .option('--limit <N>', 'most deliveries listed, from 1 to 1000 (default: 100)', limitOption),
       examples: ['herald delivery list acme', 'herald delivery list acme --failed', 'herald delivery list acme --state pending --limit 20 --json'],
       async run(client, [workspace], opts) {

@@ -82,11 +82,12 @@ export async function runCancel(id: string, opts: KeyOptions, env: Env = process
   return opts.json ? text : `Cancelled: its repeats stop.\n${text}`
 }
 
-/** A member's call with their user token; the answer's JSON, or a CliError. */
-async function asMember<T>(baseUrl: string, token: string, method: string, path: string): Promise<T> {
+/** A member's call with their user token (herald prefs too); the answer's JSON, or a CliError. */
+export async function asMember<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
   let res: Response
   try {
-    res = await fetch(baseUrl + path, { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) })
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
+    res = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) })
   } catch (err) {
     throw transportError(baseUrl, err, TIMEOUT_MS)
   }
@@ -95,7 +96,7 @@ async function asMember<T>(baseUrl: string, token: string, method: string, path:
 }
 
 /** --workspace, else the only workspace the token's person belongs to. */
-async function workspaceOf(baseUrl: string, token: string, flag: string | undefined): Promise<string> {
+export async function workspaceOf(baseUrl: string, token: string, flag: string | undefined): Promise<string> {
   if (flag) return flag
   const me = await asMember<{ workspaces: { workspace: string }[] }>(baseUrl, token, 'GET', '/v1/me')
   if (me.workspaces.length === 1) return me.workspaces[0]!.workspace

@@ -234,3 +234,17 @@ export const escalationChannelMissing = (index: number, slug: string) =>
 
 /** A token this server did not sign, or whose receipt is gone (asked for other than as a page: a browser gets the 404 page). */
 export const ackLinkUnknown = () => new HeraldError('not-found', 'This acknowledgement link is not valid: it was changed or cut short, or the alert it was for is no longer kept.')
+
+// --- preferences (what a member is pushed) -----------------------------------
+
+/** A quiet-hours time zone Intl does not know. */
+export const timeZoneUnknown = (name: string) =>
+  validationError([{ pointer: '/quietHours/timezone', detail: `quietHours.timezone: ${quoted(name)} is no IANA time zone (such as Europe/Paris or America/New_York)` }])
+/** Quiet hours that start when they end. */
+export const quietHoursEmpty = () =>
+  validationError([{ pointer: '/quietHours/to', detail: 'quietHours.to must differ from quietHours.from: the window would be empty (or the whole day)' }])
+/** Levels for channels the workspace does not have, each at its pointer. */
+export const preferenceChannelsMissing = (slugs: string[]) =>
+  validationError(slugs.map((slug) => ({ pointer: `/channels/${slug.replaceAll('~', '~0').replaceAll('/', '~1')}`, detail: `channels: there is no channel ${quoted(slug)} in this workspace` })))
+/** Preferences are a person's own: the operator has none. */
+export const preferencesArePersonal = () => new HeraldError('not-found', 'Preferences belong to a member: sign in as that person.')

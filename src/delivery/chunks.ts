@@ -16,17 +16,19 @@ export interface Chunk {
   events: Incoming[]
   routers: Record<string, RouterSpec[]> // by workspace id
   devices: Record<ChannelKey, PushTarget[]> // by channel (channelKey)
+  /** Per event (its index in `events`) whose devices are not all of its channel's (recipients, preferences): those, in place of the channel's. */
+  only?: Record<number, PushTarget[]>
   units: number // of work (backpressure.ts): one per event, plus one per device
 }
 
 /**
  * The chunks of `batch`, given the routers that match each event (`routersOf`)
- * and the devices of its channels. A chunk carries, per workspace, only the
+ * and the devices of its channels, or of the event itself when `only` has it. A chunk carries, per workspace, only the
  * routers some event of it matched, each once; the pool thread matches every
  * event against those. Routers count as one unit (they are few), devices as
  * one each. An event with neither is in no chunk.
  */
-export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => RouterSpec[], byChannel: Record<ChannelKey, PushTarget[]>): Chunk[] {
+export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => RouterSpec[], byChannel: Record<ChannelKey, PushTarget[]>, only?: Map<Incoming, PushTarget[]>): Chunk[] {
   const chunks: Chunk[] = []
   let open: Chunk | null = null
   const taken = new Map<RouterSpec[], Set<RouterSpec>>() // per chunk and workspace: the routers in it
@@ -39,13 +41,15 @@ export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => Router
   for (const e of batch) {
     const key = channelKey(e.workspaceId, e.channel)
     const routerList = routersOf(e)
-    const deviceList = byChannel[key] ?? []
+    const own = only?.get(e)
+    const deviceList = own ?? byChannel[key] ?? []
     if (!routerList.length && !deviceList.length) continue
     const units = 1 + deviceList.length
     if (units > CHUNK) {
       for (let i = 0; i < deviceList.length; i += CHUNK) {
         const devices = deviceList.slice(i, i + CHUNK)
-        chunks.push({ events: [e], routers: i === 0 && routerList.length ? { [e.workspaceId]: routerList } : {}, devices: { [key]: devices }, units: 1 + devices.length })
+        const routers = i === 0 && routerList.length ? { [e.workspaceId]: routerList } : {}
+        chunks.push(own ? { events: [e], routers, devices: {}, only: { 0: devices }, units: 1 + devices.length } : { events: [e], routers, devices: { [key]: devices }, units: 1 + devices.length })
       }
       continue
     }
@@ -53,7 +57,8 @@ export function chunkBatch(batch: Incoming[], routersOf: (e: Incoming) => Router
     open.events.push(e)
     open.units += units
     if (routerList.length) add(open, e.workspaceId, routerList)
-    if (deviceList.length) open.devices[key] = deviceList
+    if (own) (open.only ??= {})[open.events.length - 1] = own
+    else if (deviceList.length) open.devices[key] = deviceList
   }
   return chunks
 }

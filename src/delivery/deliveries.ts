@@ -37,7 +37,7 @@ export interface FirstAttempt extends AttemptRecord {
  * written once its slowest send is over, which may be a time-out later. A
  * delivery that already has a row (a duplicate of a redelivered event) keeps
  * it; its duplicate attempt is not recorded. A first attempt the circuit held back makes a pending row with
- * no attempt; one whose event outlived its ttl an `expired` row with no attempt. Devices that APNs or FCM no longer know are deleted with it.
+ * no attempt; one whose event outlived its ttl an `expired` row with no attempt; a push a member's preference held back a `suppressed` row with no attempt. Devices that APNs or FCM no longer know are deleted with it.
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
   if (!rows.length) return clearOwed(sql, ledger)
@@ -45,7 +45,7 @@ export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: Le
   // native, postgres.js escapes arrays element by element in JavaScript.
   const json = JSON.stringify(rows.map((r) => ({
     i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
-    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held || r.next === 'expired',
+    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held || r.next === 'expired' || r.next === 'suppressed',
   })))
   const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
   await sql`
@@ -162,7 +162,7 @@ export interface AttemptRecord {
   status?: number
   error?: string
   response?: string
-  next: 'succeeded' | 'failed' | 'pending' | 'expired' // expired: not sent, its event outlived its ttl (no attempt, no attempt row)
+  next: 'succeeded' | 'failed' | 'pending' | 'expired' | 'suppressed' // expired: not sent, its event outlived its ttl; suppressed: not sent, a preference of the device's member (first attempts only; neither has an attempt row)
   delayMs: number // until the next attempt, when next is pending
   unregisteredDevice?: string // a device APNs or FCM no longer knows: removed with this record
   held?: boolean // not sent (the circuit held it back): only next_attempt_at changes, see holdDeliveries
@@ -236,6 +236,7 @@ export interface DeliveryView {
   routerId: string | null
   deviceId: string | null
   status: DeliveryState
+  reason: string | null // a suppressed push: which preference held it back
   attempts: { attempt: number; at: string; durationMs: number; ok: boolean; status: number | null; error: string | null; response: string | null }[]
   nextAttemptAt: string | null
   createdAt: string
@@ -245,6 +246,7 @@ export interface DeliveryView {
 /** The deliveries of one event with every attempt, oldest first. */
 export const listEventDeliveries = (sql: Tx, workspaceId: number, eventId: string) => sql<DeliveryView[]>`
   SELECT d.id, d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId", d.status,
+    CASE WHEN d.status = 'suppressed' THEN d.last_error END AS reason,
     CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
     iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
     COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', iso_time(a.started_at), 'durationMs', a.duration_ms,
@@ -294,7 +296,7 @@ export async function replayDelivery(sql: Tx, workspaceId: number, id: string, v
   return rows.length > 0
 }
 
-export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired'] as const
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired', 'suppressed'] as const
 export type DeliveryState = (typeof DELIVERY_STATES)[number]
 
 /** An event's deliveries by state, as the feed shows them. */
@@ -303,6 +305,7 @@ export interface DeliveryCounts {
   succeeded: number
   failed: number
   expired?: number // present when some expired (not sent in time: the event's ttl)
+  suppressed?: number // present when some pushes were held back by members' preferences (muted, level, quiet hours)
 }
 
 /**
@@ -317,10 +320,10 @@ export async function countEventDeliveries(sql: Tx, workspaceId: number, eventId
   const rows = await sql<({ eventId: string } & DeliveryCounts)[]>`
     SELECT event_id AS "eventId", count(*) FILTER (WHERE status = 'pending')::int AS pending,
       count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed,
-      count(*) FILTER (WHERE status = 'expired')::int AS expired
+      count(*) FILTER (WHERE status = 'expired')::int AS expired, count(*) FILTER (WHERE status = 'suppressed')::int AS suppressed
     FROM deliveries d WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId} ${visible ? sql`AND ${visible}` : sql``}
     GROUP BY event_id`
-  for (const { eventId, expired, ...c } of rows) counts.set(eventId, expired ? { ...c, expired } : c)
+  for (const { eventId, expired, suppressed, ...c } of rows) counts.set(eventId, { ...c, ...(expired ? { expired } : {}), ...(suppressed ? { suppressed } : {}) })
   return counts
 }
 

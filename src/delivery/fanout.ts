@@ -25,12 +25,13 @@ import { attemptRecorder, pushTargetCache, routerCache } from './worker_state'
 import { circuitBoard } from './circuit'
 import { parkedRouters, routerHealthWriter } from './health'
 import { deliveryId } from './send_task'
-import { deliveryHeld, deliveryTtlExpired } from './metrics'
+import { deliveryHeld, deliveryTtlExpired, pushesSuppressed } from './metrics'
 import { expiredError, isExpired } from './expiry'
 import type { FirstAttempt } from './deliveries'
 import type { EventView } from './event_view'
 import { withPushTokens } from './push/tokens'
 import { createWorkRoom, type WorkRoom } from './backpressure'
+import { decide, pushableOnly, type Audience } from './audience'
 import { chunkBatch, type Chunk } from './chunks'
 import { createInFlight } from './inflight'
 import { attemptOutcomes, type AttemptOutcome } from './outcome'
@@ -93,9 +94,10 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
     const { routersOf, held } = holdParked(targets.routersOf, await parked())
     const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
-    const chunks = chunkBatch(batch, routersOf, targets.byChannel)
+    const chunks = chunkBatch(batch, routersOf, targets.byChannel, targets.only)
     // Before the ledger is cleared (recordChunks): a redelivered event makes them again, as the same rows.
-    if (held.length) await persist(() => insertDeliveries(sql, held), held.length, log)
+    const unsent = held.length ? (targets.suppressed.length ? [...held, ...targets.suppressed] : held) : targets.suppressed
+    if (unsent.length) await persist(() => insertDeliveries(sql, unsent), unsent.length, log)
     await recordChunks(first, batch, chunks, skip)
   }
 
@@ -149,16 +151,61 @@ async function targetsOf(batch: Incoming[], routers: ReturnType<typeof routerCac
     return set.records.length ? atPriority(set.match(eventKeyOf(e)), e) : []
   }
   const byChannel: Record<ChannelKey, PushTarget[]> = {}
+  const audiences = new Map<ChannelKey, Audience>()
   channelKeys.forEach((k, i) => {
-    const list = deviceLists[i]!.filter(pushable)
-    if (list.length) byChannel[k] = list
+    const a = pushableOnly(deviceLists[i]!, pushable)
+    if (!a.devices.length) return
+    byChannel[k] = a.devices
+    audiences.set(k, a)
   })
-  return { routersOf, byChannel }
+  return { routersOf, byChannel, ...pushesOf(batch, audiences) }
+}
+
+/**
+ * Each event's push decision (audience.ts), for the events that need one: of
+ * a channel where some member's preference can hold a push back, or naming
+ * recipients. Every other event is pushed to all its channel's devices, and
+ * its view is not read here. Answers the devices of the events decided, and
+ * the rows of the pushes held back: `suppressed`, with the reason, no attempt.
+ */
+function pushesOf(batch: Incoming[], audiences: Map<ChannelKey, Audience>) {
+  const only = new Map<Incoming, PushTarget[]>()
+  const suppressed: FirstAttempt[] = []
+  if (!audiences.size) return { only, suppressed }
+  const now = Date.now()
+  for (const e of batch) {
+    const a = audiences.get(channelKey(e.workspaceId, e.channel))
+    if (!a) continue
+    const to = recipientsOf(e)
+    if (a.plain && !to) continue
+    const decided = decide(a, { channel: e.channel, priority: viewOf(e).priority ?? 3, to }, now)
+    only.set(e, decided.push)
+    for (const s of decided.suppressed) {
+      pushesSuppressed(s.reason)
+      suppressed.push({
+        deliveryId: deliveryId(e.eventId, 'push', s.device.id), eventId: e.eventId, workspaceId: e.workspaceId, kind: 'push', target: s.device.id,
+        attempt: 1, startedAt: new Date(now), durationMs: 0, ok: false, next: 'suppressed', delayMs: 0, error: s.why,
+      })
+    }
+  }
+  return { only, suppressed }
+}
+
+/**
+ * An event's recipients (`to`), or null. A view still in its JSON text is
+ * parsed only when the text may name some: JSON.stringify writes `"to":[`
+ * for a list, `"to":null` otherwise (a key of `data` spelled so only costs
+ * the parse).
+ */
+function recipientsOf(e: Incoming): string[] | null {
+  if (typeof e.view === 'string' && !e.view.includes('"to":[')) return null
+  return viewOf(e).to ?? null
 }
 
 // The views of incoming events read here (a JetStream message carries its
 // view as text, which the pool's thread parses): only an event that a router
-// with a minPriority matched, or one held for a parked router, is read.
+// with a minPriority matched, one held for a parked router, or one whose
+// pushes a preference or its recipients decide (pushesOf), is read.
 const parsed = new WeakMap<Incoming, EventView>()
 function viewOf(e: Incoming): EventView {
   if (typeof e.view !== 'string') return e.view
@@ -231,8 +278,8 @@ async function runChunk(deps: FirstAttemptDeps, chunk: Chunk, skip: string[], re
   await room.reserve(chunk.units)
   let sent: Sent[]
   try {
-    const providers = new Set(Object.values(chunk.devices).flatMap((list) => list.map((d) => d.provider)))
-    const match = { workspace: chunk.events.map((e) => e.workspaceId), routers: chunk.routers, devices: chunk.devices, skip }
+    const providers = new Set([...Object.values(chunk.devices), ...Object.values(chunk.only ?? {})].flatMap((list) => list.map((d) => d.provider)))
+    const match = { workspace: chunk.events.map((e) => e.workspaceId), routers: chunk.routers, devices: chunk.devices, only: chunk.only, skip }
     sent = await deps.dispatch({ events: chunk.events.map((e) => e.view), match }, providers)
   } finally {
     room.release(chunk.units)

@@ -62,6 +62,7 @@ export interface SendTask {
     workspace: number[] // per event
     routers: Record<string, RouterSpec[]> // by workspace id
     devices: Record<ChannelKey, PushTarget[]> // by channel (channelKey)
+    only?: Record<number, PushTarget[]> // per event (index into events) pushed to some of its channel's devices only: those
     skip: string[] // delivery ids that already exist (a redelivered event)
   }
   /** Or exactly these deliveries: retries and replays. */

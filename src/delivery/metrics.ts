@@ -61,3 +61,15 @@ export function deliveryTtlExpired(type: string, n = 1) {
 export function deliveriesExpired(kind: string, n: number) {
   expired.inc({ kind }, n)
 }
+
+const suppressed = new Counter({
+  name: 'herald_pushes_suppressed_total',
+  help: "Pushes not sent because of the member's preferences, by reason: muted (the channel's level, or the member's default, is none), level (the event's priority is below the channel's level: high or urgent) or quiet_hours (inside the member's quiet hours, below their except). Each is a delivery with status suppressed, no attempt.",
+  labelNames: ['reason'] as const,
+  registers,
+})
+
+/** Pushes a preference held back (src/delivery/audience.ts): each a `suppressed` delivery. */
+export function pushesSuppressed(reason: 'muted' | 'level' | 'quiet_hours', n = 1) {
+  suppressed.inc({ reason }, n)
+}

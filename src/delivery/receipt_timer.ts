@@ -207,7 +207,7 @@ async function firing(r: Due, firstDevices: string[], audience: Audience, pushes
   return { id: r.id, repeats: n, nextRepeatMs, nextPushMs: Math.min(nextRepeatMs, r.expiresMs, ...steps), escalated, pushed: devices.size > 0 }
 }
 
-/** The devices each event's first pushes went to (its push deliveries of repeat 0). */
+/** The devices each event's first pushes went to (its push deliveries of repeat 0; not those a preference held back). */
 async function firstPushes(tx: Tx, due: Due[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!due.length) return out
@@ -216,7 +216,7 @@ async function firstPushes(tx: Tx, due: Due[]): Promise<Map<string, string[]>> {
   const rows = await tx<{ eventId: string; target: string }[]>`
     SELECT d.event_id AS "eventId", d.target FROM deliveries d
     WHERE d.event_id = ANY(${due.map((r) => r.eventId)}::uuid[]) AND d.event_at = ANY(${[...new Set(due.map((r) => new Date(r.eventAt).toISOString()))]}::timestamptz[])
-      AND d.kind = 'push' AND d.repeat = 0`
+      AND d.kind = 'push' AND d.repeat = 0 AND d.status <> 'suppressed'`
   for (const r of rows) {
     const list = out.get(r.eventId)
     if (list) list.push(r.target)

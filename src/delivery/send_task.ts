@@ -55,7 +55,7 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
       // A router forwards only events at or above its minPriority (an event without a priority is 3).
       if (compilePattern(router.pattern)(e.event) && (router.minPriority ?? 1) <= (e.priority ?? 3)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
     }
-    for (const device of m.devices[channelKey(ws, e.channel)] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
+    for (const device of m.only?.[i] ?? m.devices[channelKey(ws, e.channel)] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
   })
   return out
 }

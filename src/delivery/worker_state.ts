@@ -10,7 +10,7 @@ import type { RouterSpec } from './job'
 import { patternIndex } from './pattern'
 import { createLru } from '../core/lru'
 import { channelKey, type ChannelKey } from '../core/channel_key'
-import { findPushTargets, type PushTarget } from './push/devices'
+import { findAudience, type Audience } from './audience'
 
 /** How long a cached entry is trusted: long while every change is announced to this process, else `fallbackMs`. */
 export interface CacheAge {
@@ -95,21 +95,22 @@ export function attemptRecorder(sql: Sql, log: Logger) {
 }
 
 /**
- * The devices to push for (workspace, channel), until a change of members,
- * devices or mutes is announced (see CacheAge).
+ * Who may be pushed for (workspace, channel): the members' devices and their
+ * preferences (audience.ts), until a change of members, devices, mutes or
+ * preferences is announced (see CacheAge).
  */
 export function pushTargetCache(sql: Sql, age: CacheAge) {
-  const cache = createLru<ChannelKey, { at: number; targets: Promise<PushTarget[]> }>(age.max)
+  const cache = createLru<ChannelKey, { at: number; audience: Promise<Audience> }>(age.max)
   return {
-    get(ws: number, channel: string): Promise<PushTarget[]> {
+    get(ws: number, channel: string): Promise<Audience> {
       const key = channelKey(ws, channel)
       const hit = cache.get(key)
-      if (hit && fresh(age, hit.at)) return hit.targets
-      const targets = findPushTargets(sql, ws, channel)
-      const entry = { at: Date.now(), targets }
+      if (hit && fresh(age, hit.at)) return hit.audience
+      const audience = findAudience(sql, ws, channel)
+      const entry = { at: Date.now(), audience }
       cache.set(key, entry)
-      targets.catch(() => cache.get(key) === entry && cache.delete(key))
-      return targets
+      audience.catch(() => cache.get(key) === entry && cache.delete(key))
+      return audience
     },
     clear: () => cache.clear(),
   }

@@ -26,6 +26,7 @@ import { authRoute } from './routes/auth'
 import { meRoute } from './routes/me'
 import { workspacesRoute } from './routes/workspaces'
 import { channelsRoute } from './routes/channels'
+import { preferencesRoute } from './routes/preferences'
 import { operatorSide, personSide } from './routes/side'
 import { membersRoute } from './routes/members'
 import { invitationLinkRoute, invitationsRoute } from './routes/invitations'
@@ -239,6 +240,7 @@ export function createApp(deps: AppDeps) {
     .use(receiptAckRoute({ users, check, receipts }))
     .use(receiptReadRoute({ users, check, receipts }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))
+    .use(preferencesRoute(person))
     // The acknowledgement link of e-mail and chat messages, with the key they were signed with.
     .use(ackLinkRoute(ackLinkOps(sql, send.endpoints.ackLink?.key, wakeScheduler)))
     .use(webRoute(log, users, config.HERALD_TRUST_PROXY))

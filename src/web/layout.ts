@@ -17,6 +17,7 @@ const SECTIONS = [
   ['members', 'Members'],
   ['usage', 'Usage'],
   ['notifications', 'Notifications'],
+  ['preferences', 'Preferences'],
 ] as const
 
 function switcher(current: MyWorkspace | undefined) {

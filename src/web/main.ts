@@ -15,6 +15,7 @@ import { routerFormPage } from './page_router_form'
 import { usagePage } from './page_usage'
 import { deliveriesPage } from './page_deliveries'
 import { notificationsPage } from './page_notifications'
+import { preferencesPage } from './page_preferences'
 import { registerWorker, watchInstall } from './device'
 
 route('/', 'public', (ctx) => {
@@ -41,6 +42,7 @@ route('/w/:workspace/routers/:id', 'workspace', routerFormPage)
 route('/w/:workspace/deliveries', 'workspace', deliveriesPage)
 route('/w/:workspace/usage', 'workspace', usagePage)
 route('/w/:workspace/notifications', 'workspace', notificationsPage)
+route('/w/:workspace/preferences', 'workspace', preferencesPage)
 
 async function boot() {
   watchInstall() // before anything awaits: the browser's offer may come early

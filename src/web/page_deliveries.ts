@@ -13,7 +13,7 @@ import {
   type DeliveryFilters as Filters, type DeliveryItem as Item, type DeliveryStatus,
 } from './state/deliveries'
 
-const STATES: [DeliveryStatus, string][] = [['pending', 'Pending'], ['succeeded', 'Succeeded'], ['failed', 'Failed'], ['cancelled', 'Cancelled'], ['expired', 'Expired']]
+const STATES: [DeliveryStatus, string][] = [['pending', 'Pending'], ['succeeded', 'Succeeded'], ['failed', 'Failed'], ['cancelled', 'Cancelled'], ['expired', 'Expired'], ['suppressed', 'Suppressed (preferences)']]
 
 function filterForm(ctx: PageContext, f: Filters, routers: Map<string, string>) {
   const unknownRouter = f.router && !routers.has(f.router) ? f.router : null

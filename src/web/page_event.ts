@@ -38,6 +38,7 @@ function deliveryItem(d: Delivery, routerNames: Map<string, string>, canManage: 
       ${statusBadge(d.status)}
       ${d.status === 'failed' && canManage ? html`<button type="button" class="secondary" data-replay="${d.id}">Replay</button>` : ''}
     </div>
+    ${d.status === 'suppressed' ? html`<p data-suppressed>Not sent: ${d.reason ?? "the member's preferences"}.</p>` : ''}
     <p class="muted">${plural(d.attempts.length, 'attempt')}${d.status === 'pending' && d.nextAttemptAt ? html`; next ${time(d.nextAttemptAt)}` : ''}. Delivery id <code>${d.id}</code>.</p>
     ${attemptsTable(d)}
   </li>`

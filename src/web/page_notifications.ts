@@ -10,6 +10,7 @@ import type { PageContext } from './router'
 import { canPromptInstall, isInstalled, isIOS, onInstallChange, promptInstall, pushState, turnOff, turnOn, type PushState } from './device'
 import { act, announce, on } from './ui'
 import { channelChanges, channelPages, type Channel } from './state/channels'
+import { browserTimeZone } from './page_preferences'
 
 const IOS_STEPS = html`Tap <strong>Share</strong>, then <strong>Add to Home Screen</strong>, and open Herald from there (iOS 16.4 or later).`
 
@@ -58,6 +59,23 @@ async function attempt(button: HTMLButtonElement, status: Element, busy: string,
   return outcome
 }
 
+/**
+ * Once this device is on: a member with no quiet hours in this workspace is
+ * offered them in the browser's time zone (the Preferences page takes it from
+ * the browser); one whose quiet hours follow another zone is told which.
+ */
+async function offerQuietHours(ws: string, device: Element) {
+  const prefs = await api.get('/v1/workspaces/{workspace}/preferences', { path: { workspace: ws } }).catch(() => null)
+  if (!prefs) return
+  const zone = browserTimeZone()
+  const q = prefs.quietHours
+  const link = path('w', ws, 'preferences')
+  const hint = !q
+    ? html`<p data-quiet-hint>No quiet hours yet: <a href="${link}">set them</a> in your time zone, ${zone}, to keep nights quiet.</p>`
+    : q.timezone !== zone ? html`<p data-quiet-hint>Your quiet hours follow ${q.timezone}; this device is in ${zone}. <a href="${link}">Review them</a>.</p>` : null
+  if (hint) insert(device, 'beforeend', hint)
+}
+
 export async function notificationsPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   ctx.title('Notifications')
@@ -71,7 +89,7 @@ export async function notificationsPage(ctx: PageContext) {
     <section class="card" aria-labelledby="device-h"><h2 id="device-h">Notifications on this device</h2><div data-device>${deviceSection(state)}</div></section>
     <section class="card" aria-labelledby="install-h"><h2 id="install-h">Install Herald</h2><div data-install-area>${installSection()}</div><p role="status" data-install-status></p></section>
     <section aria-labelledby="mutes-h"><h2 id="mutes-h">Channels</h2>
-      <p class="lead">Mutes apply to all your devices: a muted channel sends no notifications to any of them. The feed still shows its events. <a href="${path('w', ws, 'channels')}">Manage channels</a>.</p>
+      <p class="lead">Mutes apply to all your devices: a muted channel sends no notifications to any of them. The feed still shows its events. <a href="${path('w', ws, 'channels')}">Manage channels</a>; quiet hours and levels per channel are in <a href="${path('w', ws, 'preferences')}">Preferences</a>.</p>
       <p role="status" data-mute-status></p>
       <div class="table-wrap"><table class="responsive compact"><caption class="visually-hidden">Channels of ${ws}</caption>
         <thead><tr><th scope="col">Channel</th><th scope="col"><span class="visually-hidden">Mute</span></th></tr></thead>
@@ -93,6 +111,7 @@ export async function notificationsPage(ctx: PageContext) {
     status.textContent = outcome.message
     status.classList.toggle('error', !outcome.ok)
     announce(outcome.message)
+    if (outcome.ok && turningOn) await offerQuietHours(ws, device)
   })
 
   const install = ctx.root.querySelector('[data-install-area]')!

@@ -76,3 +76,34 @@ describe('chunkBatch', () => {
     expect(chunks[0]!.devices).toEqual({ [channelKey(2, 'general')]: devices(1, 'two') })
   })
 })
+
+describe('an event pushed to some of its channel only (recipients, preferences)', () => {
+  test("its own devices ride in the chunk under its index, and the pool's plan pushes those, not the channel's", async () => {
+    const { plan } = await import('../../src/delivery/send_task')
+    const key = channelKey(1, 'ops')
+    const all = devices(3)
+    const mine = [all[1]!]
+    const batch = [event(1, 1, 'ops'), event(2, 1, 'ops'), event(3, 1, 'ops')]
+    const chunks = chunkBatch(batch, () => [], { [key]: all }, new Map([[batch[1]!, mine], [batch[2]!, []]]))
+    expect(chunks).toHaveLength(1)
+    // Event 3 has no device left and no router: it is in no chunk.
+    expect(chunks[0]!.events).toEqual([batch[0]!, batch[1]!])
+    expect(chunks[0]!.only).toEqual({ 1: mine })
+    expect(chunks[0]!.units).toBe(2 + 3 + 1)
+    const view = (id: string) => ({ eventId: id, channel: 'ops' }) as never
+    const planned = plan({ events: [view('00000000-0000-7000-8000-000000000001'), view('00000000-0000-7000-8000-000000000002')], match: { workspace: [1, 1], routers: {}, devices: chunks[0]!.devices, only: chunks[0]!.only, skip: [] }, config: {} as never })
+    expect(planned.map((p) => [p.event, p.target])).toEqual([[0, 'd0'], [0, 'd1'], [0, 'd2'], [1, 'd1']])
+  })
+
+  test('a large channel cut into several chunks keeps an event\'s own devices', () => {
+    const mine = devices(CHUNK + 10, 'm')
+    const chunks = chunkBatch([event(1, 1, 'ops')], () => [], { [channelKey(1, 'ops')]: devices(CHUNK + 50) }, new Map([[event(1, 1, 'ops'), mine]]))
+    // A different Incoming object: the channel's devices, not `mine`.
+    expect(chunks.flatMap((c) => Object.values(c.devices).flat()).length).toBe(CHUNK + 50)
+    const e = event(2, 1, 'ops')
+    const own = chunkBatch([e], () => [], { [channelKey(1, 'ops')]: devices(CHUNK + 50) }, new Map([[e, mine]]))
+    expect(own).toHaveLength(2)
+    expect(own.flatMap((c) => c.only?.[0] ?? [])).toEqual(mine)
+    expect(own.every((c) => Object.keys(c.devices).length === 0)).toBe(true)
+  })
+})

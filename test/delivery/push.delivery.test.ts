@@ -189,7 +189,7 @@ for (const pipeline of pipelines) {
 }
 
 // A worker caches who is pushed for a channel; the API process announces every
-// change of devices, members and mutes over NATS, so a separate worker
+// change of devices, members, mutes and preferences over NATS, so a separate worker
 // process sees it at the next event, not when its cache runs out.
 const describeSplit = PG_URL && NATS_URL ? describe : describe.skip
 describeSplit('an API process and a worker process: audience changes reach the worker at once', () => {
@@ -230,6 +230,18 @@ describeSplit('an API process and a worker process: audience changes reach the w
       const { eventId } = (await res.json()) as { eventId: string }
       await Bun.sleep(1500)
       expect(apns.seen.filter((s) => JSON.parse(s.body).eventId === eventId)).toEqual([])
+      // Preferences set on the API process reach the worker's cache as a mute does.
+      expect((await call(userToken, 'DELETE', '/v1/workspaces/split/channels/general/mute')).status).toBe(204)
+      expect(await pushed('unmuted', 2)).toEqual([first, second].sort())
+      expect((await call(userToken, 'PUT', '/v1/workspaces/split/preferences', { default: 'urgent' })).status).toBe(200)
+      await Bun.sleep(1000)
+      const held = (await (await call(apiKey, 'POST', '/event', { message: 'below urgent' })).json()) as { eventId: string }
+      const rows = await eventually(async () => {
+        const e = (await (await call(apiKey, 'GET', `/events/${held.eventId}`)).json()) as { deliveries: { status: string; reason: string | null }[] }
+        return e.deliveries.length === 2 ? e.deliveries : null
+      }, 15_000, 'the suppressed pushes')
+      expect(rows.map((d) => [d.status, d.reason])).toEqual(Array(2).fill(['suppressed', 'channel general: urgent only (your default); priority 3 is below 5']))
+      expect(apns.seen.filter((s) => JSON.parse(s.body).eventId === held.eventId)).toEqual([])
       expect(apns.problems).toEqual([])
     } finally {
       for (const p of procs) await p.kill('SIGTERM').catch(() => {})

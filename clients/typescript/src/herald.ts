@@ -4,11 +4,13 @@
 import { answerError, HeraldClosedError, HeraldError, transportError } from './errors.js'
 import { BatchQueue, MAX_BATCH_EVENTS, rateLimitWarning } from './queue.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep, type RetryPolicy } from './retry.js'
-import type { Accepted, HeraldEvent, Queued, Receipt, Stats } from './types.js'
+import type { Accepted, HeraldEvent, Preferences, PreferencesInput, Queued, Receipt, Stats } from './types.js'
 
 export interface HeraldOptions {
-  /** A workspace API key (`hrld_…`). */
-  apiKey: string
+  /** A workspace API key (`hrld_…`): sending events, receipts. Required unless `userToken` is given. */
+  apiKey?: string
+  /** A member's user token (`hrlu_…`, from signing in with client "app"): their own calls, such as getPreferences and setPreferences. */
+  userToken?: string
   /** Herald's base URL, such as https://herald.example.com. */
   url: string
   /** Per request; a try that runs past it is retried like a lost connection. Default 10,000. */
@@ -62,6 +64,7 @@ const whole = (name: string, value: number, min: number, max = Number.MAX_SAFE_I
 export class Herald {
   readonly url: string
   private readonly apiKey: string
+  private readonly userToken: string | undefined
   private readonly timeoutMs: number
   private readonly retry: RetryPolicy
   private readonly fetch: Fetch
@@ -71,7 +74,7 @@ export class Herald {
   private warnedOfRateLimit = false
 
   constructor(options: HeraldOptions) {
-    if (!options?.apiKey) throw new TypeError('Herald needs an apiKey')
+    if (!options?.apiKey && !options?.userToken) throw new TypeError('Herald needs an apiKey (or, for a member\'s own calls, a userToken)')
     let url: URL
     try {
       url = new URL(options.url)
@@ -80,7 +83,8 @@ export class Herald {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`Herald's url must be an http(s) URL, got ${JSON.stringify(options.url)}`)
     this.url = url.toString().replace(/\/+$/, '')
-    this.apiKey = options.apiKey
+    this.apiKey = options.apiKey ?? ''
+    this.userToken = options.userToken
     this.timeoutMs = whole('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 1)
     this.retry = { ...DEFAULT_RETRY, ...options.retry }
     whole('retry.maxAttempts', this.retry.maxAttempts, 1)
@@ -191,6 +195,44 @@ export class Herald {
     }
     if (!res.ok) throw await answerError(res)
     return this.json<Receipt>(res, path)
+  }
+
+  /**
+   * Your preferences in a workspace (GET /v1/workspaces/{workspace}/preferences),
+   * with the `userToken`: quiet hours, a level per channel (a muted channel
+   * is `none`) and the default level.
+   */
+  async getPreferences(workspace: string): Promise<Preferences> {
+    return this.memberCall<Preferences>('GET', `/v1/workspaces/${encodeURIComponent(workspace)}/preferences`)
+  }
+
+  /**
+   * Replaces your preferences in a workspace (PUT …/preferences) with the
+   * `userToken`: a field left out takes its default. Returns them as stored
+   * (the time zone as Intl spells it, `except` filled in). A HeraldError of
+   * status 400 names each bad field (`errors[].pointer`): an unknown time
+   * zone, a time out of range, an unknown channel.
+   */
+  async setPreferences(workspace: string, preferences: PreferencesInput): Promise<Preferences> {
+    return this.memberCall<Preferences>('PUT', `/v1/workspaces/${encodeURIComponent(workspace)}/preferences`, preferences)
+  }
+
+  /** One try of a member's call with the user token; a PUT that replaces a document is safe to repeat, but its caller decides. */
+  private async memberCall<T>(method: 'GET' | 'PUT', path: string, body?: unknown): Promise<T> {
+    if (!this.userToken) throw new TypeError(`this call is a member's own: create the Herald with a userToken (hrlu_…)`)
+    let res: Response
+    try {
+      res = await this.fetch(this.url + path, {
+        method,
+        headers: { authorization: `Bearer ${this.userToken}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      })
+    } catch (err) {
+      throw transportError(this.url, err, this.timeoutMs)
+    }
+    if (!res.ok) throw await answerError(res)
+    return this.json<T>(res, path)
   }
 
   /**

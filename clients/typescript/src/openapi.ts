@@ -1337,6 +1337,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{workspace}/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My preferences
+         * @description Quiet hours, a level per channel and the default level, for this workspace. Muted channels show as none.
+         */
+        get: operations["getV1WorkspacesByWorkspacePreferences"];
+        /**
+         * Replace my preferences
+         * @description Replaces the whole document (a field left out takes its default). A push held back by a preference is recorded as a `suppressed` delivery with the reason, never failed; the event stays in the feed. Pushes from a second later follow the change. 400 at its pointer for an unknown time zone, a time out of range, from equal to to, an except outside 1-5, an unknown level, or a channel the workspace does not have.
+         */
+        put: operations["putV1WorkspacesByWorkspacePreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1469,8 +1493,8 @@ export interface components {
             results: (components["schemas"]["SubmitResult"] | components["schemas"]["BatchItemProblem"])[];
         };
         BulkReplayBody: {
-            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came. */
-            state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
+            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came; suppressed: a push not sent because of the member's preferences (last error says which). */
+            state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
             /** @description Only the deliveries of this router (its id). */
             router?: string;
             /** @description Only the pushes to this device (its id). */
@@ -1710,7 +1734,9 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+            /** @description A suppressed push: which of its member's preferences held it back (muted, a channel level, quiet hours). */
+            reason: string | null;
             /**
              * Format: date-time
              * @description When a pending delivery is next attempted.
@@ -1745,6 +1771,8 @@ export interface components {
             failed: number;
             /** @description Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired. */
             expired?: number;
+            /** @description Pushes not sent because of members' preferences (a muted channel, a channel level above the event's priority, quiet hours); present only when some were. */
+            suppressed?: number;
         };
         /** @description By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros. */
         DeliveryCountsByEvent: {
@@ -1771,12 +1799,12 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
             /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
             attemptCount: number;
             /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
             lastStatus: number | null;
-            /** @description Why the last attempt failed. */
+            /** @description Why the last attempt failed; for a suppressed push, which preference held it back. */
             lastError: string | null;
             /**
              * Format: date-time
@@ -1817,7 +1845,7 @@ export interface components {
             /** @description HTTP status of the last attempt; absent from the failed list. */
             lastStatus?: number | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
             lastError: string | null;
             attemptCount: number;
             /**
@@ -2235,6 +2263,77 @@ export interface components {
                 /** @description Share used, to one decimal; 100 for a quota of 0. */
                 percent: number;
             }[];
+        };
+        Preferences: {
+            /** @description Inside [from, to) only events at or above `except` are pushed; to before from crosses midnight. Daylight-saving days follow the wall clock. */
+            quietHours: {
+                /**
+                 * @description An IANA time zone; the dashboard and the installed app fill in the browser's.
+                 * @example Europe/Paris
+                 */
+                timezone: string;
+                /**
+                 * @description HH:MM, 00:00 to 23:59, on the wall clock of `timezone`.
+                 * @example 22:00
+                 */
+                from: string;
+                /**
+                 * @description HH:MM, 00:00 to 23:59, on the wall clock of `timezone`.
+                 * @example 07:00
+                 */
+                to: string;
+                /** @description Events of this priority and up are pushed inside the window (left out: 5). */
+                except: number;
+            } | null;
+            /** @description A level per channel slug (at most 1000); each must exist. A channel left out follows `default`. */
+            channels: {
+                [key: string]: "all" | "high" | "urgent" | "none";
+            };
+            /** @enum {string} */
+            default: "all" | "high" | "urgent" | "none";
+        };
+        /**
+         * @example {
+         *       "quietHours": {
+         *         "timezone": "Europe/Paris",
+         *         "from": "22:00",
+         *         "to": "07:00",
+         *         "except": 5
+         *       },
+         *       "channels": {
+         *         "ops": "high",
+         *         "marketing": "none"
+         *       },
+         *       "default": "all"
+         *     }
+         */
+        PreferencesBody: {
+            /** @description Inside [from, to) only events at or above `except` are pushed; to before from crosses midnight. Daylight-saving days follow the wall clock. null or left out: no quiet hours. */
+            quietHours?: {
+                /**
+                 * @description An IANA time zone; the dashboard and the installed app fill in the browser's.
+                 * @example Europe/Paris
+                 */
+                timezone: string;
+                /**
+                 * @description HH:MM, 00:00 to 23:59, on the wall clock of `timezone`.
+                 * @example 22:00
+                 */
+                from: string;
+                /**
+                 * @description HH:MM, 00:00 to 23:59, on the wall clock of `timezone`.
+                 * @example 07:00
+                 */
+                to: string;
+                /** @description Events of this priority and up are pushed inside the window (left out: 5). */
+                except?: number;
+            };
+            /** @description A level per channel slug (at most 1000); each must exist. A channel left out follows `default`. */
+            channels?: {
+                [key: string]: "all" | "high" | "urgent" | "none";
+            };
+            /** @description The level of channels not in `channels` (left out: all). all: every event; high: priority 4 and 5; urgent: priority 5; none: no push (a mute). */
+            default?: "all" | "high" | "urgent" | "none";
         };
         /** @description An RFC 9457 problem (application/problem+json). */
         Problem: {
@@ -4064,7 +4163,7 @@ export interface operations {
     getAdminWorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "failed" | "pending" | "succeeded" | "cancelled" | "expired" | "all";
+                state?: "failed" | "pending" | "succeeded" | "cancelled" | "expired" | "suppressed" | "all";
                 limit?: number;
             };
             header?: never;
@@ -8551,7 +8650,7 @@ export interface operations {
     getV1WorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired";
+                state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
                 router?: string;
                 device?: string;
                 since?: string;
@@ -8700,6 +8799,157 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BulkReplayResult"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getV1WorkspacesByWorkspacePreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preferences"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putV1WorkspacesByWorkspacePreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreferencesBody"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preferences"];
                 };
             };
             /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */

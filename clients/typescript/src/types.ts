@@ -24,6 +24,13 @@ export type Priority = NonNullable<HeraldEvent['priority']>
 /** A receipt, as GET /receipts/{receipt} answers it: its status, who acknowledged it and how, its pushes so far. */
 export type Receipt = paths['/receipts/{receipt}']['get']['responses'][200]['content']['application/json']
 
+/** A member's preferences in a workspace, as GET …/preferences answers them. */
+export type Preferences = paths['/v1/workspaces/{workspace}/preferences']['get']['responses'][200]['content']['application/json']
+
+type PreferencesBody = NonNullable<paths['/v1/workspaces/{workspace}/preferences']['put']['requestBody']>['content']['application/json']
+/** The body of PUT …/preferences: the whole document, each field optional (its default when left out); quietHours null is none. */
+export type PreferencesInput = Omit<PreferencesBody, 'quietHours'> & { quietHours?: PreferencesBody['quietHours'] | null }
+
 /** One result of POST /events: an accepted event, or a problem with the status POST /event would have answered. */
 export type BatchResult = PostEvents['responses'][200]['content']['application/json']['results'][number]
 

@@ -1,7 +1,7 @@
 // Devices: what a mobile app or a browser registers (a browser's endpoint
-// checked first), and who is pushed for an event (every device of every
-// member of the workspace who has not muted the event's channel; a device
-// counts once however many ways it qualifies).
+// checked first), and the devices of a channel's members who have not muted
+// it (a receipt's escalation). Who the fan-out pushes for an event, with each
+// member's preferences, is read by audience.ts.
 import { isIP } from 'node:net'
 import type { Sql, Tx } from '../../core/db'
 import { allowHint, checkAddress } from '../outbound'
@@ -107,12 +107,13 @@ export async function deleteDevicesById(sql: Tx, ids: string[]) {
   if (ids.length) await sql`DELETE FROM devices WHERE id = ANY(${ids}::uuid[])`
 }
 
-/** The devices to push for an event of `workspaceId` on `channel`. */
+/** The devices of the members of `workspaceId` who have not muted `channel` (a receipt's escalation; the fan-out reads findAudience). */
 export const findPushTargets = (sql: Tx, workspaceId: number, channel: string) => sql<PushTarget[]>`
   SELECT DISTINCT d.id, d.provider, d.token, d.environment, d.topic, d.p256dh, d.auth
   FROM memberships m JOIN devices d ON d.user_id = m.user_id
   WHERE m.workspace_id = ${workspaceId}
-    AND NOT EXISTS (SELECT 1 FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = m.user_id AND c.channel = ${channel})`
+    AND coalesce((SELECT c.level FROM channel_mutes c WHERE c.workspace_id = m.workspace_id AND c.user_id = m.user_id AND c.channel = ${channel}),
+      (SELECT p.default_level FROM member_preferences p WHERE p.workspace_id = m.workspace_id AND p.user_id = m.user_id), 'all') <> 'none'`
 
 /** Devices by id, those that still exist. */
 export const findDevices = (sql: Tx, ids: string[]) =>

@@ -20,7 +20,7 @@ export const DeliverySummary = Type.Object({
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   deviceId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The device of a push; absent from the failed list.' })),
   lastStatus: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; absent from the failed list.' })),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')]),
   lastError: Type.Union([Type.String(), Type.Null()]),
   attemptCount: Type.Integer(),
   nextAttemptAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next; absent from the failed list.' })),
@@ -36,10 +36,10 @@ export const DeliverySummary = Type.Object({
 
 export type DeliverySummary = Static<typeof DeliverySummary>
 
-const OperatorState = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('all')], {
+const OperatorState = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed'), Type.Literal('all')], {
   default: 'failed',
-  description: 'failed (the default): failed for good, newest failure first. pending, succeeded, cancelled (ended by an owner), expired (not sent: the event outlived its ttl) or all: newest event first.',
-  error: 'state must be failed, pending, succeeded, cancelled, expired or all',
+  description: 'failed (the default): failed for good, newest failure first. pending, succeeded, cancelled (ended by an owner), expired (not sent: the event outlived its ttl), suppressed (pushes a member\'s preferences held back: muted, channel level, quiet hours) or all: newest event first.',
+  error: 'state must be failed, pending, succeeded, cancelled, expired, suppressed or all',
 })
 
 const PAGE_MAX = 100
@@ -59,13 +59,14 @@ export const DeliveryCountsSchema = Type.Object(
     succeeded: Type.Integer(),
     failed: Type.Integer({ description: 'Deliveries that failed for good; owners and admins can replay them.' }),
     expired: Type.Optional(Type.Integer({ description: 'Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired.' })),
+    suppressed: Type.Optional(Type.Integer({ description: "Pushes not sent because of members' preferences (a muted channel, a channel level above the event's priority, quiet hours); present only when some were." })),
   },
   { $id: 'DeliveryCounts', description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
 )
 
-const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')], {
-  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came.',
-  error: 'state must be pending, succeeded, failed, cancelled or expired',
+const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')], {
+  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came; suppressed: a push not sent because of the member\'s preferences (last error says which).',
+  error: 'state must be pending, succeeded, failed, cancelled, expired or suppressed',
 })
 
 const FilterFields = {
@@ -82,10 +83,10 @@ export const DeliveryListItemSchema = Type.Object({
   kind: Type.Union([Type.Literal('router'), Type.Literal('push'), Type.Literal('receipt')], { description: 'A router delivery, a push to one device (a receipt\'s repeats too), or a router told that a receipt ended.' }),
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a router delivery.' }),
   deviceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a push: the device.' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')]),
   attemptCount: Type.Integer({ description: 'Attempts made, those before a replay included; attempts are numbered on across replays.' }),
   lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status (or SMTP reply code) of the last attempt, if one came back.' }),
-  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed.' }),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed; for a suppressed push, which preference held it back.' }),
   nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next.' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),

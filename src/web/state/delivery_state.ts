@@ -7,7 +7,7 @@ import type { Api, Schemas } from '../api'
 
 export type DeliveryCounts = Schemas['DeliveryCounts']
 
-export type DeliveryState = 'failed' | 'pending' | 'expired' | 'delivered' | 'none' | 'waiting'
+export type DeliveryState = 'failed' | 'pending' | 'expired' | 'delivered' | 'suppressed' | 'none' | 'waiting'
 
 // A new event has no deliveries until the worker fans it out: until then it
 // is "waiting", not "nothing to deliver" (the event page waits as long).
@@ -26,6 +26,8 @@ export function stateOf(c: DeliveryCounts, createdAt: string, now = Date.now()):
   if (c.pending > 0) return 'pending'
   if ((c.expired ?? 0) > 0) return 'expired' // not sent in time: the event's ttl ran out first
   if (c.succeeded > 0) return 'delivered'
+  // Every push held back by members' preferences (and nothing else): nothing failed, nothing sent.
+  if ((c.suppressed ?? 0) > 0) return 'suppressed'
   return now - Date.parse(createdAt) < FANOUT_GRACE_MS ? 'waiting' : 'none'
 }
 
@@ -34,7 +36,8 @@ const underWay = (state: DeliveryState) => state === 'pending' || state === 'wai
 
 /** The state in words: the counts that matter, the total beside them. */
 export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
-  const total = c.pending + c.succeeded + c.failed + (c.expired ?? 0)
+  const total = c.pending + c.succeeded + c.failed + (c.expired ?? 0) + (c.suppressed ?? 0)
+  const held = c.suppressed ? `, ${c.suppressed.toLocaleString()} suppressed` : ''
   switch (state) {
     case 'failed':
       return `${c.failed.toLocaleString()} of ${total.toLocaleString()} failed${c.pending ? `, ${c.pending.toLocaleString()} pending` : ''}`
@@ -43,7 +46,9 @@ export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
     case 'expired':
       return `${(c.expired ?? 0).toLocaleString()} of ${total.toLocaleString()} expired`
     case 'delivered':
-      return total === 1 ? 'Delivered' : `All ${total.toLocaleString()} delivered`
+      return held ? `${c.succeeded.toLocaleString()} of ${total.toLocaleString()} delivered${held}` : total === 1 ? 'Delivered' : `All ${total.toLocaleString()} delivered`
+    case 'suppressed':
+      return `${(c.suppressed ?? 0).toLocaleString()} suppressed by preferences`
     case 'none':
       return 'Nothing to deliver'
     case 'waiting':
