@@ -234,3 +234,13 @@ export const escalationChannelMissing = (index: number, slug: string) =>
 
 /** A token this server did not sign, or whose receipt is gone (asked for other than as a page: a browser gets the 404 page). */
 export const ackLinkUnknown = () => new HeraldError('not-found', 'This acknowledgement link is not valid: it was changed or cut short, or the alert it was for is no longer kept.')
+
+// --- read state ---------------------------------------------------------------
+
+/** eventIds naming events that are not in the workspace (or not visible to the member): their positions. */
+export const readEventsUnknown = (positions: number[]) =>
+  validationError(positions.map((i) => ({ pointer: `/eventIds/${i}`, detail: `eventIds/${i} is not an event of this workspace` })))
+export const readBeforeUnknown = () => validationError([{ pointer: '/before', detail: 'before is not an event of this workspace' }])
+export const readChannelUnknown = (slug: string) => validationError([{ pointer: '/channel', detail: `channel ${quoted(slug)} is not a channel of this workspace` }])
+export const readBodyInvalid = () =>
+  validationError([{ pointer: '', detail: 'Send either {"eventIds": [...]} (1 to 100 ids) or {"before": "<eventId>", "channel": "<slug>"} (channel optional), not both' }])
