@@ -49,7 +49,9 @@ CREATE INDEX read_marks_event_at ON read_marks (event_at);
 -- older than a minute is dropped unsent (the notification is stale anyway).
 CREATE TABLE push_dismissals (
   id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  user_id       uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  workspace_id  bigint NOT NULL,
+  user_id       uuid NOT NULL,
   tags          text[] NOT NULL,
-  created_at    timestamptz NOT NULL DEFAULT now()
+  created_at    timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (workspace_id, user_id) REFERENCES memberships (workspace_id, user_id) ON DELETE CASCADE
 );

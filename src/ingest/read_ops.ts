@@ -37,7 +37,7 @@ export function readOps({ sql, reads, announce }: { sql: Sql; reads: EventReads;
     if (result.eventIds.length || result.moved) {
       announce({ kind: 'read', ...reader, eventIds: result.eventIds, status, ...(result.before ? { before: result.before } : {}), ...(result.channel ? { channel: result.channel } : {}) })
       // Best effort: the notifications to close on the member's devices (a worker sends them).
-      if (tags.length) await sql`INSERT INTO push_dismissals (user_id, tags) VALUES (${reader.userId}, ${tags})`.catch(() => {})
+      if (tags.length) await sql`INSERT INTO push_dismissals (workspace_id, user_id, tags) VALUES (${reader.workspaceId}, ${reader.userId}, ${tags})`.catch(() => {})
     }
     return { ...result, counts: await reads.unreadCounts(reader) }
   }
