@@ -35,9 +35,9 @@ export function readOps({ sql, reads, announce }: { sql: Sql; reads: EventReads;
       tags = moved ? await reads.tagsBelow(reader, before, channel) : []
     }
     if (result.eventIds.length || result.moved) {
-      announce({ kind: 'read', ...reader, eventIds: result.eventIds, status, ...(result.before ? { before: result.before } : {}), ...(result.channel ? { channel: result.channel } : {}) })
-      // Best effort: the notifications to close on the member's devices (a worker sends them).
+      // Best effort: the notifications to close on the member's devices (a worker sends them; the announcement wakes it).
       if (tags.length) await sql`INSERT INTO push_dismissals (workspace_id, user_id, tags) VALUES (${reader.workspaceId}, ${reader.userId}, ${tags})`.catch(() => {})
+      announce({ kind: 'read', ...reader, eventIds: result.eventIds, status, ...(result.before ? { before: result.before } : {}), ...(result.channel ? { channel: result.channel } : {}) })
     }
     return { ...result, counts: await reads.unreadCounts(reader) }
   }
