@@ -2058,7 +2058,7 @@ export interface components {
         MarkResult: {
             /** @enum {string} */
             status: "read" | "archived";
-            /** @description Of the `eventIds` sent, those whose state changed (an event already read, or archived, is left out; marking read never unarchives). */
+            /** @description Of the `eventIds` sent, those whose state moved on (an event already read, or archived, is left out; marking read never unarchives). */
             eventIds: string[];
             /**
              * Format: uuid

@@ -84,7 +84,7 @@ function liveStreams(changes: Pick<Changes, 'onChange'>) {
   const byUser = new Map<string, Set<LiveStream>>()
   changes.onChange((c) => {
     if (c.kind === 'read') {
-      // The member's read state changed (here or on another instance): each of their streams of that workspace hears it.
+      // The member's read state moved on (here or on another instance): each of their streams of that workspace hears it.
       const { eventIds, status, before, channel } = c
       for (const s of byUser.get(c.userId) ?? []) if (s.workspaceId === c.workspaceId) s.say('read', { eventIds, status, ...(before ? { before } : {}), ...(channel ? { channel } : {}) })
       return

@@ -20,7 +20,7 @@ const MarkBody = Type.Object({
 
 const MarkResult = Type.Object({
   status: Type.Union([Type.Literal('read'), Type.Literal('archived')], { description: 'What the events were marked.' }),
-  eventIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Of the `eventIds` sent, those whose state changed (an event already read, or archived, is left out; marking read never unarchives).' }),
+  eventIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Of the `eventIds` sent, those whose state moved on (an event already read, or archived, is left out; marking read never unarchives).' }),
   before: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The `before` sent, or null.' }),
   channel: Type.Union([Type.String(), Type.Null()], { description: 'The `channel` sent with `before`, or null (all channels).' }),
   moved: Type.Boolean({ description: 'With `before`: whether it marked anything new (false when everything up to it already was).' }),
