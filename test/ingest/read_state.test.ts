@@ -192,6 +192,20 @@ for (const backend of backends) {
       await expectProblem(await mark(elsewhere.call, 'read', { eventIds: [ids[0]] }), 404)
     })
 
+    test('a channel\'s watermark follows its rename, and goes with the channel', async () => {
+      const ws = owner.workspace
+      const e = ((await (await h.post(key, { channel: 'moving', message: 'm' })).json()) as { eventId: string }).eventId
+      expect((await mark(owner.call, 'read', { before: e, channel: 'moving' })).status).toBe(200)
+      expect((await owner.call('PATCH', `/v1/workspaces/${ws}/channels/moving`, { slug: 'moved' })).status).toBe(200)
+      const p = await feedOf(owner.call, '&channel=moved')
+      expect(p.events.map((x) => [x.eventId, x.status])).toEqual([[e, 'read']])
+      expect(p.counts.byChannel.moved).toBeUndefined()
+      const rows = async () => (await h.db.sql`SELECT channel FROM read_watermarks WHERE channel IN ('moving', 'moved')`).map((r) => r.channel)
+      expect(await rows()).toEqual(['moved'])
+      expect((await owner.call('DELETE', `/v1/workspaces/${ws}/channels/moved`)).status).toBe(204)
+      expect(await rows()).toEqual([])
+    })
+
     test('two marks at once both hold', async () => {
       const me = await signUp(h)
       await h.admin('POST', `/admin/workspaces/${owner.workspace}/members`, { email: me.email })
