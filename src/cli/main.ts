@@ -17,6 +17,7 @@ import { CliError, reportError, usageError } from './output'
 import { addRouterCommands } from './routers'
 import { addSendCommand } from './send'
 import { addReceiptCommands } from './receipts'
+import { addFeedCommands } from './feed'
 import { addStatusCommand } from './status'
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -162,6 +163,7 @@ export function buildProgram(running: Running = { server: false }): Command {
   program.commandsGroup('Sending events:')
   addSendCommand(program)
   addReceiptCommands(program)
+  addFeedCommands(program)
   program.commandsGroup('Operator commands (call the operator API of a running server):')
   for (const add of [addWorkspaceCommands, addKeyCommands, addRouterCommands, addMemberCommands, addChannelCommands]) add(program)
   addInviteCommand(program)
