@@ -4,14 +4,14 @@
 // collapse key, else the event id) to a local push service that decrypts it
 // as a browser does. Another member's browser gets nothing.
 import { beforeAll, afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { usePipelineHerald } from '../harness'
+import { pipelines, usePipelineHerald } from '../harness'
 import { CA_FILE } from '../stand_ins'
 import { startPushService, type PushService, type WebPushSubscription } from '../web_push_service'
 
 setDefaultTimeout(30_000)
 
-describe('dismiss pushes (in-process)', () => {
-  const herald = usePipelineHerald('in-process', { HERALD_OUTBOUND_ALLOW: '127.0.0.1', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
+for (const pipeline of pipelines) describe(`dismiss pushes (${pipeline})`, () => {
+  const herald = usePipelineHerald(pipeline, { HERALD_OUTBOUND_ALLOW: '127.0.0.1', WEB_PUSH_SUBJECT: 'mailto:ops@example.com', NODE_EXTRA_CA_CERTS: CA_FILE })
   let service: PushService
   let acme: { name: string; apiKey: string }
   let vapidKey: string
