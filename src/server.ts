@@ -9,7 +9,8 @@ import { ConfigError, type Config } from './core/config'
 import type { Logger } from './core/log'
 import { instanceId, isConnectionError, openDatabase, type Database } from './core/db'
 import { migrate } from './core/migrate'
-import { deleteExpiredUsage, dropExpiredPartitions, ensurePartitions } from './core/partitions'
+import { deleteExpiredUsage, dropExpiredPartitions, ensurePartitions, retentionCutoff } from './core/partitions'
+import { deleteExpiredMarks } from './ingest/read_state'
 import { apiKeyCacheOptions, createApiKeyAuth } from './ingest/auth'
 import { createBatcher } from './ingest/batcher'
 import { deleteExpiredIdempotencyKeys } from './ingest/idempotency'
@@ -201,6 +202,8 @@ export async function maintain(db: Database, config: Config, log: Logger) {
   const created = await ensurePartitions(db.sql)
   const dropped = await dropExpiredPartitions(db.sql, config.HERALD_RETENTION_MONTHS)
   await deleteExpiredUsage(db.sql, config.HERALD_RETENTION_MONTHS)
+  // Read marks go with their events' months (watermarks are one row per member and channel).
+  if (config.HERALD_RETENTION_MONTHS > 0) await deleteExpiredMarks(db.sql, retentionCutoff(config.HERALD_RETENTION_MONTHS))
   await deleteExpiredIdempotencyKeys(db.sql)
   await deleteExpiredSigninFailures(db.sql)
   await deleteExpiredSignupRequests(db.sql)

@@ -18,6 +18,7 @@ import { addRouterCommands } from './routers'
 import { addSendCommand } from './send'
 import { addReceiptCommands } from './receipts'
 import { addPrefsCommands } from './prefs'
+import { addFeedCommands } from './feed'
 import { addStatusCommand } from './status'
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -164,6 +165,7 @@ export function buildProgram(running: Running = { server: false }): Command {
   addSendCommand(program)
   addReceiptCommands(program)
   addPrefsCommands(program)
+  addFeedCommands(program)
   program.commandsGroup('Operator commands (call the operator API of a running server):')
   for (const add of [addWorkspaceCommands, addKeyCommands, addRouterCommands, addMemberCommands, addChannelCommands]) add(program)
   addInviteCommand(program)

@@ -23,6 +23,8 @@ export type Change =
   | { kind: 'everything' }
   | { kind: 'session-ended'; userId: string; tokenId?: number }
   | { kind: 'member-removed'; workspaceId: number; userId: string }
+  // A member's read state changed: their live streams in that workspace say so (an SSE `read`).
+  | { kind: 'read'; workspaceId: number; userId: string; eventIds: string[]; status: 'read' | 'archived'; before?: string; channel?: string }
 
 /** Whether a value (a control message from another process) is a well-formed Change. */
 export function isChange(c: unknown): c is Change {
@@ -39,6 +41,11 @@ export function isChange(c: unknown): c is Change {
       return typeof x.userId === 'string' && (x.tokenId === undefined || Number.isInteger(x.tokenId))
     case 'member-removed':
       return typeof x.userId === 'string' && Number.isInteger(x.workspaceId)
+    case 'read':
+      return (
+        typeof x.userId === 'string' && Number.isInteger(x.workspaceId) && Array.isArray(x.eventIds) && x.eventIds.every((i) => typeof i === 'string') &&
+        (x.status === 'read' || x.status === 'archived') && (x.before === undefined || typeof x.before === 'string') && (x.channel === undefined || typeof x.channel === 'string')
+      )
     default:
       return false
   }

@@ -248,3 +248,13 @@ export const preferenceChannelsMissing = (slugs: string[]) =>
   validationError(slugs.map((slug) => ({ pointer: `/channels/${slug.replaceAll('~', '~0').replaceAll('/', '~1')}`, detail: `channels: there is no channel ${quoted(slug)} in this workspace` })))
 /** Preferences are a person's own: the operator has none. */
 export const preferencesArePersonal = () => new HeraldError('not-found', 'Preferences belong to a member: sign in as that person.')
+
+// --- read state ---------------------------------------------------------------
+
+/** eventIds naming events that are not in the workspace (or not visible to the member): their positions. */
+export const readEventsUnknown = (positions: number[]) =>
+  validationError(positions.map((i) => ({ pointer: `/eventIds/${i}`, detail: `eventIds/${i} is not an event of this workspace` })))
+export const readBeforeUnknown = () => validationError([{ pointer: '/before', detail: 'before is not an event of this workspace' }])
+export const readChannelUnknown = (slug: string) => validationError([{ pointer: '/channel', detail: `channel ${quoted(slug)} is not a channel of this workspace` }])
+export const readBodyInvalid = () =>
+  validationError([{ pointer: '', detail: 'Send either {"eventIds": [...]} (1 to 100 ids) or {"before": "<eventId>", "channel": "<slug>"} (channel optional), not both' }])

@@ -36,6 +36,8 @@ const USAGE_MONTHS_KEPT = 13
 const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month, 1))
 const partitionName = (table: string, d: Date) => `${table}_y${d.getUTCFullYear()}m${String(d.getUTCMonth() + 1).padStart(2, '0')}`
 /** The first month older than the `months` kept (the current one counts as the first). */
+export const retentionCutoff = (months: number, now = new Date()) => cutoffOf(months, now)
+/** The same, for the tables of this file. */
 const cutoffOf = (months: number, now: Date) => monthStart(now.getUTCFullYear(), now.getUTCMonth() - months + 1)
 
 /** The monthly partitions that exist, with the month each holds. */

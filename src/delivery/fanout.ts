@@ -38,6 +38,7 @@ import { attemptOutcomes, type AttemptOutcome } from './outcome'
 import { persist } from './persist'
 import { startScheduler, type Dispatch } from './scheduler'
 import { startReceiptTimer } from './receipt_timer'
+import { startDismissals } from './push/dismiss'
 
 // While announcements may not reach this process (no NATS, or NATS away), a
 // workspace's routers are trusted this long, and who is pushed for a channel
@@ -105,6 +106,9 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
   const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, trialMs: opts.trialMs, intervalMs: opts.schedulerIntervalMs })
   // Receipts' repeats: queued as push deliveries leased to this process, which its scheduler sends at once.
   const receiptTimer = startReceiptTimer({ sql, log, pushable, send: scheduler.send, leaseMs: opts.leaseMs, intervalMs: opts.schedulerIntervalMs })
+  // Notifications read on another device: closed on the member's browsers (best effort).
+  const dismissals = startDismissals({ sql, log, webpush: send.webpush, outbound: send.outbound, intervalMs: opts.schedulerIntervalMs })
+  changes.onChange((c) => c.kind === 'read' && dismissals.wake())
   let stopped = false
 
   return {
@@ -123,6 +127,7 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
     async stop(ms: number) {
       stopped = true
       await receiptTimer.stop()
+      await dismissals.stop()
       const ended = scheduler.stop()
       const settled = Promise.allSettled([...inFlight.underWay(), ...scheduler.underWay()])
       await Promise.race([settled, Bun.sleep(ms)])

@@ -33,6 +33,8 @@ import { invitationLinkRoute, invitationsRoute } from './routes/invitations'
 import { keysRoute } from './routes/keys'
 import { routersRoute } from './routes/routers'
 import { feedRoute } from './routes/feed'
+import { feedReadRoute } from './routes/feed_read'
+import { readOps } from '../ingest/read_ops'
 import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
@@ -236,6 +238,7 @@ export function createApp(deps: AppDeps) {
     .use(keysRoute(person))
     .use(routersRoute({ side: person, ...routerTools }))
     .use(feedRoute({ reads, users, check, bus, changes }))
+    .use(feedReadRoute({ users, check, mark: readOps({ sql, reads, announce: changes.announce }) }))
     .use(workspaceEventRoute({ reads, users, check }))
     .use(receiptAckRoute({ users, check, receipts }))
     .use(receiptReadRoute({ users, check, receipts }))

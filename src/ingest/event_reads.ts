@@ -19,6 +19,7 @@ import { eventNotFound } from '../core/errors'
 import { findAccess } from '../accounts/access'
 import { countEventDeliveries, listEventDeliveries } from '../delivery/deliveries'
 import { findEvent, readFeed, type FeedFilter, type Visible } from './feed'
+import { countUnread, markEvents, moveWatermark, readWatermarks, statusesOf, statusFilter, tagsBelow, type Mark } from './read_state'
 
 /** A person reading a workspace's events. */
 export interface Viewer {
@@ -52,13 +53,30 @@ export const canSee = (view: Pick<EventView, 'to'>, userId: string, role: Role |
 
 export function eventReads(sql: Sql) {
   return {
-    /** A page of the viewer's feed, newest first, each event with its deliveries counted by state. */
+    /**
+     * A page of the viewer's feed, newest first, each event with its
+     * deliveries counted by state and its status for the viewer, and the
+     * viewer's unread counts (which ignore the filters).
+     */
     async feedPage(viewer: Viewer, filter: FeedFilter, before: string | null, limit: number) {
-      const page = await readFeed(sql, viewer.workspaceId, filter, before, limit, visibleTo(sql, viewer))
+      const wm = await readWatermarks(sql, viewer)
+      const state = filter.status ? statusFilter(sql, viewer, wm, filter.status) : undefined
+      const [page, unread] = await Promise.all([readFeed(sql, viewer.workspaceId, filter, before, limit, visibleTo(sql, viewer), state), countUnread(sql, viewer, visibleTo(sql, viewer))])
       // The page holds only events the viewer may see: their deliveries are counted as they are.
-      const counts = await countEventDeliveries(sql, viewer.workspaceId, page.events.map((e) => e.eventId))
-      return { ...page, events: page.events.map((e) => ({ ...e, deliveryCounts: counts.get(e.eventId)! })) }
+      const [counts, statuses] = await Promise.all([
+        countEventDeliveries(sql, viewer.workspaceId, page.events.map((e) => e.eventId)),
+        statusesOf(sql, viewer, wm, page.events),
+      ])
+      return { ...page, events: page.events.map((e) => ({ ...e, status: statuses.get(e.eventId)!, deliveryCounts: counts.get(e.eventId)! })), counts: unread }
     },
+    /** The viewer's unread counts (counts ignore the feed's filters). */
+    unreadCounts: (viewer: Viewer) => countUnread(sql, viewer, visibleTo(sql, viewer)),
+    /** Marks events (by id) read or archived for the viewer; an event they may not see is unknown. */
+    mark: (viewer: Viewer, ids: string[], state: Mark) => markEvents(sql, viewer, ids, state, visibleTo(sql, viewer)),
+    /** Marks everything up to `before` (included), of one channel or all, read or archived for the viewer. */
+    markBefore: (viewer: Viewer, before: string, channel: string | null, state: Mark) => moveWatermark(sql, viewer, before, channel, state, visibleTo(sql, viewer)),
+    /** The notification tags of the newest events up to `before` the viewer sees: what their other devices may still show. */
+    tagsBelow: (viewer: Viewer, before: string, channel: string | null) => tagsBelow(sql, viewer, before, channel, visibleTo(sql, viewer)),
     /** One event with every delivery and attempt; 404 when the workspace has none of this id the viewer may see. */
     async event(workspaceId: number, eventId: string, viewer: Viewer | null) {
       const event = await findEvent(sql, workspaceId, eventId, visibleTo(sql, viewer))

@@ -6,6 +6,7 @@ import type postgres from 'postgres'
 import type { Sql } from '../core/db'
 import type { EventView } from '../delivery/event_view'
 import { plausibleUuidv7, uuidv7Time } from './event'
+import type { Fragment } from './read_state'
 
 export interface FeedFilter {
   channel?: string
@@ -13,6 +14,13 @@ export interface FeedFilter {
   event?: string // an exact key, or a prefix ending in * ("user.*")
   q?: string // words, each matching the start of a word of the title or message
   minPriority?: number // 2-5: events at or above it (1 filters nothing)
+  status?: 'unread' | 'read' | 'archived' // for the member reading (read_state.ts builds the condition)
+}
+
+/** The reader's read-state condition over `events e` (read_state.ts statusFilter), and the id every match is above. */
+export interface StateCondition {
+  where: Fragment
+  after: string | null
 }
 
 export const FEED_PAGE_MAX = 100
@@ -45,27 +53,29 @@ const WINDOW = 2000
 /** Who may see which event, as SQL over `e` (src/ingest/event_reads.ts visibleTo): every read of events takes it. */
 export type Visible = postgres.PendingQuery<postgres.Row[]>
 
-/** A page of the feed; `visible` is the reader's visibility, applied before the page is cut (its cursor is an event the reader sees). */
-export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter, before: string | null, limit: number, visible: Visible): Promise<{ events: FeedEvent[]; nextCursor: string | null }> {
+/** A page of the feed; `visible` is the reader's visibility, applied before the page is cut (its cursor is an event the reader sees); `state`, the reader's read-state filter (read_state.ts). */
+export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter, before: string | null, limit: number, visible: Visible, state?: StateCondition): Promise<{ events: FeedEvent[]; nextCursor: string | null }> {
   const tsq = filter.q ? searchQuery(filter.q) : null
   const key = filter.event
   const ordered = sql`
     e.workspace_id = ${workspaceId}
     ${filter.channel ? sql`AND e.channel = ${filter.channel}` : sql``}
     ${key ? (key.endsWith('*') ? sql`AND e.event LIKE ${key.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%'}` : sql`AND e.event = ${key}`) : sql``}
-    ${before ? sql`AND e.id < ${before} AND e.created_at <= uuidv7_time(${before})` : sql``}`
+    ${before ? sql`AND e.id < ${before} AND e.created_at <= uuidv7_time(${before})` : sql``}
+    ${state?.after ? sql`AND e.id > ${state.after} AND e.created_at >= uuidv7_time(${state.after})` : sql``}`
   const unordered = sql`
     AND ${visible}
     ${filter.minPriority && filter.minPriority > 1 ? sql`AND e.priority >= ${filter.minPriority}` : sql``}
     ${filter.tag ? sql`AND e.tags @> ARRAY[${filter.tag}]::text[]` : sql``}
-    ${tsq ? sql`AND to_tsvector('simple', coalesce(e.title, '') || ' ' || e.message) @@ to_tsquery('simple', ${tsq})` : sql``}`
+    ${tsq ? sql`AND to_tsvector('simple', coalesce(e.title, '') || ' ' || e.message) @@ to_tsquery('simple', ${tsq})` : sql``}
+    ${state ? sql`AND ${state.where}` : sql``}`
   const columns = feedColumns(sql)
   const page = (rows: FeedEvent[]) => {
     const events = rows.slice(0, limit)
     return { events, nextCursor: rows.length > limit ? events[events.length - 1]!.eventId : null }
   }
 
-  if ((filter.tag || tsq || (filter.minPriority ?? 1) > 1) && (filter.channel || key)) {
+  if ((filter.tag || tsq || (filter.minPriority ?? 1) > 1 || state) && (filter.channel || key)) {
     const [first] = await sql<{ scanned: number; rows: FeedEvent[] }[]>`
       WITH win AS MATERIALIZED (SELECT e.* FROM events e WHERE ${ordered} ORDER BY e.id DESC LIMIT ${WINDOW})
       SELECT (SELECT count(*) FROM win)::int AS scanned, coalesce((

@@ -15,6 +15,8 @@ import { NO_DELIVERIES, stateLabel, stateOf, watchDeliveryStates, type DeliveryC
 import { choiceIndex, createFeed, feedFilters, feedHref, isFiltered, newEventsAnnouncer, type Feed, type FeedEvent, type FeedFilters } from './state/feed'
 import { ackButtons, priorityBadge, receiptPart } from './receipt'
 import { PRIORITY_NAMES, readReceipts } from './state/receipt'
+import { READ_STATUSES, type UnreadCounts } from './state/feed'
+import { showUnread } from './badge'
 
 export type { FeedEvent } from './state/feed'
 
@@ -59,16 +61,22 @@ function watchBadges(ctx: PageContext, list: Element) {
   return states
 }
 
+/** The read-state buttons of a card: shown as the card's data-status says (style.css). */
+const markButtons = () => html`<span class="mark-actions">
+    <button type="button" class="link-button" data-mark="read">Mark read</button>
+    <button type="button" class="link-button" data-mark="archive">Archive</button></span>`
+
 function eventItem(e: FeedEvent, fresh = false) {
   const id = `ev-${e.eventId}`
-  return html`<li class="event${fresh ? ' fresh' : ''}" data-event-id="${e.eventId}">
+  const status = e.status ?? 'unread'
+  return html`<li class="event${fresh ? ' fresh' : ''}" data-event-id="${e.eventId}" data-channel="${e.channel}" data-status="${status}">
     <article aria-labelledby="${id}">
       <div class="event-head">
-        <h3><a id="${id}" href="${eventHref(e)}">${e.title ?? e.message}</a></h3>
+        <h3><span class="visually-hidden" data-status-text>${status === 'unread' ? 'Unread: ' : ''}</span><a id="${id}" href="${eventHref(e)}">${e.title ?? e.message}</a></h3>
         <span class="event-when">${priorityBadge(e.priority)} ${stateBadge(e.deliveryCounts, e.createdAt)} ${time(e.createdAt)}</span>
       </div>
       ${e.title ? html`<p class="message">${e.message}</p>` : ''}
-      <p class="meta">${eventMeta(e)}</p>
+      <p class="meta">${eventMeta(e)} ${markButtons()}</p>
       ${e.receipt ? html`<div class="receipt-slot" data-receipt-slot="${e.receipt}"></div>` : ''}
     </article>
   </li>`
@@ -86,6 +94,10 @@ function filterForm(ctx: PageContext, f: FeedFilters, channels: string[]) {
       <select id="f-priority" name="minPriority"><option value="">Any</option>
         ${[2, 3, 4, 5].map((p) => html`<option value="${p}" ${f.minPriority === String(p) ? html`selected` : ''}>${PRIORITY_NAMES[p]} and up</option>`)}
       </select></div>
+    <div class="field"><label for="f-status">Status</label>
+      <select id="f-status" name="status"><option value="">All</option>
+        ${READ_STATUSES.map((st) => html`<option value="${st}" ${f.status === st ? html`selected` : ''}>${st[0]!.toUpperCase() + st.slice(1)}</option>`)}
+      </select></div>
     <div class="field grow"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${f.q ?? ''}" autocomplete="off"></div>
     <div class="filter-actions"><button type="submit">Apply</button>${isFiltered(f) ? html`<a class="button secondary" href="${path('w', ctx.workspace.workspace, 'feed')}">Clear</a>` : ''}</div>
   </form>`
@@ -100,7 +112,7 @@ function emptyState(ctx: PageContext, filtered: boolean) {
 }
 
 /** Opens the live stream, closed when the visitor leaves; `show()` puts its state in the page's .live badge. */
-function follow(ctx: PageContext, url: string, onEvent: (e: FeedEvent) => void) {
+function follow(ctx: PageContext, url: string, onEvent: (e: FeedEvent) => void, onRead: (r: ReadChange) => void) {
   const source = new EventSource(url)
   ctx.signal.addEventListener('abort', () => source.close())
   const show = () => {
@@ -116,9 +128,73 @@ function follow(ctx: PageContext, url: string, onEvent: (e: FeedEvent) => void) 
       onEvent(JSON.parse((m as MessageEvent<string>).data))
     } catch {}
   })
+  source.addEventListener('read', (m) => {
+    try {
+      onRead(JSON.parse((m as MessageEvent<string>).data))
+    } catch {}
+  })
   source.addEventListener('open', show)
   source.addEventListener('error', show)
   return { show }
+}
+
+/** A read-state change, from this page or another device (the stream's `read` message). */
+interface ReadChange {
+  eventIds: string[]
+  status: 'read' | 'archived'
+  before?: string | null
+  channel?: string | null
+}
+
+/** Paints a change on the cards it covers: archived stays archived, read never goes back to unread. */
+function paintRead(list: Element, c: ReadChange) {
+  for (const li of list.querySelectorAll<HTMLElement>('li.event')) {
+    const id = li.dataset.eventId!
+    const covered = c.eventIds.includes(id) || (c.before ? id <= c.before && (!c.channel || li.dataset.channel === c.channel) : false)
+    if (!covered || li.dataset.status === 'archived') continue
+    li.dataset.status = c.status
+    li.querySelector('[data-status-text]')!.textContent = ''
+  }
+}
+
+/** The unread counts line: total and per channel; the app's badge follows it. */
+function paintCounts(ctx: PageContext, counts: UnreadCounts) {
+  const slot = ctx.root.querySelector('[data-unread]')
+  showUnread(navigator as never, counts.unread)
+  if (!slot) return
+  const more = (n: number) => (n >= 1000 ? '1000+' : String(n))
+  const channels = Object.entries(counts.byChannel)
+  render(slot, html`<strong>${more(counts.unread)} unread</strong>${channels.map(([c, n]) => html` · <a href="${path('w', ctx.workspace.workspace, 'feed')}?channel=${encodeURIComponent(c)}&amp;status=unread">#${c} ${more(n)}</a>`)}`)
+  const all = ctx.root.querySelector<HTMLButtonElement>('[data-mark-all]')
+  if (all) all.hidden = counts.unread === 0
+}
+
+/** Per-card "Mark read" and "Archive", and "Mark all read" (up to the newest event shown, in the channel filtered on). */
+function markActions(ctx: PageContext, list: Element, feed: Feed, channel: string | undefined) {
+  const ws = ctx.workspace.workspace
+  const done = (r: ReadChange & { counts: UnreadCounts }) => {
+    paintRead(list, r)
+    paintCounts(ctx, r.counts)
+  }
+  on(ctx.root, 'click', '[data-mark]', (button) =>
+    act(button as HTMLButtonElement, null, async () => {
+      const id = button.closest<HTMLElement>('li.event')!.dataset.eventId!
+      const what = button.dataset.mark === 'archive' ? 'archive' : 'read'
+      done(await api.post(`/v1/workspaces/{workspace}/feed/${what}`, { path: { workspace: ws }, body: { eventIds: [id] } }))
+    }),
+  )
+  on(ctx.root, 'click', '[data-mark-all]', (button) =>
+    act(button as HTMLButtonElement, null, async () => {
+      const newest = list.querySelector<HTMLElement>('li.event')?.dataset.eventId
+      if (!newest) return
+      done(await api.post('/v1/workspaces/{workspace}/feed/read', { path: { workspace: ws }, body: { before: newest, ...(channel ? { channel } : {}) } }))
+      announce(channel ? `Everything in #${channel} marked read.` : 'Everything marked read.')
+    }),
+  )
+  return async (c: ReadChange) => {
+    paintRead(list, c)
+    paintCounts(ctx, await feed.recount())
+  }
 }
 
 /** Adds a channel first seen live to the channel filter, in order, without a reload. */
@@ -174,12 +250,20 @@ export async function feedPage(ctx: PageContext) {
     addChannel(ctx, e.channel)
     announceNew(e)
   }
+  let onRead = (_c: ReadChange) => {}
   // The stream opens before the first page is read, so that nothing posted meanwhile is missed.
-  const stream = follow(ctx, feed.streamUrl, (e) => feed.live(e) && show(e))
+  const stream = follow(ctx, feed.streamUrl, (e) => {
+    if (feed.live(e)) {
+      show(e)
+      paintCounts(ctx, { unread: feed.counts.unread + 1, byChannel: { ...feed.counts.byChannel, [e.channel]: (feed.counts.byChannel[e.channel] ?? 0) + 1 } })
+      void feed.recount()
+    }
+  }, (c) => onRead(c))
   const first = await feed.first()
   render(
     ctx.root,
     html`<div class="page-head"><h1 tabindex="-1">Feed</h1><span class="live" data-live="connecting">Connecting…</span></div>
+      <div class="unread-bar"><p class="unread-counts" data-unread aria-live="polite"></p><button type="button" class="secondary" data-mark-all>Mark all read</button></div>
       ${filterForm(ctx, filters, first.channels)}
       <h2 class="visually-hidden">Events</h2>
       <ol class="events" aria-label="Events, newest first"></ol>
@@ -190,6 +274,8 @@ export async function feedPage(ctx: PageContext) {
   list = ctx.root.querySelector('ol.events')!
   states = watchBadges(ctx, list)
   ackButtons(list, ws, true)
+  onRead = markActions(ctx, list, feed, filters.channel)
+  paintCounts(ctx, feed.counts)
   insert(list, 'beforeend', html`${first.events.map((e) => eventItem(e))}`)
   first.events.forEach(shown)
   feed.drawn().forEach(show)

@@ -7,6 +7,7 @@
 import { api, ApiError, setCsrf, type Me } from './api'
 import { DATA_CACHE, OFFLINE_HEADER, SHELL_CACHE_PREFIX, isSavedData, isShellPath } from './offline'
 import { VAPID_KEY_PATH, deviceBody, keyBytes, type PushPayload } from './push'
+import { showUnread } from './badge'
 
 declare const HERALD_BUILD: { version: string; precache: string[]; icon: string; badge: string }
 
@@ -194,6 +195,12 @@ function shownAs(p: Partial<PushPayload>): { tag: string; silent: boolean; requi
 // subscriptions that push silently.
 sw.addEventListener('push', (event) => {
   const p = readPush(event.data)
+  // An event read on another device: close its notification here (same tag).
+  const dismiss = p as { type?: unknown; tags?: unknown; workspace?: unknown }
+  if (dismiss.type === 'dismiss' && Array.isArray(dismiss.tags)) {
+    event.waitUntil(closeNotifications(dismiss.tags.filter((t): t is string => typeof t === 'string'), text(dismiss.workspace)))
+    return
+  }
   const workspace = text(p.workspace)
   const where = workspace && text(p.channel) ? `${workspace} · #${p.channel}` : workspace
   const url = samePath(p.url) ?? (workspace ? `/w/${encodeURIComponent(workspace)}/feed` : '/')
@@ -206,8 +213,22 @@ sw.addEventListener('push', (event) => {
     data: { url, eventId: text(p.eventId) ?? null, workspace: workspace ?? null, channel: text(p.channel) ?? null, receipt: text(p.receipt) ?? null },
     ...ackAction(p, workspace),
   }
-  event.waitUntil(sw.registration.showNotification(text(p.title) ?? 'New event', options as NotificationOptions))
+  event.waitUntil(Promise.all([sw.registration.showNotification(text(p.title) ?? 'New event', options as NotificationOptions), workspace ? badgeUnread(workspace) : undefined]))
 })
+
+/** Closes the notifications shown with these tags, and counts the unread again for the badge. */
+async function closeNotifications(tags: string[], workspace: string | undefined): Promise<void> {
+  for (const tag of tags.slice(0, 100)) for (const n of await sw.registration.getNotifications({ tag })) n.close()
+  if (workspace) await badgeUnread(workspace)
+}
+
+/** The app's badge: the member's unread count in the workspace of the push (best effort: signed out or offline, it stays). */
+async function badgeUnread(workspace: string): Promise<void> {
+  try {
+    const page = await api.get('/v1/feed', { query: { workspace, limit: 1 } })
+    showUnread(globalThis.navigator as never, page.counts.unread)
+  } catch {}
+}
 
 sw.addEventListener('notificationclick', (event) => {
   event.notification.close()

@@ -156,6 +156,20 @@ for (const backend of backends) {
       await page.locator('li.event').nth(1).waitFor()
     }, STEP_MS)
 
+    test('read state: a card marked read, the unread counts, mark all read', async () => {
+      const counts = page.locator('[data-unread]')
+      await counts.filter({ hasText: /\d+ unread/ }).waitFor()
+      const card = page.locator(`li[data-event-id="${eventId}"]`)
+      expect(await card.getAttribute('data-status')).toBe('unread')
+      const before = Number((await counts.textContent())!.match(/(\d+) unread/)![1])
+      await card.getByRole('button', { name: 'Mark read' }).click()
+      await page.locator(`li[data-event-id="${eventId}"][data-status="read"]`).waitFor()
+      await counts.filter({ hasText: `${before - 1} unread` }).waitFor()
+      await page.getByRole('button', { name: 'Mark all read' }).click()
+      await counts.filter({ hasText: '0 unread' }).waitFor()
+      expect(await page.locator('li.event[data-status="unread"]').count()).toBe(0)
+    }, STEP_MS)
+
     test('older events load with the cursor', async () => {
       const batch = Array.from({ length: 50 }, (_, i) => herald.post(apiKey, { message: `bulk ${i}`, channel: 'bulk' }))
       expect((await Promise.all(batch)).every((r) => r.status === 200)).toBe(true)

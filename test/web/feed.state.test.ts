@@ -9,6 +9,7 @@ import { postEvents, signUpWeb } from './signed_in'
 
 describe('filters', () => {
   test('read from the address, an empty value being no filter', () => {
+    expect(feedFilters(new URLSearchParams('status=unread&channel='))).toEqual({ status: 'unread' })
     const f = feedFilters(new URLSearchParams('channel=orders&tag=&q=late&page=3'))
     expect(f).toEqual({ channel: 'orders', q: 'late' })
     expect(isFiltered(f)).toBe(true)
@@ -80,6 +81,21 @@ for (const backend of backends) {
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toStartWith('text/event-stream')
       await res.body?.cancel()
+    })
+
+    test('the status filter reaches the API (not the stream), the counts come with each page and again on recount', async () => {
+      const { api, workspace } = await signUpWeb(h, 'feed-status')
+      const ids = await postEvents(h, api, workspace, [{ message: 'a', channel: 'odd' }, { message: 'b', channel: 'even' }])
+      const all = createFeed(api, workspace, {})
+      await all.first()
+      expect(all.counts).toEqual({ unread: 2, byChannel: { even: 1, odd: 1 } })
+      await api.post('/v1/workspaces/{workspace}/feed/read', { path: { workspace }, body: { eventIds: [ids[0]!] } })
+      expect(await all.recount()).toEqual({ unread: 1, byChannel: { even: 1 } })
+      const unread = createFeed(api, workspace, { status: 'unread' })
+      expect((await unread.first()).events.map((e) => [e.message, e.status])).toEqual([['b', 'unread']])
+      expect(Object.fromEntries(new URL(unread.streamUrl, h.url).searchParams)).toEqual({ workspace })
+      const read = createFeed(api, workspace, { status: 'read' })
+      expect((await read.first()).events.map((e) => e.message)).toEqual(['a'])
     })
 
     test('live events: kept until the first page is drawn, then each shown once', async () => {

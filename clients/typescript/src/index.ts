@@ -1,6 +1,7 @@
 // herald-client: send events to Herald, the self-hostable event notification
 // service, from any runtime with fetch. See README.md.
 export { Herald, type Fetch, type HeraldOptions } from './herald.js'
+export { HeraldMember, type FeedPage, type FeedQuery, type MarkEvents, type MarkResult, type MemberOptions, type ReadStatus } from './member.js'
 export { HeraldClosedError, HeraldError, HeraldQueueFullError, PROBLEM_BASE, type NetworkKind } from './errors.js'
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.js'
 export { MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './queue.js'

@@ -1166,7 +1166,7 @@ export interface paths {
         };
         /**
          * Read the feed
-         * @description A workspace's events, newest first, with optional filters, each with its deliveries counted by state; every member may read it. An event sent `to` people is in the feed of its recipients and of the workspace's owners and admins only.
+         * @description A workspace's events, newest first, with optional filters, each with its deliveries counted by state and its read state for you (`status`); every member may read it. An event sent `to` people is in the feed of its recipients and of the workspace's owners and admins only. `counts` holds your unread counts, whatever the filters, each counted up to 1000 (1000 means at least 1000).
          */
         get: operations["getV1Feed"];
         put?: never;
@@ -1186,11 +1186,51 @@ export interface paths {
         };
         /**
          * Follow the feed live (Server-Sent Events)
-         * @description Each new event that passes the filters and that I may see (one sent `to` people: its recipients, owners and admins) as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
+         * @description Each new event that passes the filters and that I may see (one sent `to` people: its recipients, owners and admins) as an SSE "event" message whose data is the event; a `read` message when your read state changes (on any of your devices): `{"eventIds": [...], "status": "read"|"archived"}`, with `before` (and `channel`) when everything up to an event was marked, whatever the stream's filters; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most 10 open at once per person (429 past that).
          */
         get: operations["getV1FeedStream"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/feed/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark events read
+         * @description Marks events read for you (every member has their own read state), on all your devices: your other live streams get a `read` message within a second, and the installed app closes the notifications of these events on your other devices. Send `{"eventIds": [...]}` (at most 100), or `{"before": "<eventId>", "channel": "<slug>"}` for every event up to that one, that one included (`channel` optional: all channels); "mark all read" passes the newest event's id. The answer says what changed and your unread counts after it.
+         */
+        post: operations["postV1WorkspacesByWorkspaceFeedRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/feed/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive events
+         * @description Marks events archived for you (every member has their own read state), on all your devices: your other live streams get a `read` message within a second, and the installed app closes the notifications of these events on your other devices. Send `{"eventIds": [...]}` (at most 100), or `{"before": "<eventId>", "channel": "<slug>"}` for every event up to that one, that one included (`channel` optional: all channels); "mark all archived" passes the newest event's id. Archived implies read. The answer says what changed and your unread counts after it.
+         */
+        post: operations["postV1WorkspacesByWorkspaceFeedArchive"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2008,12 +2048,15 @@ export interface components {
             receipt: string | null;
             /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
             to: string[] | null;
+            /** @enum {string} */
+            status: "unread" | "read" | "archived";
             deliveryCounts: components["schemas"]["DeliveryCounts"];
         };
         FeedPage: {
             events: components["schemas"]["FeedEvent"][];
             /** @description Pass as `before` for the next (older) page; null at the end. */
             nextCursor: string | null;
+            counts: components["schemas"]["UnreadCounts"];
         };
         /** @description One thing wrong with the request: a field of the body or a parameter. */
         FieldError: {
@@ -2056,6 +2099,31 @@ export interface components {
         Liveness: {
             /** @constant */
             status: "ok";
+        };
+        /** @description Either `eventIds`, or `before` with an optional `channel`. */
+        MarkEventsBody: {
+            /** @description The events to mark, 1 to 100. */
+            eventIds?: string[];
+            /** @description Marks every event up to this one, this one included (pass the newest id to mark everything). */
+            before?: string;
+            /** @description With `before`: only this channel's events. */
+            channel?: string;
+        };
+        MarkResult: {
+            /** @enum {string} */
+            status: "read" | "archived";
+            /** @description Of the `eventIds` sent, those whose state moved on (an event already read, or archived, is left out; marking read never unarchives). */
+            eventIds: string[];
+            /**
+             * Format: uuid
+             * @description The `before` sent, or null.
+             */
+            before: string | null;
+            /** @description The `channel` sent with `before`, or null (all channels). */
+            channel: string | null;
+            /** @description With `before`: whether it marked anything new (false when everything up to it already was). */
+            moved: boolean;
+            counts: components["schemas"]["UnreadCounts"];
         };
         Me: {
             userId: string;
@@ -2645,6 +2713,15 @@ export interface components {
              *     ]
              */
             errors?: string[];
+        };
+        /** @description Your unread counts, whatever the feed's filters. Each count stops at 1000 (a count is a walk of an index above your watermark); events of deleted channels are not counted. */
+        UnreadCounts: {
+            /** @description Your unread events in the workspace's channels, counted up to 1000: 1000 means at least 1000. */
+            unread: number;
+            /** @description Unread events per channel (channels with none are left out), each counted up to 1000. */
+            byChannel: {
+                [key: string]: number;
+            };
         };
         UpdateChannelBody: {
             /**
@@ -8222,6 +8299,7 @@ export interface operations {
                 event?: string;
                 q?: string;
                 minPriority?: number;
+                status?: "unread" | "read" | "archived";
                 before?: string;
                 limit?: number;
             };
@@ -8337,6 +8415,190 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceFeedRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        /** @description Either `eventIds`, or `before` with an optional `channel`. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkEventsBody"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkResult"];
+                };
+            };
+            /** @description A body that is not exactly one of the two forms, more than 100 ids, an id that is not an event of this workspace (`errors[].pointer` names it), or a channel that does not exist. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postV1WorkspacesByWorkspaceFeedArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        /** @description Either `eventIds`, or `before` with an optional `channel`. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkEventsBody"];
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkResult"];
+                };
+            };
+            /** @description A body that is not exactly one of the two forms, more than 100 ids, an id that is not an event of this workspace (`errors[].pointer` names it), or a channel that does not exist. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workspace (of mine). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than this route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON: send it with Content-Type: application/json. */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

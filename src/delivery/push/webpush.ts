@@ -8,7 +8,7 @@ import type { EventView } from '../event_view'
 import { classify, send, type OutboundOptions } from '../outbound'
 import { ELLIPSIS, fitText, jsonBytes } from './payload'
 import { encryptPush, OVERHEAD_BYTES, type Receiver } from './ece'
-import type { PushJob, PushResult } from './job'
+import type { PushJob, PushResult, PushTarget, WebPushConfig } from './job'
 import { vapidAuthorization } from './vapid'
 import { priorityOf } from '../priority'
 import { ttlLeft } from '../expiry'
@@ -147,4 +147,26 @@ export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Prom
     ...(gone ? { unregistered: true, reason: outcome.status === 410 ? 'Gone' : 'NotFound' } : {}),
     ...(result.ok ? {} : { error: result.error + (outcome.ok && outcome.body ? `: ${result.response}` : '') }),
   }
+}
+
+/**
+ * Sends a message that shows nothing (the service worker reads `type`):
+ * "dismiss" closes, on this browser, the notifications with these tags (an
+ * event read on another device). Best effort: one try, no retry; a push
+ * service that keeps it longer than `ttlSeconds` drops it.
+ */
+export async function sendWebPushMessage(device: PushTarget, message: Record<string, unknown>, webpush: WebPushConfig, outbound: OutboundOptions, ttlSeconds = 60): Promise<{ ok: boolean; gone: boolean; error?: string }> {
+  let url: URL
+  try {
+    url = new URL(device.token)
+  } catch {
+    return { ok: false, gone: false, error: 'the subscription endpoint is not a URL' }
+  }
+  const to = receiverOf(device)
+  if (url.protocol !== 'https:' || typeof to === 'string') return { ok: false, gone: false, error: typeof to === 'string' ? to : 'not https' }
+  const body = encryptPush(Buffer.from(JSON.stringify(message).slice(0, MAX_PAYLOAD_BYTES)), to)
+  const headers = { authorization: vapidAuthorization(webpush, url.origin), 'content-encoding': 'aes128gcm', 'content-type': 'application/octet-stream', ttl: String(ttlSeconds), urgency: 'normal' }
+  const outcome = await send({ method: 'POST', url: device.token, headers, body }, outbound)
+  const result = classify(outcome)
+  return { ok: result.ok, gone: outcome.ok && (outcome.status === 404 || outcome.status === 410), ...(result.ok ? {} : { error: result.error }) }
 }

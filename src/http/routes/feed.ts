@@ -20,6 +20,7 @@ import type { UserAuth } from '../../accounts/session'
 import { routeGroup } from './group'
 import { checkUuidv7Time, Limit, Text, UuidV7, WorkspaceParam } from './input'
 import { problem, problems, type Responses } from '../openapi'
+import { COUNT_CAP, type ReadStatus } from '../../ingest/read_state'
 
 const detail = (summary: string, description: string, responses: Responses) => ({ summary, description, tags: ['Feed'], security: userSecurity, responses })
 // A workspace named in the path or the query: not found unless I am a member of it.
@@ -40,10 +41,23 @@ const FilterQuery = {
   q: Type.Optional(Text('q', 200, 'Words that must each begin a word of the title or the message.')),
   minPriority: Type.Optional(t.Integer({ 'x-parameter': 'minPriority', minimum: 1, maximum: 5, description: 'Only events at or above this priority (1-5).', error: 'minPriority must be an integer from 1 to 5' })),
 }
+const StatusSchema = Type.Union([Type.Literal('unread'), Type.Literal('read'), Type.Literal('archived')], {
+  description: 'The event\'s read state for you: `archived` (archived implies read), `read`, or `unread`. Yours alone: another member has their own.',
+})
+const StatusQuery = Type.Optional(Type.Union([Type.Literal('unread'), Type.Literal('read'), Type.Literal('archived')], {
+  'x-parameter': 'status',
+  description: 'Only events in this read state for you; none: every event.',
+  error: 'status must be unread, read or archived',
+}))
+export const UnreadCountsSchema = Type.Object({
+  unread: Type.Integer({ minimum: 0, maximum: COUNT_CAP, description: `Your unread events in the workspace's channels, counted up to ${COUNT_CAP}: ${COUNT_CAP} means at least ${COUNT_CAP}.` }),
+  byChannel: Type.Record(Type.String(), Type.Integer({ minimum: 1, maximum: COUNT_CAP }), { description: `Unread events per channel (channels with none are left out), each counted up to ${COUNT_CAP}.` }),
+}, { $id: 'UnreadCounts', description: `Your unread counts, whatever the feed's filters. Each count stops at ${COUNT_CAP} (a count is a walk of an index above your watermark); events of deleted channels are not counted.` })
 
-const FeedEvent = Type.Composite([StoredEvent, Type.Object({ deliveryCounts: DeliveryCountsSchema })], { $id: 'FeedEvent' })
+const FeedEvent = Type.Composite([StoredEvent, Type.Object({ status: StatusSchema, deliveryCounts: DeliveryCountsSchema })], { $id: 'FeedEvent' })
 
-const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string; minPriority?: number }): FeedFilter => ({
+const filterOf = (q: { channel?: string; tag?: string; event?: string; q?: string; minPriority?: number; status?: ReadStatus }): FeedFilter => ({
+  ...(q.status ? { status: q.status } : {}),
   ...(q.minPriority && q.minPriority > 1 ? { minPriority: q.minPriority } : {}),
   ...(q.channel ? { channel: q.channel.toLowerCase() } : {}),
   ...(q.tag ? { tag: q.tag } : {}),
@@ -56,6 +70,8 @@ interface LiveStream {
   tokenId: number
   workspaceId: number
   end(): void
+  /** Says an SSE message on the stream. */
+  say(event: string, data: unknown): void
 }
 
 /**
@@ -67,6 +83,12 @@ interface LiveStream {
 function liveStreams(changes: Pick<Changes, 'onChange'>) {
   const byUser = new Map<string, Set<LiveStream>>()
   changes.onChange((c) => {
+    if (c.kind === 'read') {
+      // The member's read state moved on (here or on another instance): each of their streams of that workspace hears it.
+      const { eventIds, status, before, channel } = c
+      for (const s of byUser.get(c.userId) ?? []) if (s.workspaceId === c.workspaceId) s.say('read', { eventIds, status, ...(before ? { before } : {}), ...(channel ? { channel } : {}) })
+      return
+    }
     if (c.kind !== 'session-ended' && c.kind !== 'member-removed') return
     for (const s of byUser.get(c.userId) ?? []) {
       if (c.kind === 'session-ended' ? c.tokenId === undefined || c.tokenId === s.tokenId : c.workspaceId === s.workspaceId) s.end()
@@ -100,11 +122,12 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
       {
         query: Type.Object({
           ...FilterQuery,
+          status: StatusQuery,
           before: Type.Optional(UuidV7('before', 'The nextCursor of the previous page.')),
           limit: Type.Optional(Limit(FEED_PAGE_MAX, 50, `Events per page, at most ${FEED_PAGE_MAX}.`)),
         }),
-        response: { 200: Type.Object({ events: Type.Array(FeedEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }) }, { $id: 'FeedPage' }) },
-        detail: detail('Read the feed', 'A workspace\'s events, newest first, with optional filters, each with its deliveries counted by state; every member may read it. An event sent `to` people is in the feed of its recipients and of the workspace\'s owners and admins only.', READ),
+        response: { 200: Type.Object({ events: Type.Array(FeedEvent), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null at the end.' }), counts: UnreadCountsSchema }, { $id: 'FeedPage' }) },
+        detail: detail('Read the feed', `A workspace's events, newest first, with optional filters, each with its deliveries counted by state and its read state for you (\`status\`); every member may read it. An event sent \`to\` people is in the feed of its recipients and of the workspace's owners and admins only. \`counts\` holds your unread counts, whatever the filters, each counted up to ${COUNT_CAP} (${COUNT_CAP} means at least ${COUNT_CAP}).`, READ),
       },
     )
     .get(
@@ -157,7 +180,8 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
             // stream at once, on whichever instance it happened (announced
             // over the bus); each beat checks again, as an announcement
             // between instances may be lost.
-            const forget = streams.add(session.userId, { tokenId: session.tokenId, workspaceId: access.workspaceId, end })
+            const say = (event: string, data: unknown) => send(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+            const forget = streams.add(session.userId, { tokenId: session.tokenId, workspaceId: access.workspaceId, end, say })
             const beat = setInterval(async () => {
               if (!(await allowed())) return end()
               send(': keep-alive\n\n')
@@ -181,7 +205,7 @@ export const feedRoute = ({ reads, users, check, bus, changes }: { reads: EventR
       },
       {
         query: Type.Object(FilterQuery),
-        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters and that I may see (one sent \`to\` people: its recipients, owners and admins) as an SSE "event" message whose data is the event; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`, {
+        detail: detail('Follow the feed live (Server-Sent Events)', `Each new event that passes the filters and that I may see (one sent \`to\` people: its recipients, owners and admins) as an SSE "event" message whose data is the event; a \`read\` message when your read state changes (on any of your devices): \`{"eventIds": [...], "status": "read"|"archived"}\`, with \`before\` (and \`channel\`) when everything up to an event was marked, whatever the stream's filters; a comment every few seconds keeps the connection open. The stream ends (an "ended" message, then the end of the response) as soon as its session is signed out or ended by a password reset, or its person is removed from the workspace. Best effort: after a reconnect, read the feed to fill any gap. At most ${STREAMS_PER_PERSON} open at once per person (429 past that).`, {
           200: { description: 'The stream: `event` messages, each an event as JSON, and an `ended` message last.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
           ...READ,
           429: problem(429, `You have ${STREAMS_PER_PERSON} live streams open: close one, or retry after Retry-After seconds.`),

@@ -7,10 +7,13 @@ import { query, urlOf, type Api, type Schemas } from '../api'
 import { path } from '../html'
 import { channelPages } from './channels'
 
-/** An event as the feed lists it; a live one comes without its deliveries counted. */
-export type FeedEvent = Omit<Schemas['FeedEvent'], 'deliveryCounts'> & { deliveryCounts?: Schemas['DeliveryCounts'] }
+/** An event as the feed lists it; a live one comes without its deliveries counted, and unread. */
+export type FeedEvent = Omit<Schemas['FeedEvent'], 'deliveryCounts' | 'status'> & { deliveryCounts?: Schemas['DeliveryCounts']; status?: Schemas['FeedEvent']['status'] }
+export type UnreadCounts = Schemas['UnreadCounts']
+export const READ_STATUSES = ['unread', 'read', 'archived'] as const
+type ReadStatus = (typeof READ_STATUSES)[number]
 
-export const FEED_FILTERS = ['channel', 'tag', 'event', 'q', 'minPriority'] as const
+export const FEED_FILTERS = ['channel', 'tag', 'event', 'q', 'minPriority', 'status'] as const
 export type FeedFilter = (typeof FEED_FILTERS)[number]
 export type FeedFilters = Partial<Record<FeedFilter, string>>
 
@@ -67,17 +70,30 @@ export function createFeed(api: Api, workspace: string, filters: FeedFilters, pa
   let drawn = false
   let cursor: string | null = null
   const unseen = <E extends FeedEvent>(events: E[]) => events.filter((e) => !seen.has(e.eventId) && seen.add(e.eventId))
-  const { minPriority: least, ...others } = filters
+  const { minPriority: least, status: wanted, ...others } = filters
   // The priority filter, as a number (1 to 5); anything else filters nothing.
   const minPriority = least && /^[1-5]$/.test(least) ? Number(least) : undefined
+  // The status filter (the stream has none: a new event is unread).
+  const status = READ_STATUSES.find((s) => s === wanted) as ReadStatus | undefined
+  let counts: UnreadCounts = { unread: 0, byChannel: {} }
   const read = async (before?: string) => {
-    const page = await api.get('/v1/feed', { query: { workspace, ...others, minPriority, before, limit: pageSize } })
+    const page = await api.get('/v1/feed', { query: { workspace, ...others, minPriority, status, before, limit: pageSize } })
     cursor = page.nextCursor
+    counts = page.counts
     return unseen(page.events)
   }
   return {
     /** The live stream of this feed (opened before the first page is read, so that nothing posted meanwhile is missed). */
     streamUrl: urlOf('/v1/feed/stream', { query: { workspace, ...others, minPriority } }),
+    /** The member's unread counts, as the last page read said them. */
+    get counts() {
+      return counts
+    },
+    /** Reads the unread counts again (after a change on another device). */
+    async recount(): Promise<UnreadCounts> {
+      counts = (await api.get('/v1/feed', { query: { workspace, limit: 1 } })).counts
+      return counts
+    },
     /** Whether there are older events than those read. */
     get more() {
       return cursor !== null
@@ -98,6 +114,7 @@ export function createFeed(api: Api, workspace: string, filters: FeedFilters, pa
     live(e: FeedEvent): boolean {
       // The stream filters by priority too; this holds should an event below it come.
       if (minPriority !== undefined && e.priority < minPriority) return false
+      if (status !== undefined && status !== 'unread') return false
       if (drawn) return unseen([e]).length > 0
       early.push(e)
       return false
