@@ -147,7 +147,7 @@ for (const backend of backends) {
         }
       }
       // Words that only the secret event holds: the attacker's feed is empty, and so is its cursor.
-      expect(await feed(attacker, 'q=launch%20codes')).toEqual({ events: [], nextCursor: null })
+      expect(await feed(attacker, 'q=launch%20codes')).toEqual({ events: [], nextCursor: null, counts: { unread: 2, byChannel: { vault: 2 } } })
       const mine = await feed(recipient, 'q=launch%20codes')
       expect(mine.events.map((e) => [e.eventId, e.to])).toEqual([[ids.secret, [recipient.userId]]])
     })
@@ -208,6 +208,35 @@ for (const backend of backends) {
       const [r1, r2] = [await attacker.call('POST', `/v1/workspaces/${ws}/deliveries/${secret.id}/replay`), await attacker.call('POST', `/v1/workspaces/${ws}/deliveries/${visible.id}/replay`)]
       expect(r1.status).toBe(r2.status)
       expect(await h.admin('GET', `/admin/workspaces/${ws}/deliveries?state=all`).then((r) => r.json())).toContainEqual(expect.objectContaining({ eventId: ids.secret }))
+    })
+
+    test('read state: the attacker\'s unread counts, status filters and marks know nothing of it; the recipient\'s count it', async () => {
+      type Counted = FeedPage & { counts: { unread: number; byChannel: Record<string, number> } }
+      for (const status of ['unread', 'read', 'archived']) {
+        for (const f of ['', 'channel=vault', 'q=codes']) {
+          const a = await walk(attacker, `status=${status}${f ? `&${f}` : ''}`)
+          expect({ status, f, leaked: a.seen.includes(ids.secret) || a.cursors.includes(ids.secret) }).toEqual({ status, f, leaked: false })
+        }
+      }
+      // Each one's unread count of the channel is the number of unread events of it they can list.
+      for (const p of [attacker, recipient]) {
+        const listed = (await walk(p, 'status=unread&channel=vault')).seen
+        const counts = ((await feed(p, 'limit=1')) as Counted).counts
+        expect({ who: p.email, counted: counts.byChannel.vault ?? 0 }).toEqual({ who: p.email, counted: listed.length })
+        expect(listed.includes(ids.secret)).toBe(p === recipient)
+      }
+      // Marking it, by id or as the last event of "everything before", is what marking an event that does not exist is.
+      const none = '01900000-0000-7000-8000-000000000000'
+      const strip = (b: Record<string, unknown>) => ({ ...b, instance: undefined, requestId: undefined })
+      for (const action of ['read', 'archive']) {
+        for (const body of [(id: string) => ({ eventIds: [id] }), (id: string) => ({ before: id }), (id: string) => ({ before: id, channel: 'vault' })]) {
+          const hidden = await attacker.call('POST', `/v1/workspaces/${ws}/feed/${action}`, body(ids.secret))
+          const missing = await attacker.call('POST', `/v1/workspaces/${ws}/feed/${action}`, body(none))
+          expect([hidden.status, missing.status]).toEqual([400, 400])
+          expect(JSON.stringify(strip(await hidden.json())).replace(ids.secret, 'ID')).toBe(JSON.stringify(strip(await missing.json())).replace(none, 'ID'))
+        }
+      }
+      expect(((await feed(recipient, 'status=unread&q=codes')) as Counted).events.map((e) => e.eventId)).toContain(ids.secret)
     })
 
     test('the receipt: 404 to the attacker\'s read and acknowledgement; the recipient reads it', async () => {

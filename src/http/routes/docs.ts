@@ -115,6 +115,7 @@ const TAGS = [
   { name: 'Accounts', description: 'Sign up, sign in and out, reset a password; who am I.' },
   { name: 'Workspaces', description: 'My workspaces, their limits and their usage.' },
   { name: 'Channels', description: 'The channels of a workspace, and muting them for myself.' },
+  { name: 'Preferences', description: 'What my devices are pushed: quiet hours, and a level per channel.' },
   { name: 'Members', description: 'The people of a workspace and their roles.' },
   { name: 'Invitations', description: 'Invitations to a workspace by e-mail link.' },
   { name: 'API keys', description: 'The API keys of a workspace, for POST /event.' },
