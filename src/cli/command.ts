@@ -97,3 +97,12 @@ export const collect = (value: string, previous: string[] = []) => [...previous,
 
 export const wsPath = (name: string) => `/admin/workspaces/${encodeURIComponent(name)}`
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The options of a command a member runs with their user token (herald feed, herald prefs): workspace, JSON, token and URL. */
+export const memberOptions = (cmd: Command) =>
+  cmd
+    .option('--workspace <name>', 'the workspace (default: the only one you belong to)')
+    .option('--json', "print Herald's answer as JSON")
+    .optionsGroup('Connection options:')
+    .option('--user-token <token>', 'your user token, hrlu_… (default: $HERALD_USER_TOKEN; prefer the variable: a flag shows up in ps)')
+    .option('--url <url>', 'base URL of Herald (default: $HERALD_URL, else http://127.0.0.1:$PORT, PORT defaulting to 8080)')

@@ -7,7 +7,7 @@
 import type { Command } from 'commander'
 import { HeraldError, HeraldMember, type MarkEvents, type MarkResult } from '../../clients/typescript/src/index'
 import { localSettings, resolveBaseUrl, transportError } from './client'
-import { collect, group, UUID, withExamples } from './command'
+import { collect, group, memberOptions, UUID, withExamples } from './command'
 import { CliError, json, record, usageError } from './output'
 
 type Env = Record<string, string | undefined>
@@ -85,14 +85,6 @@ export async function runMark(state: 'read' | 'archive', opts: MarkOptions, env:
     return `${what} marked ${r.status}.\n${countsText(r.counts)}`
   })
 }
-
-const memberOptions = (cmd: Command) =>
-  cmd
-    .option('--workspace <name>', 'the workspace (default: the only one you belong to)')
-    .option('--json', "print Herald's answer as JSON")
-    .optionsGroup('Connection options:')
-    .option('--user-token <token>', 'your user token, hrlu_… (default: $HERALD_USER_TOKEN; prefer the variable: a flag shows up in ps)')
-    .option('--url <url>', 'base URL of Herald (default: $HERALD_URL, else http://127.0.0.1:$PORT, PORT defaulting to 8080)')
 
 export const addFeedCommands = (program: Command) =>
   group(program, 'feed', 'Your read state in a workspace\'s feed: unread counts; mark events read or archived (on all your devices).', (g) => {

@@ -6,7 +6,7 @@
 // names another.
 import { Option, type Command } from 'commander'
 import { localSettings, resolveBaseUrl } from './client'
-import { group, withExamples } from './command'
+import { collect, group, memberOptions, withExamples } from './command'
 import { json, record, usageError } from './output'
 import { asMember, workspaceOf } from './receipts'
 
@@ -99,16 +99,6 @@ export async function runSet(opts: SetOptions, env: Env = process.env): Promise<
   const p = await call<Preferences>('PUT', next)
   return opts.json ? json(p) : `Saved: pushes from now on follow them.\n${preferencesText(workspace, p)}`
 }
-
-const memberOptions = (cmd: Command) =>
-  cmd
-    .option('--workspace <name>', 'the workspace (default: the only one you belong to)')
-    .option('--json', "print Herald's answer as JSON")
-    .optionsGroup('Connection options:')
-    .option('--user-token <token>', 'your user token, hrlu_… (default: $HERALD_USER_TOKEN; prefer the variable: a flag shows up in ps)')
-    .option('--url <url>', 'base URL of Herald (default: $HERALD_URL, else http://127.0.0.1:$PORT, PORT defaulting to 8080)')
-
-const collect = (value: string, list: string[] = []) => [...list, value]
 
 export const addPrefsCommands = (program: Command) =>
   group(program, 'prefs', 'Show or change your own preferences in a workspace: quiet hours, a level per channel, the default level.', (g) => {

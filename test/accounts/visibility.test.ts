@@ -17,42 +17,14 @@ import { waitFor } from '../support'
 import { eventually, startReceiver, type Receiver } from '../receiver'
 import { eventReads } from '../../src/ingest/event_reads'
 import { receiptOps } from '../../src/delivery/receipt_ops'
+import { openFeedStream, type FeedStream } from '../feed_stream'
 
-interface Stream {
-  readonly text: string
-  cancel(): void
-}
-
-async function openStream(url: string, token: string, query: string): Promise<Stream> {
-  const res = await fetch(`${url}/v1/feed/stream?${query}`, { headers: { authorization: `Bearer ${token}` } })
-  expect(res.status).toBe(200)
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  void (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) return
-        text += decoder.decode(value, { stream: true })
-      }
-    } catch {}
-  })()
-  await waitFor(() => text.includes(': watching'), 5000, 'the stream to open')
-  return {
-    get text() {
-      return text
-    },
-    cancel: () => void reader.cancel().catch(() => {}),
-  }
-}
-
-type FeedPage = { events: { eventId: string; message: string; to: string[] | null; deliveryCounts: Record<string, number> }[]; nextCursor: string | null }
+type FeedPage = { events: { eventId: string; message: string; to: string[] | null; deliveryCounts: Record<string, number> }[]; nextCursor: string | null; counts?: { unread: number; byChannel: Record<string, number> } }
 const SECRET = 'zebra quartzite launch codes'
 
 for (const backend of backends) {
   describe(`visibility of events sent to people (${backend})`, () => {
-    const streams: Stream[] = []
+    const streams: FeedStream[] = []
     afterAll(() => {
       for (const s of streams) s.cancel()
     })
@@ -254,7 +226,7 @@ for (const backend of backends) {
 
     test('the live stream, with and without filters: the attacker gets the public events only; a demoted admin\'s stream stops at once', async () => {
       const open = async (p: Person, q = '') => {
-        const s = await openStream(h.url, p.token, `workspace=${ws}${q}`)
+        const s = await openFeedStream(h.url, p.token, `workspace=${ws}${q}`)
         streams.push(s)
         return s
       }

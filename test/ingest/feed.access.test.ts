@@ -13,44 +13,10 @@ import { ADMIN_TOKEN, NATS_URL, describeJs, backends, createTestDatabase, delete
 import { PASSWORD, signUp, type Person } from '../users'
 import { waitFor } from '../support'
 import { spawnHerald, type HeraldProcess } from '../processes'
+import { openFeedStream, type FeedStream } from '../feed_stream'
 
 // At once: well under the 8 s heartbeat that used to be the only check.
 const AT_ONCE_MS = 1000
-
-interface Stream {
-  readonly text: string
-  /** Resolves when the response ends. */
-  ended: Promise<void>
-  /** Whether the response ended within `ms`. */
-  endsWithin(ms: number): Promise<boolean>
-  cancel(): void
-}
-
-async function openStream(url: string, token: string, workspace: string): Promise<Stream> {
-  const res = await fetch(`${url}/v1/feed/stream?workspace=${workspace}`, { headers: { authorization: `Bearer ${token}` } })
-  expect(res.status).toBe(200)
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  const ended = (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) return
-        text += decoder.decode(value, { stream: true })
-      }
-    } catch {}
-  })()
-  await waitFor(() => text.includes(': watching'), 5000, 'the stream to open')
-  return {
-    get text() {
-      return text
-    },
-    ended,
-    endsWithin: (ms) => Promise.race([ended.then(() => true), Bun.sleep(ms).then(() => false)]),
-    cancel: () => void reader.cancel().catch(() => {}),
-  }
-}
 
 /** Posts an event and answers its id. */
 async function post(url: string, apiKey: string, message: string): Promise<string> {
@@ -59,10 +25,10 @@ async function post(url: string, apiKey: string, message: string): Promise<strin
   return ((await res.json()) as { eventId: string }).eventId
 }
 
-const received = (s: Stream, eventId: string) => waitFor(() => s.text.includes(eventId), 5000, `event ${eventId} on the stream`)
+const received = (s: FeedStream, eventId: string) => waitFor(() => s.text.includes(eventId), 5000, `event ${eventId} on the stream`)
 
 /** The stream ended at once, with its "ended" message, and never saw `after` (posted after the change). */
-async function expectEndedAtOnce(s: Stream, url: string, apiKey: string) {
+async function expectEndedAtOnce(s: FeedStream, url: string, apiKey: string) {
   const after = await post(url, apiKey, 'posted after the access ended')
   expect(await s.endsWithin(AT_ONCE_MS)).toBe(true)
   expect(s.text).toContain('event: ended')
@@ -72,14 +38,14 @@ async function expectEndedAtOnce(s: Stream, url: string, apiKey: string) {
 
 for (const backend of backends) {
   describe(`a live stream ends with its access (${backend})`, () => {
-    const open: Stream[] = []
+    const open: FeedStream[] = []
     // Registered before the Herald's own afterAll: an open stream would hold its shutdown.
     afterAll(() => {
       for (const s of open) s.cancel()
     })
     const h = useTestHerald(backend)
     const stream = async (token: string, workspace: string) => {
-      const s = await openStream(h.url, token, workspace)
+      const s = await openFeedStream(h.url, token, `workspace=${workspace}`)
       open.push(s)
       return s
     }
@@ -153,7 +119,7 @@ describeJs('a live stream ends with its access on every instance (two API proces
   let db: Awaited<ReturnType<typeof createTestDatabase>>
   let nats: string
   const procs: HeraldProcess[] = []
-  const open: Stream[] = []
+  const open: FeedStream[] = []
   let one: HeraldProcess
   let two: HeraldProcess
   const admin = (p: HeraldProcess, method: string, path: string, body?: unknown) =>
@@ -186,7 +152,7 @@ describeJs('a live stream ends with its access on every instance (two API proces
     const added = await admin(one, 'POST', `/admin/workspaces/${name}/members`, { email: `${name}@example.com` })
     expect(added.status).toBe(201)
     const member = (await added.json()) as { userId: string; userToken: string }
-    const s = await openStream(two.url, member.userToken, name)
+    const s = await openFeedStream(two.url, member.userToken, `workspace=${name}`)
     open.push(s)
     // Events posted through instance one reach the stream on instance two.
     const before = await post(one.url, apiKey, 'before')
