@@ -213,7 +213,8 @@ sw.addEventListener('push', (event) => {
     data: { url, eventId: text(p.eventId) ?? null, workspace: workspace ?? null, channel: text(p.channel) ?? null, receipt: text(p.receipt) ?? null },
     ...ackAction(p, workspace),
   }
-  event.waitUntil(Promise.all([sw.registration.showNotification(text(p.title) ?? 'New event', options as NotificationOptions), workspace ? badgeUnread(workspace) : undefined]))
+  // The notification first; the badge's count (a request) after it, so that nothing it does can hold the notification back.
+  event.waitUntil(sw.registration.showNotification(text(p.title) ?? 'New event', options as NotificationOptions).then(() => (workspace ? badgeUnread(workspace) : undefined)))
 })
 
 /** Closes the notifications shown with these tags, and counts the unread again for the badge. */
