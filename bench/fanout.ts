@@ -6,8 +6,12 @@
 // backlog over time, against the targets; prints one JSON object and saves it
 // under bench/results/.
 //
-//   npx bun bench/fanout.ts [--rate N] [--duration 30] [--warmup 5] [--workspaces 20] [--mode split|all]
-//                           [--drain 10] [--inflight 256] [--skip-analyze] [--routers 1] [--matching 1]
+//   npx bun bench/fanout.ts [--rate N] [--duration 30] [--warmup 5] [--workspaces 20] [--mode split|all|prototype|prototype-batch|prototype-lean]
+//                           [--drain 10] [--inflight 256] [--skip-analyze] [--routers 1] [--matching 1] [--router plain|digest]
+//
+// --router digest makes the matching routers digests (a 10 s window, max 1,000, one key): each
+// event is gathered and goes out inside a digest; the receiver counts each event a digest carries
+// as its delivery, so `cpu.*_us_per_delivery` is the cost per gathered event (run with --drain 15).
 //
 // --routers N gives each workspace N webhook routers, of which --matching M
 // match the benchmark's event (`*`, then `user.*`, `user.signup`, `u*`…) and
@@ -21,7 +25,15 @@
 // --mode prototype runs the smallest pipeline with Herald's guarantees in
 // their place (bench/prototype_server.ts publishing to JetStream after each
 // commit, bench/prototype_worker.ts posting and recording), on a database and
-// routers Herald made: what Herald's fan-out is measured against.
+// routers Herald made: what Herald's fan-out is measured against;
+// --mode prototype-batch runs the same two files with PROTOTYPE_BATCH=1, the
+// batched design (one JetStream message per committed batch, one row per
+// delivery): the floor of that design; --mode prototype-lean with
+// PROTOTYPE_BATCH=lean, fewer rows still (messages of ids, the views read from
+// PostgreSQL, one row of arrays per group of deliveries that succeeded; no
+// delivery log reads it): the floor of the problem rather than of a design.
+// `cpu_per_delivery` sums up each
+// mode's CPU µs per delivered event as serve, worker, PostgreSQL, NATS, total.
 // DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
 // and NATS_URL a NATS server with JetStream (default nats://127.0.0.1:4222); the
 // run creates the database herald_bench_fo_<ts> and the stream HERALD_BENCH_<ts>
@@ -34,7 +46,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { addOtherCores, backendPids, cpuMeter, dist, machine, mean, natsPids, round, rssSampler, slope } from './proc'
 import {
-  DATABASE_URL, NATS_URL, backendPid, checkpoints, createWebhookRouter, createWorkspace, deliveryOutcomes, fail, harness, intFlag,
+  DATABASE_URL, NATS_URL, backendPid, backendsByApplication, checkpoints, createWebhookRouter, createWorkspace, deliveryOutcomes, fail, harness, intFlag,
   jetstreamEnv, logTails, now, runtimeOf, stampOf, tuningEnv, until, type Child,
 } from './harness'
 import { TICK_MS, generator } from './load'
@@ -66,9 +78,13 @@ const { values: flags } = parseArgs({
     api: { type: 'string', default: '1' },
     workers: { type: 'string', default: '1' },
     routers: { type: 'string', default: '1' },
+    router: { type: 'string', default: 'plain' },
     matching: { type: 'string', default: '1' },
   },
 })
+
+const MODES = ['split', 'all', 'prototype', 'prototype-batch', 'prototype-lean']
+const isPrototype = (mode: string) => mode.startsWith('prototype')
 
 type NumFlag = 'rate' | 'duration' | 'warmup' | 'workspaces' | 'drain' | 'inflight' | 'api' | 'workers' | 'routers' | 'matching'
 const posInt = (name: NumFlag, min = 1) => intFlag(flags, name, min)
@@ -96,7 +112,7 @@ function defaultRate(): { rate: number; source: string } {
 
 function parameters() {
   const mode = flags.mode
-  if (mode !== 'split' && mode !== 'all' && mode !== 'prototype') fail(`--mode must be split, all or prototype, got ${JSON.stringify(mode)}`)
+  if (!MODES.includes(mode)) fail(`--mode must be ${MODES.join(', ')}, got ${JSON.stringify(mode)}`)
   const def = flags.rate === undefined ? defaultRate() : { rate: posInt('rate'), source: '--rate' }
   return {
     rate: def.rate,
@@ -106,11 +122,12 @@ function parameters() {
     workspaces: posInt('workspaces'),
     routers_per_workspace: posInt('routers'),
     matching_routers: Math.min(posInt('matching'), posInt('routers')),
+    router: flags.router === 'digest' ? 'digest' as const : flags.router === 'plain' ? 'plain' as const : fail(`--router must be plain or digest, got ${JSON.stringify(flags.router)}`),
     mode,
     drain_s: posInt('drain', 0),
     inflight_limit: posInt('inflight'),
     api_processes: mode === 'split' ? posInt('api') : 1,
-    worker_processes: mode === 'split' ? posInt('workers') : mode === 'prototype' ? 1 : 0,
+    worker_processes: mode === 'split' ? posInt('workers') : isPrototype(mode) ? 1 : 0,
     tick_ms: TICK_MS,
     analyze: !flags['skip-analyze'],
     bun_flags: process.env.BENCH_BUN_FLAGS ?? '',
@@ -137,7 +154,7 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
     apis.push(child)
     bases.push(base)
   }
-  const prototype = params.mode === 'prototype'
+  const prototype = isPrototype(params.mode)
   const workers = prototype ? [] : Array.from({ length: params.worker_processes }, (_, i) => h.startWorker(env, join(tmp, `worker-${i}.log`)))
   if (!prototype) await h.workerReady(workers[0] ?? apis[0]!, jsm, stream)
   // Webhook routers per workspace: --matching of them take every event to the receiver, the rest match none.
@@ -147,7 +164,8 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
     keys.push(await createWorkspace(bases[0]!, `bench-${i}`))
     const routers = Array.from({ length: params.routers_per_workspace }, (_, j) => routerPattern(j, params.matching_routers))
     for (let j = 0; j < routers.length; j += 16) {
-      await Promise.all(routers.slice(j, j + 16).map((pattern, k) => createWebhookRouter(bases[0]!, `bench-${i}`, `r${j + k}`, hook, pattern)))
+      const digest = (k: number) => (params.router === 'digest' && j + k < params.matching_routers ? { digest: { window: '10s', max: 1000 } } : {})
+      await Promise.all(routers.slice(j, j + 16).map((pattern, k) => createWebhookRouter(bases[0]!, `bench-${i}`, `r${j + k}`, hook, pattern, digest(k))))
     }
   }
   if (prototype) {
@@ -156,7 +174,7 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date) {
     await jsm.streams.delete(stream).catch(() => {})
     const keysFile = join(tmp, 'keys.txt')
     writeFileSync(keysFile, keys.join('\n') + '\n')
-    const protoEnv = { ...env, KEYS_FILE: keysFile, RECEIVER_URL: hook, PORT: '0' }
+    const protoEnv = { ...env, KEYS_FILE: keysFile, RECEIVER_URL: hook, PORT: '0', PROTOTYPE_BATCH: params.mode === 'prototype-batch' ? '1' : params.mode === 'prototype-lean' ? 'lean' : '0' }
     const server = await h.spawnTalker('the prototype server', ['bench/prototype_server.ts'], join(tmp, 'prototype-server.log'), (line) => {
       const port = (JSON.parse(line) as { port?: number }).port
       if (port) bases.splice(0, bases.length, `http://127.0.0.1:${port}`)
@@ -221,6 +239,23 @@ function backlogVerdict(samples: Sample[], rate: number) {
   }
 }
 
+/**
+ * CPU µs per delivered event by part, whichever mode ran: serve (herald serve,
+ * herald start or the prototype server), worker (null when it runs inside
+ * herald start), PostgreSQL (the run's backends), NATS (every nats-server of
+ * the machine), and their total.
+ */
+function cpuPerDelivery(cpu: Record<string, number>) {
+  const of = (...keys: string[]) => keys.map((k) => cpu[`${k}_us_per_delivery`]).find((v) => v !== undefined) ?? null
+  const parts = {
+    serve: of('herald_serve', 'herald_start', 'prototype_server'),
+    worker: of('herald_worker', 'prototype_worker'),
+    postgres: of('postgres_backends'),
+    nats: of('nats_server'),
+  }
+  return { ...parts, total: round(Object.values(parts).reduce<number>((a, v) => a + (v ?? 0), 0), 1) }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
@@ -266,7 +301,7 @@ async function main() {
   const groups: Parameters<typeof cpuMeter>[0] = {
     ...Object.fromEntries(Object.entries(herald).map(([k, cs]) => [k, () => cs.map((c) => c.proc.pid)])),
     postgres_backends: () => backendPids(db.name).filter((p) => p !== samplerPid),
-    nats_server: natsPids,
+    nats_server: () => natsPids(NATS_URL),
     receiver: () => [receiver.proc.pid],
     generator: () => [process.pid],
   }
@@ -282,12 +317,21 @@ async function main() {
     await db.sql`ANALYZE`
     analyzeMs = round(now() - t, 1)
   }
+  // PostgreSQL's CPU by the application_name of its connections (the
+  // prototypes name theirs: ingest, fan-out), looked up at both ends: a pool
+  // may open a connection in the window, whose CPU then counts from its birth.
+  const apps = await backendsByApplication(db.sql, db.name, samplerPid)
   await Bun.sleep(Math.max(0, gen.measureStart - now()))
-  const meter = cpuMeter(groups)
+  const meter = cpuMeter(groups, { born: true })
+  const pgMeter = cpuMeter(Object.fromEntries(['prototype_server', 'prototype_worker', 'herald'].map((app) => [app, () => apps.get(app) ?? []])), { born: true })
   await Bun.sleep(Math.max(0, gen.measureEnd - now()))
+  const appsAtEnd = await backendsByApplication(db.sql, db.name, samplerPid)
+  for (const [app, pids] of appsAtEnd) apps.set(app, [...new Set([...(apps.get(app) ?? []), ...pids])])
   const measuredWall = (now() - gen.measureStart) / 1000
   const deliveredMeasured = r.times.filter((t) => t >= gen.measureStart && t < gen.measureEnd).length
   const cpu = meter.stop(deliveredMeasured, measuredWall, 'delivery')
+  const pgSplit = pgMeter.stop(deliveredMeasured, measuredWall, 'delivery')
+  const postgresByApp = Object.fromEntries([...apps.keys()].map((app) => [app, pgSplit[`${app}_us_per_delivery`]!]))
   const acceptedAtStop = gen.stats.acceptedMeasured
   // The API's work is per accepted event rather than per delivery.
   for (const k of Object.keys(herald).filter((k) => k !== 'herald_worker')) {
@@ -314,9 +358,12 @@ async function main() {
   for (const a of apis) await a.stop()
   await receiver.stop()
   const logLines = logTails(herald)
+  // A first attempt that succeeded may live on its delivery row (first_started_at, sql/0025) rather than in an attempt row.
+  const onRow = (await db.sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'deliveries' AND column_name IN ('first_started_at', 'first_duration_ms')`).length === 2
   const dbRows = await db.sql<{ event_id: string; created: number; started: number | null; duration_ms: number | null }[]>`
     SELECT d.event_id::text, extract(epoch FROM d.created_at)::float8 * 1000 AS created,
-      extract(epoch FROM a.started_at)::float8 * 1000 AS started, a.duration_ms
+      extract(epoch FROM ${onRow ? db.sql`coalesce(d.first_started_at, a.started_at)` : db.sql`a.started_at`})::float8 * 1000 AS started,
+      ${onRow ? db.sql`coalesce(d.first_duration_ms, a.duration_ms)` : db.sql`a.duration_ms`} AS duration_ms
     FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1`
   const { byStatus, attemptErrors } = await deliveryOutcomes(db.sql)
 
@@ -391,6 +438,7 @@ async function main() {
       backlog,
       backlog_series: samples,
       cpu,
+      cpu_per_delivery: { ...cpuPerDelivery(cpu), postgres_by_application: postgresByApp },
       peak_rss_mb: mem,
       postgres_checkpoints_during_load: cpDuring,
       analyze_ms: analyzeMs,

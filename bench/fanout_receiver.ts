@@ -29,7 +29,13 @@ function receiver() {
       const webhookId = req.headers.get('webhook-id') ?? '-'
       let eventId = '-'
       try {
-        eventId = ((await req.json()) as { data?: { eventId?: string } }).data?.eventId ?? '-'
+        const body = (await req.json()) as { type?: string; data?: { eventId?: string; events?: { eventId: string }[] } }
+        // A digest (--router digest): one receipt per event it carries.
+        if (body.type === 'events.digest') {
+          body.data!.events!.forEach((e, i) => out.push(`R ${t.toFixed(3)} ${e.eventId} ${webhookId}/${i}\n`))
+          return new Response('ok')
+        }
+        eventId = body.data?.eventId ?? '-'
       } catch {}
       out.push(`R ${t.toFixed(3)} ${eventId} ${webhookId}\n`)
       return new Response('ok')

@@ -15,6 +15,9 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import { round } from './proc'
 
 export const ROOT = resolve(import.meta.dir, '..')
+// BENCH_HERALD_DIR: another checkout whose Herald (src/cli/main.ts) the benchmark runs, with this
+// checkout's benchmark: old and new code measured by one script, alternately, in one session.
+const HERALD_DIR = process.env.BENCH_HERALD_DIR ? resolve(process.env.BENCH_HERALD_DIR) : ROOT
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222'
 /** The operator token every Herald of a run gets. */
@@ -124,6 +127,15 @@ export async function runtimeOf(sql: postgres.Sql, nc: NatsConnection) {
 /** The pid of the backend serving `sql`'s connection: the benchmark's own, left out of PostgreSQL's CPU. */
 export const backendPid = async (sql: postgres.Sql) => Number((await sql`SELECT pg_backend_pid() AS pid`)[0]!.pid)
 
+/** The run's PostgreSQL backends by the application_name of their connection (the sampler's left out). */
+export async function backendsByApplication(sql: postgres.Sql, database: string, samplerPid: number) {
+  const rows = await sql<{ pid: number; app: string }[]>`
+    SELECT pid, application_name AS app FROM pg_stat_activity WHERE datname = ${database} AND application_name <> '' AND pid <> ${samplerPid}`
+  const by = new Map<string, number[]>()
+  for (const r of rows) by.set(r.app, [...(by.get(r.app) ?? []), r.pid])
+  return by
+}
+
 // A checkpoint (another client's CREATE or DROP DATABASE forces one) stalls
 // commits and adds full-page writes: a run that saw one has a noisy tail.
 export const checkpoints = async (sql: postgres.Sql) => Number((await sql`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`)[0]!.n)
@@ -207,7 +219,7 @@ export function harness(name: string) {
   /** Starts `bun <args>` with its stdout and stderr in a log file; stopped on cleanup at the latest. */
   function spawnBun(args: string[], env: Record<string, string | undefined>, logPath: string): Child {
     const fd = openSync(logPath, 'w')
-    const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, env, stdout: fd, stderr: fd })
+    const proc = Bun.spawn([process.execPath, ...args], { cwd: args.includes('src/cli/main.ts') ? HERALD_DIR : ROOT, env, stdout: fd, stderr: fd })
     const stop = stopper(proc)
     cleanups.push(stop)
     return { proc, logPath, stop }
@@ -315,5 +327,5 @@ export async function createWorkspace(base: string, name: string): Promise<strin
 }
 
 /** A router taking every event of `workspace` to the webhook `url`. */
-export const createWebhookRouter = (base: string, workspace: string, name: string, url: string, pattern = '*') =>
-  adminPost(base, `/admin/workspaces/${workspace}/routers`, { name, pattern, destination: { type: 'webhook', url } })
+export const createWebhookRouter = (base: string, workspace: string, name: string, url: string, pattern = '*', extra: object = {}) =>
+  adminPost(base, `/admin/workspaces/${workspace}/routers`, { name, pattern, destination: { type: 'webhook', url }, ...extra })

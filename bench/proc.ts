@@ -56,9 +56,12 @@ function machineSeconds() {
 /**
  * CPU time of named groups of processes, and how busy the whole machine was,
  * between start and stop; per request and in cores. Groups are looked up again
- * at stop, so a process that exits in between is simply not counted.
+ * at stop, so a process that exits in between is simply not counted. With
+ * `born`, a process first listed at stop counts all its CPU time: for groups
+ * whose lookup finds every process there is (PostgreSQL's backends), one that
+ * appeared in the window was born in it (a pool opening a connection late).
  */
-export function cpuMeter(groups: Record<string, () => number[]>) {
+export function cpuMeter(groups: Record<string, () => number[]>, opts: { born?: boolean } = {}) {
   const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0)
   const start = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, new Map(f().map((p) => [p, cpuSeconds(p)]))]))
   const m0 = machineSeconds()
@@ -68,8 +71,8 @@ export function cpuMeter(groups: Record<string, () => number[]>) {
       const m1 = machineSeconds()
       const out: Record<string, number> = {}
       for (const [k, f] of Object.entries(groups)) {
-        const pids = f().filter((p) => start[k]!.has(p))
-        const used = sum(pids) - pids.reduce((a, p) => a + start[k]!.get(p)!, 0)
+        const pids = f().filter((p) => opts.born || start[k]!.has(p))
+        const used = sum(pids) - pids.reduce((a, p) => a + (start[k]!.get(p) ?? 0), 0)
         out[`${k}_us_per_${unit}`] = round((used * 1e6) / Math.max(1, requests), 1)
         out[`${k}_cores`] = round(used / wallSeconds, 2)
       }
@@ -128,16 +131,23 @@ export function rssSampler(pid: number, everyMs = 100) {
   }
 }
 
-/** Pids of every nats-server on this machine (the benchmarks run one on loopback). */
-export function natsPids(): number[] {
-  const pids: number[] = []
+/**
+ * Pids of every nats-server on this machine (the benchmarks run one on
+ * loopback); with `url`, only those whose command line names its port (-p,
+ * --port), when one does: on a machine where others' tests run their own
+ * nats-servers, the run's server alone.
+ */
+export function natsPids(url?: string): number[] {
+  const all: { pid: number; args: string[] }[] = []
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
     try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'nats-server') pids.push(Number(d))
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'nats-server') all.push({ pid: Number(d), args: readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0') })
     } catch {}
   }
-  return pids
+  const port = url ? new URL(url).port || '4222' : null
+  const named = all.filter(({ args }) => args.some((a, i) => ((a === '-p' || a === '--port') && args[i + 1] === port) || a === `-p=${port}` || a === `--port=${port}`))
+  return (port && named.length ? named : all).map((s) => s.pid)
 }
 
 // ---------------------------------------------------------------- statistics

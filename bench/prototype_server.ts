@@ -20,7 +20,17 @@
 // batch's outbox row (the ledger the worker clears), as Herald's relay does
 // after its commit.
 //
-//   PORT=0 DATABASE_URL=… KEYS_FILE=… [NATS_URL=… NATS_STREAM=…] bun bench/prototype_server.ts
+// With PROTOTYPE_BATCH=1 it is the first half of the batched fan-out's
+// prototype instead: once a batch has committed, it publishes ONE message
+// for the batch's outbox row, carrying every event with its place in the row
+// (split into chunks under a size and a count cap), so that JetStream stores,
+// acknowledges and redelivers per batch rather than per event. With
+// PROTOTYPE_BATCH=lean the message carries each event's place, workspace and
+// id only (`[index, workspace id, event id]`), and the worker reads the
+// events themselves from PostgreSQL: fewer bytes through JetStream for one
+// more read of PostgreSQL.
+//
+//   PORT=0 DATABASE_URL=… KEYS_FILE=… [NATS_URL=… NATS_STREAM=… PROTOTYPE_BATCH=1|lean] bun bench/prototype_server.ts
 import postgres from 'postgres'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -31,12 +41,23 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 const MAX_BATCH = 1000
 const LANES = Number(process.env.PROTOTYPE_LANES ?? 1)
 const types = { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } }
-const sql = postgres(process.env.DATABASE_URL!, { max: LANES, types, onnotice: () => {}, connection: { jit: 'off' } })
+const sql = postgres(process.env.DATABASE_URL!, { max: LANES, types, onnotice: () => {}, connection: { jit: 'off', application_name: 'prototype_server' } })
 
-// The fan-out's half: a stream of the run's own, one subject per workspace.
+// The fan-out's half: a stream of the run's own, one subject per workspace
+// (prototype.<stream>.<workspace id>), or prototype.<stream>.batch.
 const nats = process.env.NATS_URL ? await connect({ servers: process.env.NATS_URL }) : null
 const js = nats ? jetstream(nats) : null
 const STREAM = process.env.NATS_STREAM ?? 'PROTOTYPE'
+// One message per event, or (PROTOTYPE_BATCH=1) per outbox row: a chunk stays
+// well under nats-server's max_payload (1 MiB by default) and holds at most
+// as many events as the worker sends at once.
+const BATCHED = process.env.PROTOTYPE_BATCH === '1' || process.env.PROTOTYPE_BATCH === 'lean'
+// PROTOTYPE_BATCH=lean: a batch's message carries each event's place,
+// workspace and id only, not its view; the worker reads the views from
+// PostgreSQL (bench/prototype_worker.ts).
+const LEAN = process.env.PROTOTYPE_BATCH === 'lean'
+const CHUNK_MAX_BYTES = 256 * 1024
+const CHUNK_MAX_EVENTS = 200
 if (nats) await (await jetstreamManager(nats)).streams.add({ name: STREAM, subjects: [`prototype.${STREAM}.>`] })
 
 interface Workspace {
@@ -123,7 +144,7 @@ async function write(lane: Lane) {
           RETURNING id, event_ids
         )
         SELECT id, used, granted, quota, (SELECT id FROM ob) AS outbox, (SELECT event_ids FROM ob) AS event_ids FROM gr`
-      if (js && grants[0]?.outbox) publish(grants[0].outbox, grants[0].event_ids!, batch)
+      if (js && grants[0]?.outbox) (BATCHED ? publishBatch : publish)(grants[0].outbox, grants[0].event_ids!, batch)
       const byWs = new Map(grants.map((g) => [g.id, g]))
       const seen = new Map<number, number>()
       for (const p of batch) {
@@ -142,6 +163,10 @@ async function write(lane: Lane) {
   lane.writing--
 }
 
+/** The event as Herald's webhooks carry it (the `data` of the body), as JSON. */
+const viewOf = (p: Pending) =>
+  JSON.stringify({ eventId: p.id, workspace: p.ws.name, channel: p.channel, event: p.body.event ?? null, title: p.body.title ?? null, message: p.body.message, link: p.body.link ?? null, tags: p.body.tags ?? [], data: p.body.data ?? null, createdAt: p.at })
+
 /** After the commit: each stored event to JetStream, with its place in the outbox row; not awaited by the answers. */
 function publish(outbox: number, eventIds: string[], batch: Pending[]) {
   const byId = new Map(batch.map((p) => [p.id, p]))
@@ -150,9 +175,38 @@ function publish(outbox: number, eventIds: string[], batch: Pending[]) {
     const h = natsHeaders()
     h.set('Nats-Msg-Id', id)
     h.set('Outbox', `${outbox}.${index}.${eventIds.length}`)
-    const view = { eventId: id, workspace: p.ws.name, channel: p.channel, event: p.body.event ?? null, title: p.body.title ?? null, message: p.body.message, link: p.body.link ?? null, tags: p.body.tags ?? [], data: p.body.data ?? null, createdAt: p.at }
-    js!.publish(`prototype.${STREAM}.${p.ws.id}`, JSON.stringify(view), { headers: h }).catch((err) => console.error('publish', err))
+    js!.publish(`prototype.${STREAM}.${p.ws.id}`, viewOf(p), { headers: h }).catch((err) => console.error('publish', err))
   })
+}
+
+/**
+ * After the commit: the outbox row's events to JetStream as few messages, each
+ * `{"o": outbox id, "n": row size, "e": [{"i": index in the row, "w": workspace id, "v": view}…]}`.
+ * The split depends only on the row, so `<outbox>.<chunk>` is the same message id
+ * however often the row is published: JetStream drops the repeats.
+ */
+function publishBatch(outbox: number, eventIds: string[], batch: Pending[]) {
+  const byId = new Map(batch.map((p) => [p.id, p]))
+  const head = `{"o":${outbox},"n":${eventIds.length},"e":[`
+  let chunk: string[] = []
+  let bytes = head.length + 2
+  let n = 0
+  const flush = () => {
+    const h = natsHeaders()
+    h.set('Nats-Msg-Id', `${outbox}.${n++}`)
+    js!.publish(`prototype.${STREAM}.batch`, `${head}${chunk.join(',')}]}`, { headers: h }).catch((err) => console.error('publish', err))
+    chunk = []
+    bytes = head.length + 2
+  }
+  eventIds.forEach((id, index) => {
+    const p = byId.get(id)!
+    const e = LEAN ? `[${index},${p.ws.id},"${id}"]` : `{"i":${index},"w":${p.ws.id},"v":${viewOf(p)}}`
+    const size = Buffer.byteLength(e) + 1
+    if (chunk.length && (chunk.length >= CHUNK_MAX_EVENTS || bytes + size > CHUNK_MAX_BYTES)) flush()
+    chunk.push(e)
+    bytes += size
+  })
+  flush()
 }
 
 const server = Bun.serve({

@@ -8,12 +8,18 @@
 //           delivery rows written (none pending); pushes/s = N ÷ that time.
 //   stream: events at a steady rate (1/s = 10,000 pushes/s); pushes/s
 //           achieved, backlog, per-event completion, RSS, CPU per push.
-// With Web Push, the encryption is also measured alone (bench/push_webpush.ts).
+// With Web Push, the encryption is also measured alone (bench/push_webpush.ts),
+// and the floor sender (bench/push_floor.ts) runs before and after Herald,
+// posting as Herald does (over HTTP/2 with WORKER_CONCURRENCY in flight, or
+// over HTTP/1.1 with WEB_PUSH_CONNECTIONS_PER_ORIGIN): Herald's CPU per push
+// is held against it. The Web Push stand-in speaks HTTP/2 as FCM, Mozilla
+// and Apple do (--webpush-http1: HTTP/1.1 only), and with --delay-ms answers
+// each push that much later, as a push service far away does.
 // Prints one JSON object and saves it under bench/results/push-<timestamp>.json.
 //
 //   npx bun bench/push.ts [--devices 10000] [--providers apns,fcm] [--scenario burst|stream|both] [--bursts 3]
 //                         [--events-per-second target÷10,000] [--duration 20] [--warmup 3] [--drain 20]
-//                         [--burst-timeout 120] [--preferences]
+//                         [--burst-timeout 120] [--preferences] [--webpush-http1] [--delay-ms 0]
 //
 // DATABASE_URL names a PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
 // and NATS_URL a NATS server with JetStream (default nats://127.0.0.1:4222); the
@@ -43,9 +49,18 @@ const { cleanups, progress } = h
 // browser (a P-256 key pair and an ECDH per push, RFC 8291), so it is also
 // held against the smallest sender there can be (bench/push_floor.ts), run
 // in the same run before Herald starts: at least 0.9 × its rate.
-const TARGETS = { pushes_per_s: 10_000, webpush_pushes_per_s: 10_000, webpush_vs_floor: 0.9, worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2 }
+// Per push, Herald's worker may spend 1.25 × the floor sender's CPU (the pool,
+// the SSRF check, the delivery rows), and the push service no more than 1.15 ×
+// what the floor costs it: the same connections, reused the same way.
+const TARGETS = {
+  pushes_per_s: 10_000, webpush_pushes_per_s: 10_000, webpush_vs_floor: 0.9, webpush_worker_cpu_vs_floor: 1.25, webpush_stand_in_cpu_vs_floor: 1.15,
+  worker_peak_rss_mb: 1024, rss_growth_ratio: 1.2,
+}
+// Herald's defaults of the keys that set how many Web Pushes it has in flight to one push service.
+const DEFAULT_WORKER_CONCURRENCY = 256
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 32
 const TUNING_KEYS = ['WORKER_CONCURRENCY', 'WORKER_THREADS', 'DATABASE_POOL_MAX', 'JETSTREAM_MAX_ACK_PENDING', 'JETSTREAM_ACK_WAIT_MS',
-  'BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'OUTBOX_RELAY_INTERVAL_MS', 'DELIVERY_TIMEOUT_MS']
+  'BATCH_MAX_EVENTS', 'BATCH_WINDOW_MS', 'BATCH_CONCURRENCY', 'OUTBOX_RELAY_INTERVAL_MS', 'DELIVERY_TIMEOUT_MS', 'WEB_PUSH_CONNECTIONS_PER_ORIGIN']
 const CHANNEL = 'alerts'
 // A channel every member but the first muted: its event pushes that member's
 // devices only, to open the APNs session, fetch the FCM token and sign the
@@ -67,10 +82,12 @@ const { values: flags } = parseArgs({
     // hours that do not hold now and a level for the channel, so each push
     // goes through the preference check (sql/0020) and is still sent.
     preferences: { type: 'boolean', default: false },
+    'webpush-http1': { type: 'boolean', default: false }, // the Web Push stand-in speaks HTTP/1.1 only
+    'delay-ms': { type: 'string', default: '0' }, // the Web Push stand-in (and the floor's) answers each push this much later
   },
 })
 
-type NumFlag = 'devices' | 'bursts' | 'duration' | 'warmup' | 'drain' | 'burst-timeout'
+type NumFlag = 'devices' | 'bursts' | 'duration' | 'warmup' | 'drain' | 'burst-timeout' | 'delay-ms'
 const int = (name: NumFlag, min: number) => intFlag(flags, name, min)
 
 // ---------------------------------------------------------------- setup
@@ -101,6 +118,8 @@ function parameters() {
     drain_s: int('drain', 0),
     burst_timeout_s: int('burst-timeout', 1),
     preferences: flags.preferences === true,
+    webpush_protocol: flags['webpush-http1'] ? 'http1.1' : 'http2',
+    webpush_delay_ms: int('delay-ms', 0),
     channel: CHANNEL,
     devices_per_user: DEVICES_PER_USER,
     apns_max_concurrent_streams: APNS_MAX_STREAMS,
@@ -121,7 +140,7 @@ async function setUp(params: ReturnType<typeof parameters>, started: Date, vapid
   const { nc, jsm } = await h.connectNats(NATS_URL, stream)
   const rt = await runtimeOf(db.sql, nc)
   const webpushDevices = devicesPerProvider(params.devices, params.providers).webpush
-  const si = await startStandIns(h, credsDir, join(tmp, 'stand_ins.log'), webpushDevices, vapid.pair.publicKey)
+  const si = await startStandIns(h, credsDir, join(tmp, 'stand_ins.log'), webpushDevices, vapid.pair.publicKey, { http1: params.webpush_protocol === 'http1.1', delayMs: params.webpush_delay_ms })
   if (webpushDevices) progress(`${webpushDevices} browser subscriptions made by the Web Push stand-in in ${round(si.subscribeMs / 1000, 1)} s`)
 
   // Herald: serve + worker, sharing the database, the stream, the secret key and the push credentials.
@@ -365,6 +384,21 @@ async function stream(run: Run) {
 
 // ---------------------------------------------------------------- main
 
+/**
+ * How the floor sender posts, as Herald does to this run's stand-in: over
+ * HTTP/2 with Herald's sends in flight (WORKER_CONCURRENCY), over HTTP/1.1
+ * with as many as Herald keeps connections (WEB_PUSH_CONNECTIONS_PER_ORIGIN).
+ * null without Web Push.
+ */
+function webPushFloorOptions(params: ReturnType<typeof parameters>) {
+  if (!params.providers.includes('webpush')) return null
+  const env = (key: string, fallback: number) => Number(process.env[key] ?? fallback)
+  const http2 = params.webpush_protocol === 'http2'
+  const concurrency = http2 ? env('WORKER_CONCURRENCY', DEFAULT_WORKER_CONCURRENCY) : env('WEB_PUSH_CONNECTIONS_PER_ORIGIN', DEFAULT_CONNECTIONS_PER_ORIGIN)
+  // Far away, fewer pushes: at 40 ms and 32 connections the floor makes 800/s.
+  return { http2, concurrency, delayMs: params.webpush_delay_ms, pushes: params.webpush_delay_ms > 0 ? 5000 : 20_000 }
+}
+
 async function main() {
   const params = parameters()
   const started = new Date()
@@ -372,8 +406,9 @@ async function main() {
   const vapid = vapidPair()
   const encryption = params.providers.includes('webpush') ? await measureEncryption(vapid.pair, CHANNEL) : null
   if (encryption) progress(`Web Push encryption alone: ${encryption.us_per_push} µs CPU per push (${JSON.stringify(encryption.candidates_us)})`)
-  const floor = params.providers.includes('webpush') ? await webPushFloor() : null
-  if (floor) progress(`Web Push floor (encrypt and post, nothing else): ${floor.pushes_per_s} pushes/s`)
+  const floorOptions = webPushFloorOptions(params)
+  const floor = floorOptions ? await webPushFloor(floorOptions) : null
+  if (floor) progress(`Web Push floor (encrypt and post, nothing else, ${floorOptions!.concurrency} in flight): ${floor.pushes_per_s} pushes/s, CPU µs/push ${JSON.stringify(floor.cpu_us_per_push)}`)
   const run = await setUp(params, started, vapid)
   const { N, si, db, pop, warnings, ingestErrors } = run
 
@@ -389,6 +424,8 @@ async function main() {
   const stopS = await stopInTurn({ herald_worker: run.worker.stop, herald_serve: run.api.stop, stand_ins: si.stop })
   const final: Final | null = si.state.final
   progress(`stopped (${Object.entries(stopS).map(([k, v]) => `${k} ${v} s`).join(', ')})`)
+  const floorAfter = floorOptions ? await webPushFloor(floorOptions) : null
+  if (floorAfter) progress(`Web Push floor again: ${floorAfter.pushes_per_s} pushes/s, CPU µs/push ${JSON.stringify(floorAfter.cpu_us_per_push)}`)
   const logs = logTails({ herald_serve: [run.api], herald_worker: [run.worker] })
   const { byStatus, attemptErrors } = await deliveryOutcomes(db.sql)
   const dups = await duplicateRows(db.sql)
@@ -419,7 +456,8 @@ async function main() {
   const target = params.target_pushes_per_s
   const webpush = pop.webpush ? webPushReport({
     devices: pop.webpush, only: pop.webpush === N, target: TARGETS.webpush_pushes_per_s, bursts: burstRuns,
-    stream: streamResult, streamKeepsUp: streamed?.webpushKeepsUp ?? (() => false), encryption, floor, vsFloor: TARGETS.webpush_vs_floor,
+    stream: streamResult, streamKeepsUp: streamed?.webpushKeepsUp ?? (() => false), encryption, floor, floorAfter, vsFloor: TARGETS.webpush_vs_floor,
+    cpuVsFloor: { worker: TARGETS.webpush_worker_cpu_vs_floor, standIn: TARGETS.webpush_stand_in_cpu_vs_floor },
   }) : null
   const workerPeak = mem.herald_worker!.peak_mb
   const rssBounded = workerPeak < TARGETS.worker_peak_rss_mb && streamed?.pass.rss !== false
@@ -448,6 +486,8 @@ async function main() {
       ...(pop.webpush ? {
         webpush_pushes_per_s: `≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s, encryption included: burst (best of --bursts: Web Push devices ÷ POST → last Web Push received); stream: offers ≥ ${TARGETS.webpush_pushes_per_s} Web Push pushes/s and receives ≥ 98 % of them in the measured window, backlog growth as above`,
         webpush_vs_floor: `the best burst ≥ ${TARGETS.webpush_vs_floor} × the floor sender's pushes/s (bench/push_floor.ts, run before Herald in this run)`,
+        webpush_worker_cpu_vs_floor: `(--providers webpush only) herald_worker's CPU per push ≤ ${TARGETS.webpush_worker_cpu_vs_floor} × the floor sender's, median over the bursts and the stream (results.webpush.cpu_vs_floor)`,
+        webpush_stand_in_cpu_vs_floor: `(--providers webpush only) the stand-ins' CPU per push under Herald ≤ ${TARGETS.webpush_stand_in_cpu_vs_floor} × the stand-in's under the floor, median over the bursts and the stream`,
       } : {}),
       rss_bounded: `herald worker peak RSS < ${TARGETS.worker_peak_rss_mb} MB, and over the stream's measured window the worker's last-quarter mean RSS ≤ ${TARGETS.rss_growth_ratio} × its first-quarter mean`,
       no_missing: 'every push of every accepted event reached the stand-ins (bursts within --burst-timeout, the stream within --drain)',
@@ -456,7 +496,10 @@ async function main() {
       pass: {
         pushes_per_s_burst: burst ? burst.best_pushes_per_s >= target : null,
         pushes_per_s_stream: streamed ? streamed.pass.pushes : null,
-        ...(webpush ? { webpush_pushes_per_s_burst: webpush.pass.burst, webpush_pushes_per_s_stream: webpush.pass.stream, webpush_vs_floor: webpush.pass.vs_floor } : {}),
+        ...(webpush ? {
+          webpush_pushes_per_s_burst: webpush.pass.burst, webpush_pushes_per_s_stream: webpush.pass.stream, webpush_vs_floor: webpush.pass.vs_floor,
+          webpush_worker_cpu_vs_floor: webpush.pass.worker_cpu_vs_floor, webpush_stand_in_cpu_vs_floor: webpush.pass.stand_in_cpu_vs_floor,
+        } : {}),
         rss_bounded: rssBounded,
         no_missing: missing === 0,
         no_problems: problems === 0,

@@ -112,10 +112,10 @@ export const eventRows = (sql: postgres.Sql, ids: string[]) => sql<EventRows[]>`
   SELECT d.event_id::text, count(*)::int AS rows,
     count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
     count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
-    extract(epoch FROM min(a.started_at))::float8 * 1000 AS first_started,
-    extract(epoch FROM max(a.started_at + a.duration_ms * interval '1 ms'))::float8 * 1000 AS last_answered,
+    extract(epoch FROM min(coalesce(d.first_started_at, a.started_at)))::float8 * 1000 AS first_started,
+    extract(epoch FROM max(coalesce(d.first_started_at + d.first_duration_ms * interval '1 ms', a.started_at + a.duration_ms * interval '1 ms')))::float8 * 1000 AS last_answered,
     extract(epoch FROM max(d.updated_at))::float8 * 1000 AS last_written
-  FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+  FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1 AND d.first_started_at IS NULL
   WHERE d.event_id = ANY(${ids}::uuid[])
   GROUP BY d.event_id`
 

@@ -4,7 +4,7 @@
 // certificate is theirs: test/stand_ins.ts makes its TLS certificate and keys
 // when it is imported, and test/web_push_service.ts serves with that certificate.
 // Run directly (`bun bench/push_stand_ins.ts --dir D --vapid-public-key K
-// [--webpush-devices N]`), this file is the child; bench/push.ts imports
+// [--webpush-devices N] [--webpush-http1] [--webpush-delay-ms MS]`), this file is the child; bench/push.ts imports
 // `startStandIns`, which spawns it and follows its counts.
 import { parseArgs } from 'node:util'
 import { dirname, join } from 'node:path'
@@ -41,6 +41,7 @@ export interface Final extends Counts {
   fcm_token_calls: number
   webpush_verifications: number // VAPID signatures checked: one per distinct token
   webpush_decrypted: number // pushes the stand-in opened as a browser does (verify: 'sample')
+  webpush_connections: number // TLS connections the Web Push stand-in accepted
   devices_seen: number
   per_device_counts: Record<string, number> // pushes to one device → how many devices got that many
 }
@@ -62,6 +63,8 @@ interface Options {
   dir: string
   webpushDevices: number // browser subscriptions to make
   vapidPublicKey: string // the applicationServerKey they were made with: every VAPID token's k must be it
+  webpushHttp1: boolean // the Web Push stand-in speaks HTTP/1.1 only (else HTTP/2 only, as FCM, Mozilla and Apple do)
+  webpushDelayMs: number // the Web Push stand-in answers each push this much later (a far push service)
 }
 
 // ---------------------------------------------------------------- the child
@@ -97,7 +100,8 @@ async function standIns(o: Options) {
   apns.kid = APNS_KEY_ID
   const google = s.startGoogle(undefined, { keep: false })
   // Every VAPID token is verified (once per token), one push in 50 decrypted.
-  const web = startPushService({ keep: false, verify: 'sample', vapidPublicKey: o.vapidPublicKey })
+  const web = startPushService({ keep: false, verify: 'sample', vapidPublicKey: o.vapidPublicKey, http2: !o.webpushHttp1, delayMs: o.webpushDelayMs })
+  await web.ready
   const { p8, account } = s.writeCredentials(o.dir, `${google.url}/token`)
   const subs = await subscribe(web, o)
   // The stand-ins keep no bodies (keep: false); their reply hooks see each
@@ -140,7 +144,7 @@ async function standIns(o: Options) {
     for (const n of perDevice.values()) hist[n] = (hist[n] ?? 0) + 1
     const final: Final = {
       ...counts(), problem_samples: problems().slice(0, 10), apns_sessions: apns.sessions, apns_max_active_streams: apns.maxActive,
-      fcm_token_calls: google.tokenCalls, webpush_verifications: web.verifications, webpush_decrypted: decrypted,
+      fcm_token_calls: google.tokenCalls, webpush_verifications: web.verifications, webpush_decrypted: decrypted, webpush_connections: web.connections,
       devices_seen: perDevice.size, per_device_counts: hist,
     }
     write(`F ${JSON.stringify(final)}`)
@@ -156,9 +160,17 @@ async function standIns(o: Options) {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { dir: { type: 'string' }, 'webpush-devices': { type: 'string', default: '0' }, 'vapid-public-key': { type: 'string' } } })
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string' }, 'webpush-devices': { type: 'string', default: '0' }, 'vapid-public-key': { type: 'string' },
+      'webpush-http1': { type: 'boolean', default: false }, 'webpush-delay-ms': { type: 'string', default: '0' },
+    },
+  })
   if (!values.dir || !values['vapid-public-key']) throw new Error('bench/push_stand_ins.ts needs --dir and --vapid-public-key')
-  await standIns({ dir: values.dir, webpushDevices: Number(values['webpush-devices']), vapidPublicKey: values['vapid-public-key'] })
+  await standIns({
+    dir: values.dir, webpushDevices: Number(values['webpush-devices']), vapidPublicKey: values['vapid-public-key'],
+    webpushHttp1: values['webpush-http1'] === true, webpushDelayMs: Number(values['webpush-delay-ms']),
+  })
 }
 
 // ---------------------------------------------------------------- the parent's side
@@ -167,10 +179,11 @@ if (import.meta.main) {
  * Starts the stand-ins child, which writes the credentials and `webpushDevices`
  * browser subscriptions (for `vapidPublicKey`) into `dir`, and follows its counts.
  */
-export async function startStandIns(h: Harness, dir: string, logPath: string, webpushDevices: number, vapidPublicKey: string) {
+export async function startStandIns(h: Harness, dir: string, logPath: string, webpushDevices: number, vapidPublicKey: string, webpush: { http1: boolean; delayMs: number }) {
   const zero: Counts = { t: now(), apns: 0, fcm: 0, webpush: 0, lastAt: 0, webpushLastAt: 0, problems: 0 }
   const state = { latest: zero, history: [zero] as Counts[], final: null as Final | null, info: null as StandInInfo | null }
-  const args = [join(import.meta.dir, 'push_stand_ins.ts'), '--dir', dir, '--webpush-devices', String(webpushDevices), '--vapid-public-key', vapidPublicKey]
+  const args = [join(import.meta.dir, 'push_stand_ins.ts'), '--dir', dir, '--webpush-devices', String(webpushDevices), '--vapid-public-key', vapidPublicKey,
+    ...(webpush.http1 ? ['--webpush-http1'] : []), '--webpush-delay-ms', String(webpush.delayMs)]
   const child = await h.spawnTalker('the stand-ins', args, logPath, (line) => {
     if (line.startsWith('S ')) {
       state.latest = JSON.parse(line.slice(2)) as Counts
@@ -229,7 +242,7 @@ export function standInsReport(final: Final | null, events: number, devices: num
   const report = final ? {
     apns_pushes: final.apns, fcm_pushes: final.fcm, webpush_pushes: final.webpush, problems: final.problems, problem_samples: final.problem_samples,
     apns_sessions: final.apns_sessions, apns_max_active_streams: final.apns_max_active_streams, fcm_token_calls: final.fcm_token_calls,
-    webpush_verifications: final.webpush_verifications, webpush_decrypted: final.webpush_decrypted,
+    webpush_verifications: final.webpush_verifications, webpush_decrypted: final.webpush_decrypted, webpush_connections: final.webpush_connections,
     devices_seen: final.devices_seen, per_device_counts: final.per_device_counts, per_device_expected: expected, per_device_ok: perDeviceOk,
   } : null
   return { report, expected, perDeviceOk }

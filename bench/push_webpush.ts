@@ -12,7 +12,7 @@ import { webPushPayload } from '../src/delivery/push/webpush'
 import { generateVapidPair, vapidAuthorization } from '../src/delivery/push/vapid'
 import { encryptPush } from '../src/delivery/push/ece'
 import { now } from './harness'
-import { round } from './proc'
+import { mean, median, round } from './proc'
 
 // A contact the config accepts: without one Herald warns at start, and the
 // report counts warn-level log lines.
@@ -149,12 +149,49 @@ export type Encryption = Awaited<ReturnType<typeof measureEncryption>>
 /** `*_us_per_push` of the report's groups, from one cpu record. */
 const perPush = (cpu: Record<string, number>) => Object.fromEntries(CPU_GROUPS.map((g) => [g, cpu[`${g}_us_per_push`]!]))
 
+type CpuPerPush = ReturnType<typeof perPush>
+
+/**
+ * CPU per push against the floor's, in each measured window (each burst, the
+ * stream): Herald's worker ÷ the floor's sender, and the stand-ins under
+ * Herald ÷ the stand-in under the floor (the mean of the floor's runs before
+ * and after Herald). Passes when the median window is within the target.
+ */
+function cpuAgainstFloor(cpu: { bursts: CpuPerPush[]; stream: CpuPerPush | null }, floors: Floor[], targets: { worker: number; standIn: number }) {
+  const windows = [...cpu.bursts, ...(cpu.stream ? [cpu.stream] : [])]
+  if (!floors.length || !windows.length) return null
+  const sender = mean(floors.map((f) => f.cpu_us_per_push.sender))
+  const standIn = mean(floors.map((f) => f.cpu_us_per_push.stand_in))
+  const ratios = (f: (c: CpuPerPush) => number, of: number) => ({ bursts: cpu.bursts.map((c) => round(f(c) / of, 2)), stream: cpu.stream ? round(f(cpu.stream) / of, 2) : null })
+  const worker = ratios((c) => c.herald_worker!, sender)
+  const stand = ratios((c) => c.stand_ins!, standIn)
+  const mid = (r: { bursts: number[]; stream: number | null }) => median([...r.bursts, ...(r.stream === null ? [] : [r.stream])])
+  return {
+    rule: `CPU µs per push in each burst and the stream: herald_worker ÷ the floor sender's, stand_ins ÷ the floor's stand-in's (floor: mean of its runs before and after Herald); passes when the median window is ≤ ${targets.worker} and ≤ ${targets.standIn}`,
+    floor_us: { sender: round(sender, 1), stand_in: round(standIn, 1) },
+    worker_over_floor_sender: worker,
+    stand_in_over_floor_stand_in: stand,
+    median: { worker: mid(worker), stand_in: mid(stand) },
+    targets: { worker: targets.worker, stand_in: targets.standIn },
+    pass: { worker: mid(worker) <= targets.worker, stand_in: mid(stand) <= targets.standIn },
+  }
+}
+
+/** How the floor sender posts: as Herald does to the stand-in of the run (bench/push_floor.ts's flags). */
+export interface FloorOptions {
+  http2: boolean // the stand-in speaks HTTP/2 (else HTTP/1.1 only)
+  concurrency: number // sends in flight: Herald's in flight to one push service (WORKER_CONCURRENCY over HTTP/2, WEB_PUSH_CONNECTIONS_PER_ORIGIN over HTTP/1.1)
+  delayMs: number // the stand-in answers each push this much later
+  pushes: number
+}
+
 /** The floor sender (bench/push_floor.ts) in a process of its own, against its own stand-in: its report's results. */
-export async function webPushFloor(pushes = 30_000) {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'push_floor.ts'), '--pushes', String(pushes)], { stdout: 'pipe', stderr: 'inherit' })
+export async function webPushFloor(o: FloorOptions) {
+  const args = ['--pushes', String(o.pushes), '--concurrency', String(o.concurrency), '--delay-ms', String(o.delayMs), ...(o.http2 ? ['--http2'] : [])]
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'push_floor.ts'), ...args], { stdout: 'pipe', stderr: 'inherit' })
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
   if (code !== 0) throw new Error(`bench/push_floor.ts failed (exit ${code})`)
-  return (JSON.parse(out) as { results: { pushes_per_s: number; cpu_us_per_push: { sender: number; stand_in: number } } }).results
+  return (JSON.parse(out) as { results: { pushes_per_s: number; stand_in_connections: number; cpu_us_per_push: { sender: number; stand_in: number } } }).results
 }
 export type Floor = Awaited<ReturnType<typeof webPushFloor>>
 
@@ -167,7 +204,9 @@ interface WebPushInputs {
   streamKeepsUp: (rate: number, offered: number) => boolean
   encryption: Encryption | null
   floor: Floor | null
+  floorAfter: Floor | null // the floor again, once Herald has stopped: the two bracket Herald's run
   vsFloor: number
+  cpuVsFloor: { worker: number; standIn: number } // targets: Herald's worker CPU per push ÷ the floor sender's, the stand-in's under Herald ÷ under the floor
 }
 
 /**
@@ -183,6 +222,7 @@ export function webPushReport(o: WebPushInputs) {
   const cpu = o.only ? { bursts: o.bursts.map((r) => perPush(r.cpu as Record<string, number>)), stream: s ? perPush(s.cpu) : null } : null
   const enc = o.encryption?.us_per_push
   const share = (worker: number | undefined) => (enc && worker ? round(enc / worker, 2) : null)
+  const vsFloorCpu = cpu ? cpuAgainstFloor(cpu, [o.floor, o.floorAfter].filter((f): f is Floor => !!f), o.cpuVsFloor) : null
   return {
     devices: o.devices,
     target_pushes_per_s: o.target,
@@ -191,10 +231,14 @@ export function webPushReport(o: WebPushInputs) {
     stream_pushes_per_s: s?.webpush_pushes_per_s ?? null,
     stream_offered_pushes_per_s: s?.webpush_offered_pushes_per_s ?? null,
     floor: o.floor,
+    floor_after: o.floorAfter,
     best_burst_vs_floor: o.floor ? round(best / o.floor.pushes_per_s, 2) : null,
     stream_vs_floor: o.floor && s?.webpush_pushes_per_s ? round(s.webpush_pushes_per_s / o.floor.pushes_per_s, 2) : null,
+    cpu_vs_floor: vsFloorCpu,
     pass: {
       vs_floor: o.floor && o.bursts.length ? best >= o.vsFloor * o.floor.pushes_per_s : null,
+      worker_cpu_vs_floor: vsFloorCpu?.pass.worker ?? null,
+      stand_in_cpu_vs_floor: vsFloorCpu?.pass.stand_in ?? null,
       burst: o.bursts.length ? best >= o.target : null,
       stream: s ? o.streamKeepsUp(s.webpush_pushes_per_s!, s.webpush_offered_pushes_per_s!) : null,
     },

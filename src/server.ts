@@ -25,6 +25,8 @@ import { createInProcessBus, type BusEvent, type EventBus } from './delivery/bus
 import { createChanges, type Changes } from './core/changes'
 import { createJetStreamBus } from './delivery/bus_jetstream'
 import { createRelay } from './delivery/relay'
+import { createRelease } from './delivery/release'
+import { deleteOldCancelledEvents } from './ingest/schedule'
 import { createPool } from './delivery/pool'
 import { createFanout, type Fanout } from './delivery/fanout'
 import { workRoom } from './delivery/backpressure'
@@ -65,8 +67,20 @@ interface Pipeline {
   changes: Changes
   fanout: Fanout | null
   handoff(outboxId: number, events: BusEvent[]): void
+  /** An event was scheduled for `at` here: the release wakes for it. */
+  scheduled(at: Date): void
   stop(): Promise<void>
 }
+
+// Scheduled events go out within this of their time when another process
+// scheduled them (this one's are woken for): the contract keeps them to 1 s.
+const RELEASE_MAX_SLEEP_MS = 250
+// On the embedded database no other process can schedule anything, and this
+// one wakes the release for each event it schedules: the loop only looks now
+// and then, in case a wake was missed, rather than four times a second.
+const RELEASE_ALONE_MAX_SLEEP_MS = 5_000
+// Events released by one statement: 10,000 due in one second go in a few.
+const RELEASE_BATCH = 2000
 
 /** The bus, the relay and, when this process delivers, the pool and the fan-out. `send`: sendConfigFrom's, made at boot. */
 async function startPipeline(db: Database, config: Config, log: Logger, deliver: boolean, secrets: ReturnType<typeof createSecretBox>, send: SendConfig, onFatal?: (err: Error) => void): Promise<Pipeline> {
@@ -77,7 +91,7 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
   const bus = config.NATS_URL
     ? await createJetStreamBus({
         url: config.NATS_URL, stream: config.NATS_STREAM, replicas: config.NATS_STREAM_REPLICAS,
-        maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, log, instance, onFatal, changes,
+        maxAckPending: config.JETSTREAM_MAX_ACK_PENDING, ackWaitMs: config.JETSTREAM_ACK_WAIT_MS, batchMaxEvents: config.JETSTREAM_BATCH_MAX_EVENTS, log, instance, onFatal, changes,
       })
     : createInProcessBus({ alone: db.embedded })
   let fanout: Fanout | null = null
@@ -97,16 +111,19 @@ async function startPipeline(db: Database, config: Config, log: Logger, deliver:
     sweeps = startHealthSweeps({ sql: db.sql, log, mailer, config, schedule: config.retryScheduleMs, announce: changes.announce })
   }
   const relay = createRelay(db.sql, bus, log, { intervalMs: config.OUTBOX_RELAY_INTERVAL_MS, rowsPerRound: 20, replayAfterMs: config.FANOUT_REPLAY_AFTER_MS })
+  const release = createRelease(db.sql, relay.handoff, log, { maxSleepMs: db.embedded ? RELEASE_ALONE_MAX_SLEEP_MS : RELEASE_MAX_SLEEP_MS, batch: RELEASE_BATCH })
   const unwatch = watchMetrics({ sql: db.sql, bus, pool, fanout })
   return {
     bus,
     changes,
     fanout,
     handoff: relay.handoff,
+    scheduled: release.wake,
     async stop() {
       unwatch()
       await sweeps?.stop()
       mailer?.close()
+      await release.stop()
       await relay.stop()
       await fanout?.stop(Math.min(config.SHUTDOWN_TIMEOUT_MS, config.DELIVERY_TIMEOUT_MS))
       await bus.close()
@@ -205,6 +222,7 @@ export async function maintain(db: Database, config: Config, log: Logger) {
   // Read marks go with their events' months (watermarks are one row per member and channel).
   if (config.HERALD_RETENTION_MONTHS > 0) await deleteExpiredMarks(db.sql, retentionCutoff(config.HERALD_RETENTION_MONTHS))
   await deleteExpiredIdempotencyKeys(db.sql)
+  await deleteOldCancelledEvents(db.sql)
   await deleteExpiredSigninFailures(db.sql)
   await deleteExpiredSignupRequests(db.sql)
   if (created.length || dropped.length) log.info({ created, dropped }, 'partitions of events and deliveries maintained')
@@ -280,6 +298,7 @@ export async function startHerald(config: Config, log: Logger, role: Exclude<Rol
     maxEvents: config.BATCH_MAX_EVENTS, windowMs: config.BATCH_WINDOW_MS, onCommit: pipeline.handoff,
     lanes: config.BATCH_CONCURRENCY, pipeline: config.BATCH_PIPELINE, maxChannels: config.HERALD_MAX_CHANNELS_PER_WORKSPACE,
     maxPendingReceipts: config.HERALD_MAX_PENDING_RECEIPTS,
+    maxScheduled: config.HERALD_MAX_SCHEDULED_EVENTS, onScheduled: pipeline.scheduled,
     // PGlite's one connection cannot be replaced: a slow batch there is only slow.
     timeoutMs: db.embedded ? 0 : undefined,
     // While announcements cannot reach this process, a channel renamed or

@@ -79,7 +79,7 @@ const OTHER_SCHEMES = ['javascript:', 'JavaScript:', 'data:', 'ftp://', 'file://
 export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'constructor.prototype', '__defineGetter__', '__lookupGetter__', 'hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf', 'polluted']
 /** Properties a successful pollution would add to every object. */
 export const POLLUTION_PROBES = ['polluted', 'isAdmin', 'message', 'fromProto', ...PROTO_KEYS]
-const KNOWN_FIELDS = new Set(['message', 'event', 'channel', 'title', 'link', 'tags', 'data', 'priority', 'ttl', 'collapseKey', 'ack', 'to'])
+const KNOWN_FIELDS = new Set(['message', 'event', 'channel', 'title', 'link', 'tags', 'data', 'priority', 'ttl', 'collapseKey', 'ack', 'to', 'deliverAt', 'delay'])
 
 function make(d: Draft): Omit<FuzzCase, 'transfer' | 'chunk'> {
   return { kind: d.kind, body: typeof d.body === 'string' ? encoder.encode(d.body) : d.body, contentType: d.contentType === undefined ? 'application/json' : d.contentType, expect: d.expect, check: d.check }

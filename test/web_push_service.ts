@@ -14,9 +14,14 @@
 //   node:crypto) and a mistake in one cannot hide a mistake in the other.
 // Subscriptions are made as a browser makes them (`newSubscription`). A test can
 // script what a subscription answers (`reply`, `expire`) and await a push (`next`).
+// It speaks HTTP/1.1 (Bun.serve), or with `http2` HTTP/2 alone (node:http2,
+// ALPN h2 only), as FCM, Mozilla's and Apple's push services do; `delayMs`
+// answers each push that much later, as a push service far away does.
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createSecureServer, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2'
+import type { AddressInfo } from 'node:net'
 import { tlsDir } from './stand_ins'
 
 // RFC 8030 §7.2: a push service must accept 4096 bytes of body; autopush and
@@ -30,6 +35,9 @@ const SAMPLE_EVERY = 50
 // Token checks kept; a sender signs one token per audience every few hours, so
 // this only bounds a sender that (wrongly) signs a new token per push.
 const MAX_VERIFIED_TOKENS = 10_000
+// The streams an HTTP/2 client may have open on one connection: what FCM's
+// push endpoint advertises (100) is the common figure.
+const H2_MAX_STREAMS = 100
 const URGENCIES = new Set(['very-low', 'low', 'normal', 'high'])
 const TOPIC = /^[A-Za-z0-9_-]{1,32}$/ // RFC 8030 §5.4: up to 32 characters of base64url
 
@@ -67,6 +75,16 @@ export interface PushServiceOptions {
   keep?: boolean // false: keep no records, only counts (the benchmark)
   vapidPublicKey?: string // every token's k must be this key
   verify?: 'all' | 'sample' // decrypt every push, or the first and one in SAMPLE_EVERY
+  http2?: boolean // serve HTTP/2 only (node:http2) instead of HTTP/1.1 (Bun.serve); await `ready` before the first push
+  delayMs?: number // answer every push this much later (a far push service's round trip)
+}
+
+/** What the checks read of a request: a fetch Request, or the same made from an HTTP/2 stream. */
+interface PushRequest {
+  method: string
+  url: string
+  headers: Headers
+  arrayBuffer(): Promise<ArrayBuffer>
 }
 
 // Bytes that WebCrypto takes: a view on an ArrayBuffer, never a SharedArrayBuffer.
@@ -219,6 +237,30 @@ function headerProblem(headers: Headers): string | null {
   return null
 }
 
+// ---------------------------------------------------------------- HTTP/2
+
+/** Serves one HTTP/2 stream with the same handler as HTTP/1.1: the request made from its headers and body, the answer written back. */
+function serveStream(stream: ServerHttp2Stream, h2: IncomingHttpHeaders, origin: string, handle: (req: PushRequest) => Promise<Response>) {
+  const chunks: Buffer[] = []
+  stream.on('data', (c: Buffer) => chunks.push(c))
+  stream.on('end', async () => {
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(h2)) if (name[0] !== ':' && value !== undefined) headers.set(name, String(value))
+    const body = Buffer.concat(chunks)
+    const req: PushRequest = {
+      method: String(h2[':method']), url: origin + String(h2[':path']), headers,
+      arrayBuffer: async () => body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer,
+    }
+    const res = await handle(req)
+    if (stream.destroyed) return
+    const answer: Record<string, string | number> = { ':status': res.status }
+    res.headers.forEach((value, name) => (answer[name] = value))
+    const text = await res.arrayBuffer()
+    stream.respond(answer, { endStream: text.byteLength === 0 })
+    if (text.byteLength) stream.end(Buffer.from(text))
+  })
+}
+
 // ---------------------------------------------------------------- the service
 
 export type PushService = ReturnType<typeof startPushService>
@@ -247,6 +289,12 @@ export function startPushService(opts: PushServiceOptions = {}) {
     verifications: 0, // token signatures checked: one per distinct token and key
     problems: [] as string[],
     onPush: undefined as ((r: PushRecord) => void) | undefined,
+    /** Every push is answered this much later (opts.delayMs; changeable between pushes). */
+    delayMs: opts.delayMs ?? 0,
+    /** Connections accepted so far (TCP, HTTP/1.1 or HTTP/2). */
+    connections: 0,
+    /** Resolves once the server listens: at once for HTTP/1.1, which binds before startPushService returns. */
+    ready: Promise.resolve() as Promise<void>,
     /** Makes a subscription as a browser does: a fresh P-256 key pair and a 16-byte auth secret. */
     async newSubscription(o: { applicationServerKey?: string } = {}): Promise<WebPushSubscription> {
       const pair = (await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits'])) as CryptoKeyPair
@@ -283,7 +331,7 @@ export function startPushService(opts: PushServiceOptions = {}) {
       Object.assign(service, { received: [], count: 0, lastAt: 0, problems: [] })
       scripts.clear()
     },
-    stop: () => server.stop(true),
+    stop: () => stopServer(),
   }
   const idOf = (endpointOrId: string) => {
     const prefix = `${service.origin}/push/`
@@ -331,7 +379,7 @@ export function startPushService(opts: PushServiceOptions = {}) {
   }
 
   /** Every check of a push, in the order a push service makes them; decrypts when `open`. */
-  async function check(req: Request, body: Bytes, sub: Subscription | undefined, open: boolean): Promise<Refusal | Opened> {
+  async function check(req: PushRequest, body: Bytes, sub: Subscription | undefined, open: boolean): Promise<Refusal | Opened> {
     if (body.length > MAX_PUSH_BYTES) return { status: 413, problem: `body is ${body.length} bytes, over ${MAX_PUSH_BYTES}` }
     const auth = await authorize(req.headers.get('authorization') ?? '', sub)
     if (typeof auth === 'string') return { status: 401, problem: auth }
@@ -354,7 +402,8 @@ export function startPushService(opts: PushServiceOptions = {}) {
     return r
   }
 
-  async function handle(req: Request): Promise<Response> {
+  async function handle(req: PushRequest): Promise<Response> {
+    if (service.delayMs > 0) await Bun.sleep(service.delayMs)
     const path = new URL(req.url).pathname
     const id = /^\/push\/([A-Za-z0-9_-]+)$/.exec(path)?.[1]
     if (req.method !== 'POST' || !id) return refuse(path, { status: 404, problem: `${req.method} ${path} is not a push` })
@@ -382,12 +431,32 @@ export function startPushService(opts: PushServiceOptions = {}) {
     return new Response(reply.body ?? null, { status: reply.status, headers })
   }
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    tls: { key: readFileSync(join(tlsDir, 'key.pem'), 'utf8'), cert: readFileSync(join(tlsDir, 'cert.pem'), 'utf8') },
-    fetch: handle,
-  })
-  service.origin = `https://127.0.0.1:${server.port}`
+  const tls = { key: readFileSync(join(tlsDir, 'key.pem'), 'utf8'), cert: readFileSync(join(tlsDir, 'cert.pem'), 'utf8') }
+  let stopServer: () => void
+  if (opts.http2) {
+    const server = createSecureServer({ ...tls, settings: { maxConcurrentStreams: H2_MAX_STREAMS } })
+    server.on('secureConnection', () => service.connections++)
+    server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => serveStream(stream, headers, service.origin, handle))
+    service.ready = new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+      service.origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+      resolve()
+    }))
+    stopServer = () => server.close()
+  } else {
+    // Bun.serve tells of no connection, but each request's client port names one.
+    const ports = new Set<number>()
+    const server = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      tls,
+      fetch(req, srv) {
+        const port = srv.requestIP(req)?.port
+        if (port !== undefined && !ports.has(port)) (ports.add(port), service.connections++)
+        return handle(req)
+      },
+    })
+    service.origin = `https://127.0.0.1:${server.port}`
+    stopServer = () => server.stop(true)
+  }
   return service
 }

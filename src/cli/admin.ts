@@ -94,7 +94,8 @@ export const addWorkspaceCommands = (program: Command) =>
       async run(client, [name], opts) {
         const ws = await client.request<CreatedWorkspace>('POST', '/admin/workspaces', { name, ...limits(opts) })
         if (opts.json) return json(ws)
-        return `Created workspace ${ws.workspace} with the default channel ${ws.defaultChannel}.\n` + secret('Its API key', ws.apiKey)
+        const lowered = ws.workspace !== name ? ` (from "${name}": workspace names are lower case)` : ''
+        return `Created workspace ${ws.workspace}${lowered} with the default channel ${ws.defaultChannel}.\n` + secret('Its API key', ws.apiKey)
       },
     })
     operatorCommand(g, {

@@ -55,6 +55,13 @@ export function resolveToken(flag: string | undefined, env: Env): string {
   return token
 }
 
+/** A workspace's API key: `--key`, else HERALD_KEY (better: a flag shows up in ps). */
+export function resolveApiKey(flag: string | undefined, env: Env): string {
+  const key = flag || env.HERALD_KEY
+  if (!key) throw usageError('no API key: set HERALD_KEY or pass --key (prefer the variable: a flag shows up in ps)')
+  return key
+}
+
 interface Problem {
   title?: string
   detail?: string

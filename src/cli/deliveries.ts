@@ -7,7 +7,7 @@ import { json, table, usageError, utc } from './output'
 
 interface ListOptions {
   failed?: boolean
-  state?: 'pending' | 'succeeded' | 'failed' | 'cancelled' | 'expired' | 'suppressed'
+  state?: (typeof STATES)[number] | 'all'
   limit?: number
 }
 
@@ -16,12 +16,24 @@ const ERROR_WIDTH = 60
 // The example a refusal names (outbound.ts allowHint): what to set for it.
 const ALLOW_HINT = /HERALD_OUTBOUND_ALLOW=[^\s)]+/g
 
+/** Digest fields of a delivery, present once the digest engine is (a `digested` one's `digestId`, a digest's `digest`). */
+type WithDigest = { status: string; kind: string; lastError: string | null } & { digestId?: string | null; digest?: { key: string; count: number } | null }
+
+/** The last column of a row: the last error, else where a digested event went, else what a digest held. */
+export function deliveryNote(d: WithDigest): string {
+  if (d.lastError) return d.lastError
+  if (d.status === 'digested') return d.digestId ? `sent in digest ${d.digestId}` : 'sent in a digest'
+  if (d.kind === 'digest' && d.digest) return `digest of ${d.digest.count} event${d.digest.count === 1 ? '' : 's'}${d.digest.key ? ` for key ${JSON.stringify(d.digest.key)}` : ''}`
+  if (d.status === 'throttled') return "held back by the router's throttle"
+  return '-'
+}
+
 function deliveriesTable(workspace: string, what: string, list: DeliverySummary[]): string {
   if (list.length === 0) return `Workspace ${workspace} has no ${what}.`
   const cut = (e: string) => (e.length > ERROR_WIDTH ? `${e.slice(0, ERROR_WIDTH - 1)}…` : e)
   const lines = [table(
     ['DELIVERY', 'EVENT', 'KIND', 'STATUS', 'ATTEMPTS', 'UPDATED (UTC)', 'LAST ERROR'],
-    list.map((d) => [d.id, d.eventId, d.kind, d.status, d.attemptCount, utc(d.updatedAt), cut(d.lastError ?? '-')]),
+    list.map((d) => [d.id, d.eventId, d.kind, d.status, d.attemptCount, utc(d.updatedAt), cut(deliveryNote(d))]),
   )]
   const allows = [...new Set(list.flatMap((d) => d.lastError?.match(ALLOW_HINT) ?? []))]
   if (allows.length) {
@@ -30,6 +42,9 @@ function deliveriesTable(workspace: string, what: string, list: DeliverySummary[
   if (list.some((d) => (d.lastError?.length ?? 0) > ERROR_WIDTH)) lines.push('', 'Errors are cut to fit: --json shows them whole.')
   return lines.join('\n')
 }
+
+// throttled: a router's throttle held it back (never sent); digested: its event went out inside a digest (the digest's own delivery is kind digest).
+const STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired', 'suppressed', 'throttled', 'digested'] as const
 
 const WORKSPACE: [string, string] = ['<workspace>', "the workspace's name"]
 
@@ -44,7 +59,7 @@ export const addDeliveryCommands = (program: Command) =>
       options: (cmd) =>
         cmd
           .option('--failed', 'only the deliveries that failed for good (the same as --state failed)')
-          .addOption(new Option('--state <state>', 'only the deliveries in this state').choices(['pending', 'succeeded', 'failed', 'cancelled', 'expired', 'suppressed']))
+          .addOption(new Option('--state <state>', 'only the deliveries in this state (throttled: held back by a router\'s throttle, not sent; digested: sent inside a digest)').choices(['all', ...STATES]))
           .option('--limit <N>', 'most deliveries listed, from 1 to 1000 (default: 100)', limitOption),
       examples: ['herald delivery list acme', 'herald delivery list acme --failed', 'herald delivery list acme --state pending --limit 20 --json'],
       async run(client, [workspace], opts) {

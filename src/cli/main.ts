@@ -17,6 +17,7 @@ import { CliError, reportError, usageError } from './output'
 import { addRouterCommands } from './routers'
 import { addSendCommand } from './send'
 import { addReceiptCommands } from './receipts'
+import { addScheduledCommands } from './scheduled'
 import { addPrefsCommands } from './prefs'
 import { addFeedCommands } from './feed'
 import { addStatusCommand } from './status'
@@ -163,6 +164,7 @@ export function buildProgram(running: Running = { server: false }): Command {
   addServerCommands(program, running)
   program.commandsGroup('Sending events:')
   addSendCommand(program)
+  addScheduledCommands(program)
   addReceiptCommands(program)
   addPrefsCommands(program)
   addFeedCommands(program)

@@ -66,4 +66,16 @@ export function utc(iso: string | null): string {
   return Number.isNaN(d.getTime()) ? iso : d.toISOString().slice(0, 19).replace('T', ' ')
 }
 
+/** How long until `iso`, to the second and in at most two units: `29m 59s`, `2h 5m`, `3d 4h`; `now` once it is due. */
+export function timeUntil(iso: string, now = Date.now()): string {
+  let s = Math.round((Date.parse(iso) - now) / 1000)
+  if (s <= 0) return 'now'
+  const parts: string[] = []
+  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (s >= size || (unit === 's' && parts.length === 0)) parts.push(`${Math.floor(s / size)}${unit}`)
+    s %= size
+  }
+  return parts.slice(0, 2).join(' ')
+}
+
 export const json = (value: unknown) => JSON.stringify(value, null, 2)

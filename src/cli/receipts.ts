@@ -6,7 +6,7 @@
 // operator), in a workspace they belong to: --workspace, or the only one.
 import type { Command } from 'commander'
 import { Herald, HeraldError, type Receipt } from '../../clients/typescript/src/index'
-import { localSettings, problemOf, resolveBaseUrl, transportError } from './client'
+import { localSettings, resolveApiKey, problemOf, resolveBaseUrl, transportError } from './client'
 import { group, UUID, withExamples } from './command'
 import { CliError, json, record, usageError, utc } from './output'
 
@@ -61,8 +61,7 @@ function cliError(baseUrl: string, err: unknown): unknown {
 /** show and cancel: the API key's client. */
 async function withKey(opts: KeyOptions, env: Env, call: (h: Herald) => Promise<Receipt>): Promise<string> {
   const baseUrl = resolveBaseUrl(opts.url, localSettings(env))
-  const key = opts.key || env.HERALD_KEY
-  if (!key) throw usageError('no API key: set HERALD_KEY or pass --key (prefer the variable: a flag shows up in ps)')
+  const key = resolveApiKey(opts.key, env)
   try {
     const r = await call(new Herald({ apiKey: key, url: baseUrl, timeoutMs: TIMEOUT_MS }))
     return opts.json ? json(r) : receiptText(r)

@@ -7,6 +7,9 @@ import type { RouterView } from '../delivery/routers'
 import { DESTINATIONS, destinationType, type DestinationName } from '../delivery/destinations'
 import { group, operatorCommand, UUID } from './command'
 import { CliError, json, record, table, usageError, utc } from './output'
+import { PACING_FLAGS, pacingBody, pacingNeedsCurrent, pacingOptions, pacingPairs, type PacingOptions } from './router_pacing'
+import { pacingWords } from '../delivery/router_pacing'
+import { hostNote } from '../delivery/destinations/host_note'
 
 /** The options of create and update: name, pattern, templates, and one destination (--<type> URL or --destination JSON). */
 export type RouterOptions = {
@@ -16,14 +19,14 @@ export type RouterOptions = {
   titleTemplate?: string
   bodyTemplate?: string
   minPriority?: string
-} & Partial<Record<DestinationName, string>>
+} & Partial<Record<DestinationName, string>> & PacingOptions
 
 // A type that is one URL has a flag of its own (--webhook URL, --slack URL…);
 // any type can be given as --destination JSON.
 const URL_TYPES = DESTINATIONS.flatMap((d) => (d.flag ? [{ type: d.type, help: d.flag }] : []))
 const DESTINATION_FLAGS = [...URL_TYPES.map((t) => t.type), 'destination' as const]
 const TEMPLATE_FLAGS = ['titleTemplate', 'bodyTemplate'] as const
-const UPDATE_FLAGS = ['name' as const, 'pattern' as const, ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS, 'minPriority' as const]
+const UPDATE_FLAGS = ['name' as const, 'pattern' as const, ...DESTINATION_FLAGS, ...TEMPLATE_FLAGS, 'minPriority' as const, ...PACING_FLAGS]
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
 // --- arguments -------------------------------------------------------------
@@ -48,6 +51,14 @@ async function destinationOf(opts: RouterOptions, readStdin: () => Promise<strin
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError('--destination must be a JSON object with a "type"')
   return value as Record<string, unknown>
+}
+
+/** A line on a destination whose URL is not on its service's hosts (a Slack router not on hooks.slack.com): said, not refused. */
+function destinationNote(destination: Record<string, unknown> | undefined): string {
+  const type = destination && destinationType(String(destination.type))
+  const field = type?.fields.find((f) => f.key === 'url')
+  const note = field && typeof destination!.url === 'string' ? hostNote(field, type!.label, destination!.url) : null
+  return note ? `\nNote: ${note}` : ''
 }
 
 // An event's priority names, as `herald send --priority` takes them.
@@ -109,6 +120,7 @@ function routerText(r: RouterView): string {
     ['status', routerStatus(r)],
   ]
   if ((r.minPriority ?? 1) > 1) pairs.push(['min priority', `${r.minPriority} (${PRIORITY_NAMES[r.minPriority - 1]})`])
+  pairs.push(...pacingPairs(r))
   if (r.health?.lastError) pairs.push(['last error', r.health.lastError])
   if (r.template?.title !== undefined) pairs.push(['title template', JSON.stringify(r.template.title)])
   if (r.template?.body !== undefined) pairs.push(['body template', JSON.stringify(r.template.body)])
@@ -119,8 +131,8 @@ function routerText(r: RouterView): string {
 function routersTable(workspace: string, list: RouterView[]): string {
   if (list.length === 0) return `Workspace ${workspace} has no routers. Create one with: herald router create ${workspace} --name NAME --pattern 'user.*' --webhook URL`
   return table(
-    ['ID', 'NAME', 'PATTERN', 'DESTINATION', 'STATUS', 'UPDATED (UTC)'],
-    list.map((r) => [r.id, r.name, r.pattern, destinationText(r.destination), routerStatus(r), utc(r.updatedAt)]),
+    ['ID', 'NAME', 'PATTERN', 'DESTINATION', 'PACING', 'STATUS', 'UPDATED (UTC)'],
+    list.map((r) => [r.id, r.name, r.pattern, destinationText(r.destination), pacingWords(r) ?? '-', routerStatus(r), utc(r.updatedAt)]),
   )
 }
 
@@ -187,11 +199,14 @@ export const addRouterCommands = (program: Command) =>
       options: (cmd) => {
         cmd.option('--name <name>', 'the router\'s name, unique in its workspace (required)').option('--pattern <pattern>', "event keys it takes, such as 'deploy.*' or '*' (required)")
         destinationOptions(cmd)
+        pacingOptions(cmd)
       },
       examples: [
         "herald router create acme --name signups --pattern 'user.*' --webhook https://example.com/hooks/herald",
         "herald router create acme --name deploys --pattern 'deploy.*' --slack https://hooks.slack.com/services/T000/B000/XXXX --title-template 'Deploy {{data.sha}}'",
         'echo \'{"type":"telegram","botToken":"123:abc","chatId":42}\' | herald router create acme --name tg --pattern \'*\' --destination -',
+        "herald router create acme --name disk --pattern 'alert.disk.*' --slack https://hooks.slack.com/services/T000/B000/XXXX --throttle 5/1h --throttle-key '{{data.host}}'",
+        "herald router create acme --name orders --pattern 'order.*' --webhook https://example.com/hooks/orders --digest 10m --digest-key '{{data.customer}}' --digest-max 100 --digest-bypass urgent",
       ],
       async run(client, [workspace], opts) {
         if (opts.name === undefined) throw usageError('router create needs --name NAME')
@@ -199,12 +214,13 @@ export const addRouterCommands = (program: Command) =>
         const destination = await destinationOf(opts, readStdin)
         if (!destination) throw usageError(`router create needs a destination: ${URL_TYPES.map((t) => `--${t.type} URL`).join(', ')} or --destination JSON`)
         const template = templateOf(opts)
-        const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}), ...minPriorityOf(opts) }
+        const body = { name: opts.name, pattern: opts.pattern, destination, ...(template ? { template } : {}), ...minPriorityOf(opts), ...pacingBody(opts) }
         const created = await client.request<{ id: string; secret: string }>('POST', routersPath(workspace!), body)
         if (opts.json) return json(created)
         const line = `Created router ${opts.name} (${created.id}) in workspace ${workspace}: events matching ${opts.pattern} go to ${destination.type}.`
         // Every router has a signing secret, but only the receivers of a signed type see it (webhook-signature).
-        return destinationType(destination.type)?.signed ? `${line}\n${signingSecret(created.secret)}` : line
+        const note = destinationNote(destination)
+        return destinationType(destination.type)?.signed ? `${line}${note}\n${signingSecret(created.secret)}` : `${line}${note}`
       },
     })
     operatorCommand(g, {
@@ -230,20 +246,27 @@ export const addRouterCommands = (program: Command) =>
     operatorCommand<RouterOptions>(g, {
       name: 'update',
       args: [WORKSPACE, ROUTER],
-      summary: 'Change what is given: name, pattern, destination, templates, minimum priority.',
+      summary: 'Change what is given: name, pattern, destination, templates, minimum priority, throttle or digest.',
       description:
-        'Change what is given of a router: its name, pattern, destination or templates. A new destination replaces the whole old one (its secrets too); the signing secret is kept. One template flag keeps the other part, and an empty value removes that part.',
+        'Change what is given of a router: its name, pattern, destination, templates, throttle or digest. A new destination replaces the whole old one (its secrets too); the signing secret is kept. One template flag keeps the other part, and an empty value removes that part. A throttle or digest flag changes its part and keeps the others (--digest-max alone keeps the window and key); setting a throttle removes the digest and the other way round.',
       options: (cmd) => {
         cmd.option('--name <name>', 'a new name').option('--pattern <pattern>', 'a new pattern')
         destinationOptions(cmd)
+        pacingOptions(cmd)
       },
-      examples: ["herald router update acme deploys --pattern 'deploy.prod.*'", "herald router update acme deploys --body-template ''"],
+      examples: [
+        "herald router update acme deploys --pattern 'deploy.prod.*'",
+        "herald router update acme deploys --body-template ''",
+        'herald router update acme disk --throttle 10/1h',
+        'herald router update acme orders --no-digest',
+      ],
       async run(client, [workspace, id], opts) {
         if (UPDATE_FLAGS.every((f) => opts[f] === undefined)) throw usageError(`router update needs at least one of ${UPDATE_FLAGS.map(flagOf).join(', ')}`)
         const destination = await destinationOf(opts, readStdin)
         const path = await routerPath(client, workspace!, id!)
         // The API replaces the template whole; one flag changes one part, so the other is read first.
-        const needsCurrent = TEMPLATE_FLAGS.some((f) => opts[f] !== undefined)
+        // So does a throttle or digest: a flag changes one part of it.
+        const needsCurrent = TEMPLATE_FLAGS.some((f) => opts[f] !== undefined) || pacingNeedsCurrent(opts)
         const current = needsCurrent ? await client.request<RouterView>('GET', path) : undefined
         const template = templateOf(opts, current?.template)
         const patch = {
@@ -252,9 +275,10 @@ export const addRouterCommands = (program: Command) =>
           ...(destination ? { destination } : {}),
           ...(template === undefined ? {} : { template }),
           ...minPriorityOf(opts),
+          ...pacingBody(opts, current ?? {}),
         }
         const r = await client.request<RouterView>('PATCH', path, patch)
-        return opts.json ? json(r) : `Updated router ${r.name} in workspace ${workspace}.\n\n${routerText(r)}`
+        return opts.json ? json(r) : `Updated router ${r.name} in workspace ${workspace}.${destinationNote(destination)}\n\n${routerText(r)}`
       },
     })
     setEnabled(g, false)

@@ -9,9 +9,9 @@
 // (after the retries).
 import type { Command } from 'commander'
 import { Herald, HeraldError, type Accepted, type HeraldEvent } from '../../clients/typescript/src/index'
-import { localSettings, resolveBaseUrl, transportError } from './client'
+import { localSettings, resolveApiKey, resolveBaseUrl, transportError } from './client'
 import { collect, wholeNumber, withExamples } from './command'
-import { CliError, json, usageError } from './output'
+import { CliError, json, timeUntil, usageError, utc } from './output'
 
 /** The retry policy, as data: backoff doubles from the first delay; a Retry-After is waited instead, up to its cap. */
 export const SEND_RETRY = {
@@ -42,6 +42,8 @@ interface SendOptions {
   ackRetry?: number | string
   ackExpire?: number | string
   ackEscalate?: { after: number | string; channel: string }[]
+  at?: string
+  in?: number | string
   retries?: number
   json?: boolean
 }
@@ -85,7 +87,26 @@ export async function eventBody(message: string, opts: SendOptions, readStdin = 
     ...(opts.collapseKey === undefined ? {} : { collapseKey: opts.collapseKey }),
     ...(opts.to?.length ? { to: opts.to } : {}),
     ...ackOf(opts),
+    ...scheduleOf(opts),
   }
+}
+
+/** `deliverAt` from --at or `delay` from --in, not both; Herald checks the bounds (10 s to HERALD_MAX_SCHEDULE ahead). */
+function scheduleOf(opts: SendOptions): { deliverAt?: string; delay?: number | string } {
+  if (opts.at !== undefined && opts.in !== undefined) throw usageError('give --at or --in, not both: a time, or how long from now')
+  if (opts.at !== undefined) return { deliverAt: opts.at }
+  if (opts.in !== undefined) return { delay: opts.in }
+  return {}
+}
+
+// RFC 3339 with seconds and an offset: a time without a zone would mean a different moment on each machine.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** --at: an RFC 3339 time with an offset, sent as it is (a space between date and time becomes the T). */
+export function atOption(raw: string): string {
+  const v = raw.trim()
+  if (!RFC3339.test(v) || Number.isNaN(Date.parse(v.replace(' ', 'T')))) throw usageError(`--at must be an RFC 3339 time with an offset, such as 2030-01-01T09:00:00Z or 2030-01-01T10:00:00+01:00, got ${JSON.stringify(raw)}`)
+  return v.replace(' ', 'T')
 }
 
 /** `ack` from --ack-retry, --ack-expire and each --ack-escalate; both of the first two, or none of the three. */
@@ -156,13 +177,13 @@ export async function postEvent(baseUrl: string, key: string, event: HeraldEvent
 function acceptedText(a: Accepted): string {
   const notes = (a.errors ?? []).map((e) => `\nnote: ${e}`).join('')
   const receipt = a.receipt ? `\nReceipt ${a.receipt}: it repeats until acknowledged (herald receipt show ${a.receipt}).` : ''
+  if (a.scheduledFor) return `Scheduled event ${a.eventId} for ${utc(a.scheduledFor)} UTC (in ${timeUntil(a.scheduledFor)}) to workspace ${a.workspace}, channel ${a.channel}. ${a.remainingQuota} events left this month.\nCancel it until then: herald scheduled cancel ${a.eventId}${receipt}${notes}`
   return `Sent event ${a.eventId} to workspace ${a.workspace}, channel ${a.channel}. ${a.remainingQuota} events left this month.${receipt}${notes}`
 }
 
 export async function runSend(message: string, opts: SendOptions, env: Env = process.env): Promise<string> {
   const baseUrl = resolveBaseUrl(opts.url, localSettings(env))
-  const key = opts.key || env.HERALD_KEY
-  if (!key) throw usageError('no API key: set HERALD_KEY or pass --key (prefer the variable: a flag shows up in ps)')
+  const key = resolveApiKey(opts.key, env)
   const event = (await eventBody(message, opts)) as HeraldEvent
   const accepted = await postEvent(baseUrl, key, event, opts.retries ?? SEND_RETRY.retries)
   return opts.json ? json(accepted) : acceptedText(accepted)
@@ -196,6 +217,8 @@ export function addSendCommand(program: Command): Command {
     .option('--ack-retry <duration>', 'must be acknowledged: pushed again this often until it is (at least 30s); with --ack-expire', durationOption('--ack-retry'))
     .option('--ack-expire <duration>', 'must be acknowledged: stop repeating after this (at most 3h unless the operator raised it); with --ack-retry', durationOption('--ack-expire'))
     .option('--ack-escalate <after:channel>', "also push to a channel's members once unacknowledged this long, such as 10m:oncall; repeat for more (at most 3)", escalateOption)
+    .option('--at <time>', 'schedule it: goes out at this RFC 3339 time, such as 2030-01-01T09:00:00Z (10 s to 30 days ahead); not with --in', atOption)
+    .option('--in <duration>', 'schedule it: goes out this long from now, seconds or 90s, 30m, 2h, 7d (10 s to 30 days); not with --at', durationOption('--in'))
     .option('--retries <n>', `retries after a connection error, a 5xx or a 429 (default: ${SEND_RETRY.retries}; 0 to try once)`, retriesOption)
     .option('--json', "print Herald's answer as JSON")
     .optionsGroup('Connection options:')
@@ -205,13 +228,15 @@ export function addSendCommand(program: Command): Command {
     'herald send "Deploy finished" --event deploy.finished --channel deploys --tag prod --data sha=9f2c1e',
     'HERALD_KEY=hrld_… herald send "Backup failed" --title Backup --link https://status.example.com --data-json \'{"sizeGb":12.5,"ok":false}\'',
     'herald send "Nightly build" --json | jq -r .eventId',
+    'herald send "Maintenance starts in 5 minutes" --in 25m   # or --at 2030-01-01T09:00:00Z',
     'herald send "Disk full on db-1" --priority urgent --ttl 1h --collapse-key disk-db-1 --ack-retry 60s --ack-expire 1h --ack-escalate 10m:oncall',
   ])
   cmd.addHelpText(
     'after',
     `
 Exit codes:
-  0  Herald accepted the event (it is stored and will be delivered).
+  0  Herald accepted the event (it is stored and will be delivered; with --at
+     or --in, at that time).
   1  Herald could not be reached, or failed (5xx), after the retries.
   2  Usage error: the command line is wrong; nothing was sent.
   3  Herald refused the event (4xx): a wrong or revoked API key, invalid input,

@@ -104,9 +104,9 @@ function busText(s: Status, source: BusSource): string {
   const c = js.consumer
   const pairs: [string, string][] = [
     // An empty stream reports first = last + 1: show the last sequence alone.
-    [`stream ${st.name}`, `${n(st.messages)} messages, ${bytes(st.bytes)}, ${st.messages ? `sequences ${st.firstSeq}–${st.lastSeq}` : `last sequence ${st.lastSeq}`}, ${st.consumers} consumer(s)`],
+    [`stream ${st.name}`, `${n(st.messages)} messages (batches) carrying ${n(st.events)} events, ${bytes(st.bytes)}, ${st.messages ? `sequences ${st.firstSeq}–${st.lastSeq}` : `last sequence ${st.lastSeq}`}, ${st.consumers} consumer(s)`],
     c
-      ? [`consumer ${c.name}`, `${n(c.pending)} pending, ${n(c.ackPending)} ack pending, ${n(c.redelivered)} redelivered, ${n(c.waiting)} waiting pull requests`]
+      ? [`consumer ${c.name}`, `messages: ${n(c.pending)} pending, ${n(c.ackPending)} ack pending, ${n(c.redelivered)} redelivered; ${n(c.waiting)} waiting pull requests`]
       : ['consumer', 'none yet (no herald worker has started)'],
   ]
   return `JetStream (${source.label})\n${indent(record(pairs))}`

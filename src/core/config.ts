@@ -58,6 +58,12 @@ export const ConfigSchema = Type.Object({
   HERALD_MAX_PENDING_RECEIPTS: Int(1000, 1, 1_000_000, 'Most pending receipts (events with `ack` not yet acknowledged, cancelled or expired) a workspace may have; an event with `ack` past it is refused (429 `receipt-limit`), exactly, under the workspace\'s row lock.'),
   // 3 h, the contract's maximum: an alert nobody acknowledged in 3 hours is
   // better re-sent by its sender than rung for longer.
+  // 30 days: the contract's default; a month ahead covers billing and
+  // reminder runs, and events partitions exist two months ahead.
+  HERALD_MAX_SCHEDULE: Int(2_592_000, 60, 31_536_000, 'Furthest ahead, in seconds, an event may be scheduled (`deliverAt` / `delay`); later is a 400. The nearest is 10 s.'),
+  // 10,000 waiting events are a month of reminders for a large customer base,
+  // and bound what one workspace holds in scheduled_events.
+  HERALD_MAX_SCHEDULED_EVENTS: Int(10_000, 1, 10_000_000, 'Most scheduled events (not yet gone out, not cancelled) a workspace may have; one more is refused (429 `schedule-limit`), exactly, under the workspace\'s row lock.'),
   HERALD_MAX_ACK_EXPIRE: Int(10800, 10800, 2_419_200, 'Longest `ack.expire` (and escalation `after`) an event may ask for, in seconds; a longer one is a 400. It only raises the 3 h of the API\'s contract.'),
   HERALD_MAX_ROUTERS_PER_WORKSPACE: Int(100, 1, 100_000, 'Most routers a workspace may have, so that one event fans out to at most this many destinations; creating one more is a 409.'),
   // 100 live keys are one per service and environment with room to rotate
@@ -101,7 +107,7 @@ export const ConfigSchema = Type.Object({
   LINGER_MAX_MS: Int(2000, 0, 60000, 'How long Herald reads and discards the rest of such a body (see `LINGER_MAX_BYTES`) before it closes the connection.'),
   SHUTDOWN_TIMEOUT_MS: Int(10000, 0, 600000, 'How long SIGTERM waits for in-flight requests and batches.'),
   NATS_URL: Type.Optional(Type.String({ pattern: '^\\s*(nats|tls|wss?)://[^,\\s]+(\\s*,\\s*(nats|tls|wss?)://[^,\\s]+)*\\s*$', error: 'a NATS URL (nats://, tls://, ws:// or wss://), or several separated by commas, e.g. nats://10.0.0.1:4222,nats://10.0.0.2:4222', description: 'NATS server with JetStream (`nats://127.0.0.1:4222`), or several servers of one cluster separated by commas, which the client fails over between. Unset: the outbox is dispatched in-process, and `herald start`/`serve` runs the delivery worker itself. Processes start without NATS and join it when it comes.' })),
-  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (subjects herald.events.<workspace id>.<channel>). One per Herald database: a Herald refuses to start on a stream that holds another database\'s events.' }),
+  NATS_STREAM: Type.String({ default: 'HERALD_EVENTS', pattern: '^[A-Za-z0-9_-]+$', error: 'a stream name: letters, digits, "-" and "_"', description: 'JetStream stream of committed events (a message per committed batch, on subject herald.events.b.<events in it> for the default stream, herald.<NATS_STREAM>.b.<events> for another; notices of changes (caches, read state) on core NATS subject herald.control.<NATS_STREAM>). One per Herald database: a Herald refuses to start on a stream that holds another database\'s events.' }),
   // One copy by default, as a single nats-server keeps; a cluster of three
   // keeps 3, so that losing one node's disk loses nothing and delivery goes on.
   NATS_STREAM_REPLICAS: Int(1, 1, 5, 'Copies of the stream a NATS cluster keeps (JetStream replicas): 1 on a single server, 3 on a cluster of three or more. An existing stream is changed to it at start.'),
@@ -157,11 +163,20 @@ export const ConfigSchema = Type.Object({
   // events in progress every third of it (bus_jetstream.ts, pump), so only an
   // event loop stalled for over 5 s lets JetStream give away work in hand, and
   // then the deliveries already recorded are not sent twice.
-  JETSTREAM_ACK_WAIT_MS: Int(8000, 1000, 3600000, 'JetStream redelivers an event whose worker has not acknowledged it after this (a worker reports events still being delivered as in progress every third of it): how long the events of a worker that died wait for another.'),
-  // An event stays unacknowledged until its first attempts are made and
-  // recorded; at 5,000 events/s and 100 ms each, 500 are pending. The bound
-  // keeps a stalled worker from holding the whole stream.
-  JETSTREAM_MAX_ACK_PENDING: Int(4096, 1, 1000000, 'Events handed to workers and not yet acknowledged, across all workers (the consumer\'s max_ack_pending).'),
+  JETSTREAM_ACK_WAIT_MS: Int(8000, 1000, 3600000, 'JetStream redelivers a message (a batch of events) whose worker has not acknowledged it after this (a worker reports the messages it is still delivering as in progress every third of it): how long the events of a worker that died wait for another.'),
+  // A message (a committed batch) stays unacknowledged until the first
+  // attempts of all its events are made and recorded; at 5,000 events/s and
+  // 100 ms each, 500 events are pending, in at most 500 messages (batches
+  // fill under load, so far fewer). The bound keeps a stalled worker from
+  // holding the whole stream: 1,024 full batches are 100,000 events.
+  JETSTREAM_MAX_ACK_PENDING: Int(1024, 1, 1000000, 'Messages (each a batch of up to JETSTREAM_BATCH_MAX_EVENTS events) handed to workers and not yet acknowledged, across all workers (the consumer\'s max_ack_pending).'),
+  // A committed batch (up to BATCH_MAX_EVENTS, 1,000) is cut into messages
+  // of this many events at most: a message goes whole to one worker and is
+  // acknowledged when its last event is recorded, so smaller shares spread
+  // better across workers and hold less back behind one slow delivery;
+  // larger ones cost the stream and the workers less per event (one store,
+  // one delivery, one acknowledgement per message).
+  JETSTREAM_BATCH_MAX_EVENTS: Int(100, 1, 10000, 'Events of one JetStream message at most: a committed batch larger is published as several messages (as is one larger than 256 KiB, the server\'s max_payload or the stream\'s max_msg_size). Smaller shares work better across workers; larger cost less per event.'),
   // Rows committed by this process are relayed at once; this interval only
   // matters for rows of other processes and after a failure.
   OUTBOX_RELAY_INTERVAL_MS: Int(250, 10, 60000, 'How often the outbox relay looks for events committed by other processes (its own are relayed at once).'),
@@ -187,6 +202,7 @@ export const ConfigSchema = Type.Object({
   WEB_PUSH_VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', error: 'a VAPID private key: 43 characters of base64url, as `npx web-push generate-vapid-keys` prints it', description: 'VAPID private key (32 bytes, base64url), the pair of WEB_PUSH_VAPID_PUBLIC_KEY.' })),
   WEB_PUSH_SUBJECT: Type.Optional(Type.String({ error: 'mailto: with an e-mail address, or an https:// URL', pattern: '^(mailto:[^@\\s]+@[^@\\s]+|https://[^\\s]+)$', description: 'Contact the push services may use about your pushes: mailto:you@example.com or an https URL. Unset: HERALD_PUBLIC_URL when it is https, else mailto:herald@localhost (which Apple refuses).' })),
   WEB_PUSH_TTL_S: Int(86400, 0, 2419200, 'How long (seconds) a push service keeps a Web Push for a browser that is offline; 0: deliver now or never.'),
+  WEB_PUSH_CONNECTIONS_PER_ORIGIN: Int(32, 1, 1000, 'Web Pushes under way at once per worker process to one push service that speaks HTTP/1.1 only, each on a connection kept alive and reused; more wait for a free one (within DELIVERY_TIMEOUT_MS). Push services that speak HTTP/2 (FCM, Mozilla, Apple) share one connection among all their pushes and are not bounded by it. Bun keeps 64 idle connections per process, all hosts together.'),
   // Links in e-mails (password resets, invitations) and the dashboard's deep
   // links are built on this; behind a proxy, the address people use.
   HERALD_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$', error: 'an http:// or https:// URL, e.g. https://herald.example.com', description: 'Public base URL of Herald, for links in e-mails, and for the acknowledgement links (`/ack/<token>`) in e-mail and chat messages of events sent with `ack`. Unset: http://localhost:<PORT>.' })),

@@ -258,3 +258,18 @@ export const readBeforeUnknown = () => validationError([{ pointer: '/before', de
 export const readChannelUnknown = (slug: string) => validationError([{ pointer: '/channel', detail: `channel ${quoted(slug)} is not a channel of this workspace` }])
 export const readBodyInvalid = () =>
   validationError([{ pointer: '', detail: 'Send either {"eventIds": [...]} (1 to 100 ids) or {"before": "<eventId>", "channel": "<slug>"} (channel optional), not both' }])
+
+/** A scheduled event past the workspace's cap (HERALD_MAX_SCHEDULED_EVENTS). */
+export const scheduleLimit = (max: number) =>
+  new HeraldError('schedule-limit', `This workspace has ${max} scheduled events, its most (HERALD_MAX_SCHEDULED_EVENTS): cancel some or wait for them to go out, then send again.`,
+    [{ pointer: '/deliverAt', detail: `the workspace has ${max} scheduled events, its most` }])
+/** A cancel of a scheduled event that has already gone out. */
+export const eventSent = (at: string) =>
+  new HeraldError('event-sent', `This event went out at ${at}: it can no longer be cancelled.`)
+/** A scheduled event that is not there (never was, went out and was deleted by retention, or another workspace's). */
+export const scheduledEventNotFound = () => new HeraldError('not-found', 'There is no scheduled event with this id in this workspace.')
+/** GET /events without a status it lists. */
+export const eventsListStatus = () => {
+  const detail = 'status is required: GET /events lists the scheduled events (status=scheduled); read an event by its id with GET /events/{eventId}'
+  return new HeraldError('validation-failed', detail, [{ parameter: 'status', detail }])
+}

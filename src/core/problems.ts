@@ -27,6 +27,8 @@ export const problems = {
   'limit-reached': { status: 409, title: 'Limit Reached' },
   'channel-limit': { status: 422, title: 'Channel Limit Reached' },
   'receipt-limit': { status: 429, title: 'Too Many Pending Receipts' },
+  'schedule-limit': { status: 429, title: 'Too Many Scheduled Events' },
+  'event-sent': { status: 409, title: 'Event Already Sent' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 } as const

@@ -57,5 +57,5 @@ export function ackUrl(config: AckLinkConfig | undefined, receipt: string | null
 }
 
 /** For a destination's job: the link of its event when it has a receipt (its page asks before it acknowledges); else undefined. */
-export const ackUrlOf = (job: { event: { receipt: string | null }; endpoints: { ackLink?: AckLinkConfig } }): string | undefined =>
-  ackUrl(job.endpoints.ackLink, job.event.receipt)
+export const ackUrlOf = (job: { event: { receipt: string | null }; endpoints: { ackLink?: AckLinkConfig }; digest?: unknown }): string | undefined =>
+  job.digest ? undefined : ackUrl(job.endpoints.ackLink, job.event.receipt) // a digest acknowledges no one event

@@ -30,9 +30,9 @@ export interface BusEvent {
 
 /**
  * An event as a worker receives it. From JetStream the view stays the JSON
- * text it travelled as: the main thread needs only the ids (from the subject
- * and the Nats-Msg-Id header), and the pool's thread parses the text itself,
- * which is cheaper than parsing here and copying the object across.
+ * text it travelled as: the main thread needs only the ids (from the first
+ * line of its batch message, bus_batch.ts), and the pool's thread parses the
+ * text itself, which is cheaper than parsing here and copying the object across.
  */
 export interface Incoming {
   workspaceId: number
@@ -60,7 +60,7 @@ export type EventHandler = (events: Incoming[]) => Promise<void>
 
 export interface EventBus {
   readonly kind: 'jetstream' | 'in-process'
-  /** Resolves once every event is durably handed over. */
+  /** Resolves once every event is durably handed over: on JetStream, a message per outbox row (or a few, for a large row). */
   publish(events: BusEvent[]): Promise<void>
   /** Starts delivering events to `handler` (worker processes only). */
   consume(handler: EventHandler): Promise<void>
@@ -86,13 +86,14 @@ export interface EventBus {
 
 /** What JetStream holds (from its stream and consumer info). */
 export interface BusState {
-  stream: { name: string; messages: number; bytes: number; firstSeq: number; lastSeq: number; consumers: number }
+  /** `messages`: batches (a message carries the events of one outbox row, or of part of a large one); `events`: the events they carry. */
+  stream: { name: string; messages: number; events: number; bytes: number; firstSeq: number; lastSeq: number; consumers: number }
   /**
    * num_pending, num_ack_pending, num_redelivered and num_waiting (pull
    * requests) of the workers' consumer, and `delivered`, its delivered
    * consumer sequence: deliveries to workers so far, redeliveries included,
-   * which stands still while no worker takes anything. Null while no worker
-   * has made the consumer.
+   * which stands still while no worker takes anything. All count messages
+   * (batches), not events. Null while no worker has made the consumer.
    */
   consumer: { name: string; pending: number; ackPending: number; redelivered: number; waiting: number; delivered: number } | null
 }
@@ -150,5 +151,7 @@ export function createWatchers(onFirst?: (ws: number) => void, onLast?: (ws: num
     },
     /** The workspaces someone watches now. */
     watched: () => [...byWs.keys()],
+    /** Whether someone watches the workspace. */
+    watching: (ws: number) => byWs.has(ws),
   }
 }

@@ -1,22 +1,24 @@
-// The JetStream bus. Each committed event is one message on
-// herald.events.<workspace id>.<channel>, with Nats-Msg-Id = eventId so that a
-// relay that publishes twice (it crashed before deleting its outbox row) is
+// The JetStream bus. Each committed batch (one outbox row) is one message, or
+// a few when it is larger than a message may be (bus_batch.ts), with a
+// Nats-Msg-Id derived from the row and the events it carries, so that a
+// relay that publishes twice (it crashed before marking its outbox row) is
 // deduplicated by the server within the stream's duplicate window. Workers
-// share one durable pull consumer with explicit acks. Only nats-server 2.9
-// features are used (no filter_subjects, no per-message TTLs).
+// share one durable pull consumer with explicit acks, and acknowledge a
+// message once every event of it is recorded. Only nats-server 2.9 features
+// are used (no filter_subjects, no per-message TTLs).
 import { hostOf } from '../core/url'
 import { connect, createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream'
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JsMsg, type StreamConfig } from '@nats-io/jetstream'
 import type { Logger } from '../core/log'
 import { isChange, type Changes } from '../core/changes'
-import { createWatchers, type BusEvent, type BusState, type EventBus, type EventHandler, type Incoming, type OutboxRef } from './bus'
+import { createWatchers, type BusEvent, type BusState, type EventBus, type EventHandler, type Incoming } from './bus'
 import type { EventView } from './event_view'
+import { BATCH_TOKEN, MESSAGE_MAX_BYTES, WORKSPACES_HEADER, batchMessages, batchSizeOf, batchViews, received, type BatchMessage } from './bus_batch'
 
-// Each message is one event's view as JSON; its ids travel in the subject and
-// the Nats-Msg-Id header, so a worker routes it without parsing it.
-// Subjects are herald.events.<workspace id>.<channel> on the default stream;
-// another NATS_STREAM (a second Herald, or a test) gets herald.<stream>.…, as
-// two streams may not share subjects.
+// Subjects are herald.events.b.<events> on the default stream (and
+// herald.events.<workspace id>.<channel>, one event each, from an older
+// Herald); another NATS_STREAM (a second Herald, or a test) gets
+// herald.<stream>.…, as two streams may not share subjects.
 const subjectRoot = (stream: string) => (stream === 'HERALD_EVENTS' ? 'herald.events' : `herald.${stream}`)
 const CONSUMER = 'herald-workers'
 const ns = (ms: number) => ms * 1_000_000
@@ -27,8 +29,10 @@ export interface JetStreamOptions {
   stream: string
   /** Copies of the stream's messages a NATS cluster keeps (NATS_STREAM_REPLICAS). */
   replicas: number
-  maxAckPending: number // unacknowledged events across the consumer: the events being delivered
-  ackWaitMs: number // redelivery of an event whose worker went silent
+  maxAckPending: number // unacknowledged messages (batches) across the consumer: those being delivered
+  ackWaitMs: number // redelivery of a message whose worker went silent
+  /** Events of a message at most (JETSTREAM_BATCH_MAX_EVENTS). */
+  batchMaxEvents: number
   log: Logger
   /** This database's id (table herald_instance): the stream must hold this database's events only. */
   instance: string
@@ -41,15 +45,14 @@ export interface JetStreamOptions {
 /** The servers of NATS_URL: one URL or several, separated by commas. */
 export const natsServers = (url: string) => url.split(',').map((s) => s.trim()).filter(Boolean)
 
-// An event that keeps failing is retried with growing pauses; the worker
-// acknowledges an event as soon as its deliveries exist in PostgreSQL, so this
+// A message that keeps failing is retried with growing pauses; the worker
+// acknowledges a message as soon as its events' deliveries exist in PostgreSQL, so this
 // only covers PostgreSQL being unreachable or a worker dying. The server uses
 // the first backoff step as ack_wait, so it starts at ackWaitMs. 30 deliveries
 // span several hours.
 const MAX_DELIVER = 30
 const backoff = (ackWaitMs: number) => [1, 2, 4, 8, 16, 32].map((k) => Math.min(ackWaitMs * k, 600_000))
 
-const subjectToken = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_')
 // A PubAck later than this fails the publish; the outbox keeps the events.
 const PUBLISH_TIMEOUT_MS = 10_000
 
@@ -87,15 +90,14 @@ function createPublisher(nc: NatsConnection, timeoutMs: number) {
     }
   }, 250)
   return {
-    publish(subject: string, data: string, msgId: string, eventKey: string | null, outbox?: OutboxRef): Promise<void> {
+    publish(m: BatchMessage): Promise<void> {
       return new Promise((resolve, reject) => {
         const id = String(++seq)
         const h = headers()
-        h.set('Nats-Msg-Id', msgId)
-        h.set(EVENT_KEY_HEADER, eventKeyHeader(eventKey))
-        if (outbox) h.set(OUTBOX_HEADER, `${outbox.id}.${outbox.index}.${outbox.size}`)
+        h.set('Nats-Msg-Id', m.msgId)
+        h.set(WORKSPACES_HEADER, m.workspaces)
         try {
-          nc.publish(subject, data, { reply: `${inbox}.${id}`, headers: h })
+          nc.publish(m.subject, m.data, { reply: `${inbox}.${id}`, headers: h })
         } catch (err) {
           return reject(err as Error)
         }
@@ -118,9 +120,14 @@ const FIRST_CONNECT_MS = 3_000
 // How often a consuming process checks that its consumer still exists (an
 // operator may delete it, or the stream with it, or NATS may lose its store).
 const CONSUMER_CHECK_MS = 2_000
-// A handler batch at most, and what a worker holds unacknowledged beyond
-// what it works on: a worker that stalls holds few events for the ack wait.
-const PULL_MESSAGES = 200
+// What a worker asks for ahead of what it has taken: messages, each a batch
+// of up to JETSTREAM_BATCH_MAX_EVENTS events. Full batches come under load,
+// when a few dozen ahead keep the pool busy; at a low rate batches are small
+// and few come anyway. A worker that stalls holds no more for the ack wait.
+const PULL_MESSAGES = 32
+// Events handed to the fan-out in one call at most (a message larger goes
+// alone): whatever arrived meanwhile, gathered.
+const HANDLER_EVENTS = 200
 // A pull request that is lost (in a cluster: sent before the consumer has a
 // leader, answered 503, or held by a leader that then died) is noticed only
 // when two idle heartbeats, each half the request's expiry, are missed: 30 s
@@ -132,6 +139,8 @@ interface Link {
   jsm: Manager
   js: ReturnType<typeof jetstream>
   publisher: ReturnType<typeof createPublisher>
+  /** The stream's max_msg_size (0 or less: none), read when the stream is checked. */
+  maxMsgSize: number
 }
 
 export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventBus> {
@@ -149,12 +158,18 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
   let consuming: Promise<void> | null = null
   let stopConsuming: (() => void) | null = null
 
-  // The live feed: a core-NATS subscription to a workspace's subjects while
-  // someone watches it; it sees each message as it is published. Made again
-  // on every connection.
+  // The live feed: while anyone in this process watches, one core-NATS
+  // subscription to the batch subjects, which sees each message as it is
+  // published; a batch none of whose workspaces (its header) is watched
+  // here is skipped unread. An older Herald's messages (one event each, on
+  // <root>.<workspace id>.<channel>, during an upgrade) are heard by a
+  // subscription per watched workspace. Made on the first connection; the
+  // client keeps them across reconnects.
+  let batchFeed: { unsubscribe(): void } | null = null
   const feeds = new Map<number, { unsubscribe(): void }>()
   const subscribeFeed = (ws: number) => {
     if (!link) return
+    batchFeed ??= link.nc.subscribe(`${SUBJECT}.${BATCH_TOKEN}.>`, { callback: (_err, msg) => feedBatch(msg) })
     feeds.set(ws, link.nc.subscribe(`${SUBJECT}.${ws}.>`, {
       callback: (_err, msg) => {
         try {
@@ -163,9 +178,19 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       },
     }))
   }
+  const feedBatch = (msg: Msg) => {
+    const listed = msg.headers?.get(WORKSPACES_HEADER)?.split(',') ?? []
+    if (!listed.some((ws) => watchers.watching(Number(ws)))) return
+    try {
+      for (const { workspaceId, view } of batchViews(msg.string(), watchers.watching)) watchers.emit(workspaceId, JSON.parse(view) as EventView)
+    } catch {}
+  }
   const watchers = createWatchers(subscribeFeed, (ws) => {
     feeds.get(ws)?.unsubscribe()
     feeds.delete(ws)
+    if (watchers.watched().length || !batchFeed) return
+    batchFeed.unsubscribe()
+    batchFeed = null
   })
 
   /** Connects, checks or makes the stream, and subscribes; retried until it works (or turns out unusable for good). */
@@ -177,8 +202,8 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       try {
         nc = await connect({ servers, name: 'herald', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 2_000 })
         const jsm = await jetstreamManager(nc)
-        await ensureStream(jsm, opts)
-        return { nc, jsm, js: jetstream(nc), publisher: createPublisher(nc, PUBLISH_TIMEOUT_MS) }
+        const stream = await ensureStream(jsm, opts)
+        return { nc, jsm, js: jetstream(nc), publisher: createPublisher(nc, PUBLISH_TIMEOUT_MS), maxMsgSize: stream.max_msg_size ?? -1 }
       } catch (err) {
         await nc?.close().catch(() => {})
         // Unusable for good, not unreachable: the process stops, saying why.
@@ -248,12 +273,20 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
     if (remaking || Date.now() - remadeAt < 1_000) return
     remadeAt = Date.now()
     remaking = ensureStream(l.jsm, opts)
-      .then(() => opts.log.warn({ stream: opts.stream }, 'the JetStream stream was missing and is made again; what it held is published again from PostgreSQL'))
+      .then((stream) => {
+        l.maxMsgSize = stream.max_msg_size ?? -1
+        opts.log.warn({ stream: opts.stream }, 'the JetStream stream was missing and is made again; what it held is published again from PostgreSQL')
+      })
       .catch((err) => {
         if (err instanceof ForeignStreamError || err instanceof IncompatibleStreamError) opts.onFatal?.(err)
         else opts.log.warn({ err }, 'could not make the JetStream stream again')
       })
       .finally(() => (remaking = null))
+  }
+
+  async function readMaxMsgSize(l: Link) {
+    const info = await l.jsm.streams.info(opts.stream).catch(() => null)
+    if (info) l.maxMsgSize = info.config.max_msg_size ?? -1
   }
 
   /** Consumes until the bus closes: makes the stream and the consumer again whenever they disappear. */
@@ -298,13 +331,15 @@ export async function createJetStreamBus(opts: JetStreamOptions): Promise<EventB
       const l = link
       const replayMark = Date.now().toString(36)
       if (!l) throw new Error('NATS is not reachable yet; the events wait in PostgreSQL')
+      const limits = { maxBytes: messageMaxBytes(l), maxEvents: opts.batchMaxEvents }
       // All in flight at once; each PubAck means the stream stored the message.
       try {
-        await Promise.all(
-          events.map((e) => l.publisher.publish(`${SUBJECT}.${e.workspaceId}.${subjectToken(e.view.channel)}`, JSON.stringify(e.view), e.replay ? `${e.view.eventId}~${replayMark}` : e.view.eventId, e.view.event, e.outbox)),
-        )
+        await Promise.all(batchMessages(SUBJECT, events, limits, replayMark).map((m) => l.publisher.publish(m)))
       } catch (err) {
-        if (/no responders|503|stream not found/i.test(String((err as Error).message))) remakeStream(l)
+        const message = String((err as Error).message)
+        if (/no responders|503|stream not found/i.test(message)) remakeStream(l)
+        // The stream's max_msg_size was lowered since it was read: read it again for the next publish.
+        else if (/maximum|size/i.test(message)) void readMaxMsgSize(l)
         throw err
       }
     },
@@ -346,61 +381,21 @@ const isNotFound = (err: unknown) => {
   return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(String(e?.message)) || String(e?.code) === '404'
 }
 
-/**
- * A message as the worker takes it: workspace and channel from the subject
- * (herald.events.<workspace id>.<channel>; channel slugs are subject-safe, so
- * the token is the slug), the event id from Nats-Msg-Id, the view as text.
- */
-function received(m: JsMsg, staleAfterMs: number): Incoming {
-  const tokens = m.subject.split('.')
-  const msgId = m.headers!.get('Nats-Msg-Id')
-  return {
-    workspaceId: Number(tokens[tokens.length - 2]),
-    channel: tokens[tokens.length - 1]!,
-    eventId: msgId.split('~')[0]!, // a replay's id is "<eventId>~<when>"
-    view: m.string(),
-    // A first delivery to this process may still be a copy another worker
-    // already handled: a process frozen past the ack wait (SIGSTOP, a long
-    // pause) gets back messages JetStream has meanwhile redelivered elsewhere.
-    // An event older than the ack wait is checked against the deliveries
-    // that exist before anything is sent.
-    // A replay from PostgreSQL is checked likewise.
-    redelivered: m.info.redelivered || msgId.includes('~') || Date.now() - m.info.timestampNanos / 1e6 > staleAfterMs,
-    outbox: outboxRef(m.headers?.get(OUTBOX_HEADER)),
-    eventKey: eventKeyFrom(m.headers?.get(EVENT_KEY_HEADER)),
-  }
-}
-
-/**
- * The event's key, so that a worker matches routers without parsing the
- * view: `k` and the key URI-encoded (a key is free text, a header value may
- * not hold a line break), or `n` for an event without one.
- */
-const EVENT_KEY_HEADER = 'Herald-Event-Key'
-const eventKeyHeader = (key: string | null) => (key === null ? 'n' : `k${encodeURIComponent(key)}`)
-function eventKeyFrom(h: string | undefined): string | null | undefined {
-  if (h === 'n') return null
-  if (!h?.startsWith('k')) return undefined // a message of an older Herald: the worker reads the view
-  try {
-    return decodeURIComponent(h.slice(1))
-  } catch {
-    return undefined
-  }
-}
-
-/** The ledger entry a message carries: "id.index.size". */
-const OUTBOX_HEADER = 'Herald-Outbox'
-function outboxRef(h: string | undefined): OutboxRef | undefined {
-  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(h ?? '')
-  return m ? { id: Number(m[1]), index: Number(m[2]), size: Number(m[3]) } : undefined
+/** A message's size at most: the least of the server's max_payload, the stream's max_msg_size and MESSAGE_MAX_BYTES. */
+function messageMaxBytes(l: Link): number {
+  const payload = l.nc.info?.max_payload ?? MESSAGE_MAX_BYTES
+  return Math.min(payload, l.maxMsgSize > 0 ? l.maxMsgSize : Infinity, MESSAGE_MAX_BYTES)
 }
 
 /**
  * Hands messages to `handler` in small batches (whatever arrived meanwhile,
- * at most 200), several batches at once: a batch is acknowledged when its
- * handler resolves, which takes as long as its slowest delivery. While a
- * batch runs, its messages are reported in progress so that JetStream does
- * not redeliver them to another worker.
+ * up to 200 events, or one message larger), several batches at once: a
+ * message is acknowledged when the handler that has its events resolves,
+ * which takes as long as its slowest delivery, and nak'd with a growing
+ * pause when it fails. While a batch runs, its messages are reported in
+ * progress so that JetStream does not redeliver them to another worker. A
+ * message that cannot be read is terminated (its events stay owed in
+ * PostgreSQL, which publishes them again).
  */
 async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: Logger, ackWaitMs: number) {
   const running = new Set<JsMsg[]>()
@@ -409,15 +404,18 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
     for (const msgs of running) for (const m of msgs) m.working()
   }, Math.max(500, ackWaitMs / 3))
   let batch: JsMsg[] = []
+  let events: Incoming[] = []
   const flush = () => {
     const msgs = batch
+    const incoming = events
     batch = []
+    events = []
     running.add(msgs)
-    const task = handler(msgs.map((m) => received(m, ackWaitMs)))
+    const task = handler(incoming)
       .then(
         () => msgs.forEach((m) => m.ack()),
         (err) => {
-          log.warn({ err, events: msgs.length }, 'events not handled; JetStream will redeliver them')
+          log.warn({ err, messages: msgs.length, events: incoming.length }, 'events not handled; JetStream will redeliver them')
           for (const m of msgs) m.nak(Math.min(1000 * 2 ** (m.info.deliveryCount - 1), 600_000))
         },
       )
@@ -429,8 +427,18 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
   }
   let scheduled = false
   for await (const m of messages) {
+    let got: Incoming[]
+    try {
+      got = received(m, ackWaitMs)
+    } catch (err) {
+      log.error({ err, subject: m.subject, seq: m.seq }, 'a JetStream message Herald cannot read is dropped; PostgreSQL publishes its events again')
+      m.term()
+      continue
+    }
+    if (events.length && events.length + got.length > HANDLER_EVENTS) flush()
     batch.push(m)
-    if (batch.length >= 200) flush()
+    for (const e of got) events.push(e)
+    if (events.length >= HANDLER_EVENTS) flush()
     else if (!scheduled) {
       scheduled = true
       setImmediate(() => {
@@ -446,15 +454,29 @@ async function pump(messages: AsyncIterable<JsMsg>, handler: EventHandler, log: 
 
 type Manager = Awaited<ReturnType<typeof jetstreamManager>>
 
-/** The stream's state and the workers' consumer's (null while no worker has created it). */
+/**
+ * The stream's state and the workers' consumer's (null while no worker has
+ * created it). The events the stream holds come from its per-subject counts:
+ * a batch's subject says how many events it carries (<root>.b.<n>), and
+ * every other message (an older Herald's) is one event. The stream keeps
+ * those counts in its subject index, so this reads no message.
+ */
 export async function readJetStreamState(jsm: Manager, stream: string): Promise<BusState> {
   const [info, consumer] = await Promise.all([
-    jsm.streams.info(stream),
+    jsm.streams.info(stream, { subjects_filter: `${subjectRoot(stream)}.${BATCH_TOKEN}.*` }),
     jsm.consumers.info(stream, CONSUMER).catch(() => null),
   ])
   const st = info.state
+  let batches = 0
+  let batched = 0
+  for (const [subject, n] of Object.entries(st.subjects ?? {})) {
+    const size = batchSizeOf(subject)
+    if (!(size >= 0)) continue
+    batches += n
+    batched += n * size
+  }
   return {
-    stream: { name: stream, messages: st.messages, bytes: st.bytes, firstSeq: st.first_seq, lastSeq: st.last_seq, consumers: st.consumer_count },
+    stream: { name: stream, messages: st.messages, events: st.messages - batches + batched, bytes: st.bytes, firstSeq: st.first_seq, lastSeq: st.last_seq, consumers: st.consumer_count },
     consumer: consumer && {
       name: CONSUMER, pending: consumer.num_pending, ackPending: consumer.num_ack_pending, redelivered: consumer.num_redelivered, waiting: consumer.num_waiting,
       delivered: consumer.delivered.consumer_seq,
@@ -485,7 +507,7 @@ export class IncompatibleStreamError extends Error {}
  * limits on messages, bytes or age can drop events JetStream acknowledged: the
  * ledger publishes them again from PostgreSQL, so they are only warned about.
  */
-async function ensureStream(jsm: Manager, opts: Pick<JetStreamOptions, 'stream' | 'instance' | 'replicas' | 'log'>) {
+async function ensureStream(jsm: Manager, opts: Pick<JetStreamOptions, 'stream' | 'instance' | 'replicas' | 'log'>): Promise<StreamConfig> {
   const name = opts.stream
   const subject = `${subjectRoot(name)}.>`
   const config = {
@@ -543,6 +565,7 @@ async function ensureStream(jsm: Manager, opts: Pick<JetStreamOptions, 'stream' 
   if (lossy.length) {
     opts.log.warn({ stream: name, settings: lossy }, 'the JetStream stream may drop events it acknowledged; PostgreSQL keeps them owed and they are published again (FANOUT_REPLAY_AFTER_MS), later than they would be')
   }
+  return c
 }
 
 async function ensureConsumer(jsm: Manager, opts: JetStreamOptions) {

@@ -1,12 +1,16 @@
 // Queries on deliveries: one row per (event, router) or (event, device) with
-// a stable id, and one row per attempt. A first attempt is made before its
-// row exists (the row is written with its outcome); a retry is a pending row
-// that a worker owns while its lease runs (next_attempt_at in the future); a
-// worker that dies simply lets it run out.
+// a stable id, which also keeps its first attempt when that succeeded; any
+// other attempt is a row of its own (attempts.ts). A first attempt is made
+// before its row exists (the row is written with its outcome); a retry is a
+// pending row that a worker owns while its lease runs (next_attempt_at in
+// the future); a worker that dies simply lets it run out.
 import type postgres from 'postgres'
 import type { Sql, Tx } from '../core/db'
+import { attemptLog, attemptPlace, keepFirstStatus, type AttemptRecord } from './attempts'
 import { eventViewJson, type EventView } from './event_view'
 import type { DeliveryKind } from './job'
+
+export type { AttemptRecord } from './attempts'
 
 export interface Claimed {
   id: string
@@ -32,36 +36,58 @@ export interface FirstAttempt extends AttemptRecord {
 /**
  * Creates the rows of deliveries whose first attempt has been made, each in
  * the state that attempt left it: one statement, so one round trip and one
- * implicit transaction for a whole batch. A retry is due its delay after
- * the attempt ended, not after the row is written: a pool task's rows are
- * written once its slowest send is over, which may be a time-out later. A
- * delivery that already has a row (a duplicate of a redelivered event) keeps
- * it; its duplicate attempt is not recorded. A first attempt the circuit held back makes a pending row with
- * no attempt; one whose event outlived its ttl an `expired` row with no attempt; a push a member's preference held back a `suppressed` row with no attempt. Devices that APNs or FCM no longer know are deleted with it.
+ * implicit transaction for a whole batch, which also sets the events' bits
+ * in the ledger. A first attempt that succeeded is kept in its delivery's row
+ * (attempts.ts); any other gets an attempt row. A retry is due its delay
+ * after the attempt ended, not after the row is written: a pool task's rows
+ * are written once its slowest send is over, which may be a time-out later.
+ * A delivery that already has a row (a duplicate of a redelivered event)
+ * keeps it; its duplicate attempt is not recorded. A first attempt the
+ * circuit held back makes a pending row with no attempt; one whose event
+ * outlived its ttl an `expired` row with no attempt; a push a member's
+ * preference held back a `suppressed` row with no attempt. Devices that APNs
+ * or FCM no longer know are deleted with it.
  */
 export async function insertDeliveries(sql: Tx, rows: FirstAttempt[], ledger: LedgerMask[] = []): Promise<void> {
   if (!rows.length) return clearOwed(sql, ledger)
   // One JSON parameter rather than an array per column: JSON.stringify is
   // native, postgres.js escapes arrays element by element in JavaScript.
-  const json = JSON.stringify(rows.map((r) => ({
-    i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
-    u: Math.round(r.durationMs), h: r.status ?? null, o: r.ok, r: r.error ?? null, p: r.response ?? null, x: !!r.held || r.next === 'expired' || r.next === 'suppressed',
-  })))
+  // Absent fields (no status, error or response) are left out: NULL.
+  let rowed = false
+  const json = JSON.stringify(rows.map((r) => {
+    const place = PLACES[attemptPlace(r)]
+    if (place === 2) rowed = true
+    return {
+      i: r.deliveryId, e: r.eventId, w: r.workspaceId, k: r.kind, t: r.target, n: r.next, d: r.delayMs, s: r.startedAt.getTime(),
+      u: Math.round(r.durationMs), h: r.status, o: r.ok, r: r.error, p: r.response, a: place,
+    }
+  }))
   const gone = rows.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
+  const also = sql`${gone.length ? sql`, gone AS (DELETE FROM devices WHERE id = ANY(${gone}::uuid[]))` : sql``}${ledger.length ? sql`, owed AS (${clearing(sql, ledger)})` : sql``}`
+  // a: 0 no attempt, 1 kept in the delivery's row, 2 an attempt row.
+  const insert = sql`
+    INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error,
+      first_started_at, first_duration_ms, first_response)
+    SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN a = 0 THEN 0 ELSE 1 END,
+      to_timestamp((s + u) / 1000.0) + d * interval '1 ms', h, r,
+      CASE WHEN a = 1 THEN to_timestamp(s / 1000) END, CASE WHEN a = 1 THEN u END, CASE WHEN a = 1 THEN p END
+    FROM r
+    ON CONFLICT DO NOTHING`
+  const input = sql`SELECT * FROM json_to_recordset(${json}::text::json)
+    AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text, a int)`
+  // When every attempt is kept in its row (or none was made), the statement
+  // is that insert; otherwise the attempt rows of the deliveries it made follow.
+  if (!rowed) {
+    await sql`WITH r AS (${input})${also} ${insert}`
+    return
+  }
   await sql`
-    WITH r AS MATERIALIZED (
-      SELECT * FROM json_to_recordset(${json}::text::json)
-        AS r(i uuid, e uuid, w bigint, k text, t text, n text, d float8, s float8, u int, h int, o bool, r text, p text, x bool)
-    ), d AS (
-      INSERT INTO deliveries (id, event_id, event_at, workspace_id, kind, router_id, target, status, attempts, next_attempt_at, last_status, last_error)
-      SELECT i, e, uuidv7_time(e), w, k, CASE WHEN k = 'router' THEN t::uuid END, t, n, CASE WHEN x THEN 0 ELSE 1 END, to_timestamp((s + u) / 1000.0) + d * interval '1 ms', h, r
-      FROM r
-      ON CONFLICT DO NOTHING
-      RETURNING id
-    )${gone.length ? sql`, gone AS (DELETE FROM devices WHERE id = ANY(${gone}::uuid[]))` : sql``}${ledger.length ? sql`, owed AS (${clearing(sql, ledger)})` : sql``}
+    WITH r AS MATERIALIZED (${input}), d AS (${insert} RETURNING id)${also}
     INSERT INTO delivery_attempts (delivery_id, event_at, attempt, started_at, duration_ms, status, ok, error, response)
-    SELECT r.i, uuidv7_time(r.e), 1, to_timestamp(r.s / 1000), r.u, r.h, r.o, r.r, r.p FROM r JOIN d ON d.id = r.i WHERE NOT r.x`
+    SELECT r.i, uuidv7_time(r.e), 1, to_timestamp(r.s / 1000), r.u, r.h, r.o, r.r, r.p FROM r JOIN d ON d.id = r.i WHERE r.a = 2`
 }
+
+const PLACES = { none: 0, inline: 1, row: 2 } as const
 
 /** The bits of one outbox row to set: its events whose fan-out is recorded (src/delivery/relay.ts ledgerMasks). */
 export interface LedgerMask {
@@ -76,7 +102,7 @@ export interface LedgerMask {
 // `o.id = ANY(…)` makes the rows an index look-up whatever the statistics
 // say: outbox rows come and go by the thousand, and a plan that joins by
 // scanning it grows with every dead row.
-const clearing = (sql: Tx, ledger: LedgerMask[]) => {
+export const clearing = (sql: Tx, ledger: LedgerMask[]) => {
   const ids = ledger.map((l) => l.id)
   return sql`
     UPDATE outbox o SET done = CASE WHEN o.done IS NULL THEN m.mask::varbit ELSE o.done | m.mask::varbit END
@@ -153,83 +179,6 @@ export function claimDueDeliveries(sql: Sql, limit: number, leaseMs: number, tri
     LEFT JOIN events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id AND e.created_at = uuidv7_time(c.event_id)`
 }
 
-export interface AttemptRecord {
-  deliveryId: string
-  attempt: number
-  startedAt: Date
-  durationMs: number
-  ok: boolean
-  status?: number
-  error?: string
-  response?: string
-  next: 'succeeded' | 'failed' | 'pending' | 'expired' | 'suppressed' // expired: not sent, its event outlived its ttl; suppressed: not sent, a preference of the device's member (first attempts only; neither has an attempt row)
-  delayMs: number // until the next attempt, when next is pending
-  unregisteredDevice?: string // a device APNs or FCM no longer knows: removed with this record
-  held?: boolean // not sent (the circuit held it back): only next_attempt_at changes, see holdDeliveries
-}
-
-/** Writes a batch of attempts and the state they leave their deliveries in, in one transaction. */
-export async function recordAttempts(sql: Sql, records: AttemptRecord[]) {
-  if (!records.length) return
-  const held = records.filter((r) => r.held)
-  const expired = records.filter((r) => r.next === 'expired')
-  if (held.length || expired.length) records = records.filter((r) => !r.held && r.next !== 'expired')
-  const col = <T>(f: (r: AttemptRecord) => T) => records.map(f)
-  await sql.begin(async (tx) => {
-    await holdDeliveries(tx, held)
-    await expireUnsent(tx, expired)
-    if (!records.length) return
-    // Each attempt goes to its delivery's month (event_at, sql/0012), looked up
-    // by id in each month's primary key: a lateral look-up per attempt, never
-    // a join that hashes whole months. One whose delivery retention has just
-    // dropped is not recorded, rather than failing the batch.
-    await tx`
-      INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, ok, error, response, event_at)
-      SELECT r.id, d.attempts_before + r.attempt, r.started_at, r.duration_ms, r.status, r.ok, r.error, r.response, d.event_at FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.attempt)}::int[], ${col((r) => r.startedAt.toISOString())}::timestamptz[],
-        ${col((r) => Math.round(r.durationMs))}::int[], ${col((r) => r.status ?? null)}::int[], ${col((r) => String(r.ok))}::text[]::bool[],
-        ${col((r) => r.error ?? null)}::text[], ${col((r) => r.response ?? null)}::text[]) AS r(id, attempt, started_at, duration_ms, status, ok, error, response)
-      CROSS JOIN LATERAL (SELECT event_at, attempts_before FROM deliveries WHERE id = r.id LIMIT 1) d
-      ON CONFLICT DO NOTHING`
-    await tx`
-      UPDATE deliveries d SET status = r.next, attempts = r.attempt, last_status = r.status, last_error = r.error, updated_at = now(),
-        next_attempt_at = CASE WHEN r.next = 'pending' THEN now() + r.delay_ms * interval '1 ms' ELSE d.next_attempt_at END
-      FROM unnest(${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.attempt)}::int[], ${col((r) => r.next)}::text[],
-        ${col((r) => r.delayMs)}::float8[], ${col((r) => r.status ?? null)}::int[], ${col((r) => r.error ?? null)}::text[])
-        AS r(id, attempt, next, delay_ms, status, error)
-      WHERE d.id = r.id AND d.status = 'pending'`
-    const gone = records.flatMap((r) => (r.unregisteredDevice ? [r.unregisteredDevice] : []))
-    if (gone.length) await tx`DELETE FROM devices WHERE id = ANY(${gone}::uuid[])`
-  })
-}
-
-/**
- * Puts off deliveries their destination's circuit held back: due again after
- * their `delayMs`, with no attempt row and no attempt counted, so that an
- * outage costs a delivery none of its schedule's attempts and costs the
- * database no row per delivery per cool-down. Their last status and error
- * stay those of their last real attempt.
- */
-export async function holdDeliveries(sql: Tx, held: Pick<AttemptRecord, 'deliveryId' | 'delayMs'>[]) {
-  if (!held.length) return
-  await sql`
-    UPDATE deliveries d SET next_attempt_at = now() + r.delay_ms * interval '1 ms'
-    FROM unnest(${held.map((r) => r.deliveryId)}::uuid[], ${held.map((r) => r.delayMs)}::float8[]) AS r(id, delay_ms)
-    WHERE d.id = r.id AND d.status = 'pending'`
-}
-
-/**
- * Ends deliveries that were not sent because their event outlived its ttl:
- * `expired`, with no attempt row and no attempt counted, the reason as their
- * last error. Only those still pending: one settled meanwhile keeps its state.
- */
-export async function expireUnsent(sql: Tx, expired: Pick<AttemptRecord, 'deliveryId' | 'error'>[]) {
-  if (!expired.length) return
-  await sql`
-    UPDATE deliveries d SET status = 'expired', last_error = r.error, updated_at = now()
-    FROM unnest(${expired.map((r) => r.deliveryId)}::uuid[], ${expired.map((r) => r.error ?? null)}::text[]) AS r(id, error)
-    WHERE d.id = r.id AND d.status = 'pending'`
-}
-
 export interface DeliveryView {
   id: string
   kind: DeliveryKind
@@ -237,6 +186,9 @@ export interface DeliveryView {
   deviceId: string | null
   status: DeliveryState
   reason: string | null // a suppressed push: which preference held it back
+  digestId?: string // a digested delivery: its digest's delivery
+  digestEventId?: string // … and the digest's first event (whose page shows the digest's delivery)
+  digest?: DigestInfo // a digest's delivery
   attempts: { attempt: number; at: string; durationMs: number; ok: boolean; status: number | null; error: string | null; response: string | null }[]
   nextAttemptAt: string | null
   createdAt: string
@@ -248,10 +200,8 @@ export const listEventDeliveries = (sql: Tx, workspaceId: number, eventId: strin
   SELECT d.id, d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId", d.status,
     CASE WHEN d.status = 'suppressed' THEN d.last_error END AS reason,
     CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
-    iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
-    COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', iso_time(a.started_at), 'durationMs', a.duration_ms,
-        'ok', a.ok, 'status', a.status, 'error', a.error, 'response', a.response) ORDER BY a.started_at)
-      FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
+    iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt", ${digestColumns(sql)},
+    ${attemptLog(sql)} AS attempts
   FROM deliveries d WHERE d.workspace_id = ${workspaceId} AND d.event_id = ${eventId}
   ORDER BY d.created_at, d.id`
 
@@ -283,9 +233,11 @@ export const listFailedDeliveries = (sql: Tx, workspaceId: number, limit: number
 /**
  * What a replay sets, for one delivery or many: due now, with a fresh retry
  * schedule (attempts count from 0 again), its id and attempt history kept.
+ * The first attempt kept in the row keeps its status (keepFirstStatus).
  * The caller then wakes the scheduler, so that it is sent at once.
  */
-const replayed = (sql: Tx) => sql`status = 'pending', attempts_before = attempts_before + attempts, attempts = 0, next_attempt_at = now(), updated_at = now()`
+const replayed = (sql: Tx) =>
+  sql`status = 'pending', attempts_before = attempts_before + attempts, attempts = 0, next_attempt_at = now(), updated_at = now(), ${keepFirstStatus(sql)}`
 
 /** Makes a finished delivery due again with a fresh schedule, keeping its id and its attempt history. */
 export async function replayDelivery(sql: Tx, workspaceId: number, id: string, visible: DeliveryVisible): Promise<boolean> {
@@ -296,7 +248,7 @@ export async function replayDelivery(sql: Tx, workspaceId: number, id: string, v
   return rows.length > 0
 }
 
-export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired', 'suppressed'] as const
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed', 'cancelled', 'expired', 'suppressed', 'throttled', 'digested'] as const
 export type DeliveryState = (typeof DELIVERY_STATES)[number]
 
 /** An event's deliveries by state, as the feed shows them. */
@@ -306,6 +258,8 @@ export interface DeliveryCounts {
   failed: number
   expired?: number // present when some expired (not sent in time: the event's ttl)
   suppressed?: number // present when some pushes were held back by members' preferences (muted, level, quiet hours)
+  throttled?: number // present when a router's throttle held some back
+  digested?: number // present when some went out inside a digest
 }
 
 /**
@@ -320,10 +274,13 @@ export async function countEventDeliveries(sql: Tx, workspaceId: number, eventId
   const rows = await sql<({ eventId: string } & DeliveryCounts)[]>`
     SELECT event_id AS "eventId", count(*) FILTER (WHERE status = 'pending')::int AS pending,
       count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed,
-      count(*) FILTER (WHERE status = 'expired')::int AS expired, count(*) FILTER (WHERE status = 'suppressed')::int AS suppressed
-    FROM deliveries d WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId} ${visible ? sql`AND ${visible}` : sql``}
+      count(*) FILTER (WHERE status = 'expired')::int AS expired, count(*) FILTER (WHERE status = 'suppressed')::int AS suppressed,
+      count(*) FILTER (WHERE status = 'throttled')::int AS throttled, count(*) FILTER (WHERE status = 'digested')::int AS digested
+    FROM deliveries d WHERE event_id = ANY(${eventIds}::uuid[]) AND workspace_id = ${workspaceId} AND kind <> 'digest' ${visible ? sql`AND ${visible}` : sql``}
     GROUP BY event_id`
-  for (const { eventId, expired, suppressed, ...c } of rows) counts.set(eventId, { ...c, ...(expired ? { expired } : {}), ...(suppressed ? { suppressed } : {}) })
+  for (const { eventId, expired, suppressed, throttled, digested, ...c } of rows) {
+    counts.set(eventId, { ...c, ...(expired ? { expired } : {}), ...(suppressed ? { suppressed } : {}), ...(throttled ? { throttled } : {}), ...(digested ? { digested } : {}) })
+  }
   return counts
 }
 
@@ -355,6 +312,33 @@ const matching = (sql: Tx, workspaceId: number, f: DeliveryFilter, visible: Deli
   ${f.until ? sql`AND d.id < ${uuidFloor(f.until.getTime() + 1)}::uuid` : sql``}`
 
 /** A delivery as the list across events shows it, with what it needs of its event. */
+/** What a digest's delivery carried: its key, how many events it gathered, and those retention kept (its events' digested deliveries). */
+export interface DigestInfo {
+  key: string
+  count: number
+  eventIds: string[]
+}
+
+// A digested delivery's digestId and digestEventId (the digest's first
+// event, on whose page the digest's delivery sits: the digest's delivery, or
+// while the window still gathers, the window's; both ids share its time, so
+// one partition is read), and a digest's key, count and events (through
+// deliveries_digest); stripped of nulls by withDigest.
+const digestColumns = (sql: Tx) => sql`d.digest_id AS "digestId",
+  CASE WHEN d.digest_id IS NOT NULL THEN coalesce(
+    (SELECT x.event_id::text FROM deliveries x WHERE x.id = d.digest_id AND x.event_at = uuidv7_time(d.digest_id)),
+    (SELECT o.first_event_id::text FROM digest_windows o WHERE o.router_id = d.router_id AND o.id = d.digest_id)) END AS "digestEventId",
+  CASE WHEN d.kind = 'digest' THEN json_build_object('key', coalesce(d.digest_key, ''), 'count', coalesce(d.digest_count, 0),
+    'eventIds', ARRAY(SELECT x.event_id FROM deliveries x WHERE x.digest_id = d.id ORDER BY x.event_id)) END AS digest`
+
+/** A row read with digestColumns, without the fields it does not have (digestId only on a digested delivery, digest only on a digest's). */
+export function withDigest<T extends { digestId?: string | null; digestEventId?: string | null; digest?: DigestInfo | null }>(row: T): T {
+  if (row.digestId == null) delete row.digestId
+  if (row.digestEventId == null) delete row.digestEventId
+  if (row.digest == null) delete row.digest
+  return row
+}
+
 export interface DeliveryListItem {
   id: string
   eventId: string
@@ -368,6 +352,9 @@ export interface DeliveryListItem {
   nextAttemptAt: string | null
   createdAt: string
   updatedAt: string
+  digestId?: string
+  digestEventId?: string
+  digest?: DigestInfo
   event: { title: string | null; message: string; event: string | null; channel: string; createdAt: string } | null
 }
 
@@ -387,13 +374,13 @@ export async function listDeliveries(sql: Tx, workspaceId: number, filter: Deliv
     SELECT d.id, d.event_id AS "eventId", d.kind, d.router_id AS "routerId", CASE WHEN d.kind = 'push' THEN d.target END AS "deviceId",
       d.status, d.attempts_before + d.attempts AS "attemptCount", d.last_status AS "lastStatus", d.last_error AS "lastError",
       CASE WHEN d.status = 'pending' THEN iso_time(d.next_attempt_at) END AS "nextAttemptAt",
-      iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt",
+      iso_time(d.created_at) AS "createdAt", iso_time(d.updated_at) AS "updatedAt", ${digestColumns(sql)},
       CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('title', e.title, 'message', left(e.message, 200), 'event', e.event,
         'channel', e.channel, 'createdAt', iso_time(e.created_at)) END AS event
     FROM page d
     LEFT JOIN events e ON e.workspace_id = d.workspace_id AND e.id = d.event_id AND e.created_at = uuidv7_time(d.event_id)
     ORDER BY d.id DESC`
-  const deliveries = rows.slice(0, limit)
+  const deliveries = rows.slice(0, limit).map(withDigest)
   return { deliveries, nextCursor: rows.length > limit ? deliveries[deliveries.length - 1]!.id : null }
 }
 

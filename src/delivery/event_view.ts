@@ -19,6 +19,7 @@ export interface EventView {
   collapseKey: string | null
   receipt: string | null // the receipt's id, when the event must be acknowledged
   to: string[] | null // recipients' user ids, when the event was sent `to` people
+  scheduledFor?: string // ISO 8601: only on an event that was scheduled (deliverAt / delay), so other events' bodies are unchanged
 }
 
 /** The notify fields of an event that sets none (and of a view an older Herald published, which has none). */
@@ -26,9 +27,14 @@ export const NOTIFY_DEFAULTS = { priority: 3, ttl: null, collapseKey: null, rece
 
 /**
  * The one SQL expression of an event's view, as json, from an `events` row
- * aliased `e` and its `workspaces` row aliased `w`.
+ * aliased `e` and its `workspaces` row aliased `w`. `scheduledFor` only
+ * when the event was scheduled: the webhook body of any other event is
+ * exactly what it was.
  */
-export const eventViewJson = (sql: Sql) => sql`json_build_object(
+export const eventViewJson = (sql: Sql) => sql`CASE WHEN e.scheduled_for IS NULL THEN json_build_object(${viewPairs(sql)})
+  ELSE json_build_object(${viewPairs(sql)}, 'scheduledFor', iso_time(e.scheduled_for)) END`
+
+const viewPairs = (sql: Sql) => sql`
   'eventId', e.id, 'workspace', w.name, 'channel', e.channel, 'event', e.event, 'title', e.title,
   'message', e.message, 'link', e.link, 'tags', e.tags, 'data', e.data, 'createdAt', iso_time(e.created_at),
-  'priority', e.priority, 'ttl', e.ttl, 'collapseKey', e.collapse_key, 'receipt', e.receipt, 'to', e.recipients)`
+  'priority', e.priority, 'ttl', e.ttl, 'collapseKey', e.collapse_key, 'receipt', e.receipt, 'to', e.recipients`

@@ -38,6 +38,8 @@ import { attemptOutcomes, type AttemptOutcome } from './outcome'
 import { persist } from './persist'
 import { startScheduler, type Dispatch } from './scheduler'
 import { startReceiptTimer } from './receipt_timer'
+import { startDigestTimer } from './digest_timer'
+import { windowedOf } from './windowed'
 import { startDismissals } from './push/dismiss'
 
 // While announcements may not reach this process (no NATS, or NATS away), a
@@ -93,19 +95,35 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
   async function fanOut(batch: Incoming[]) {
     const targets = await targetsOf(batch, routers, devices, pushable)
     const { routersOf, held } = holdParked(targets.routersOf, await parked())
+    // Throttled and digest routers' deliveries: admitted or gathered here, not sent by the pool (windowed.ts).
+    const windows = windowedOf(routersOf, viewOf)
     const again = batch.filter((e) => e.redelivered).map((e) => e.eventId)
     const skip = again.length ? await existingDeliveryIds(sql, again) : []
-    const chunks = chunkBatch(batch, routersOf, targets.byChannel, targets.only)
+    const chunks = chunkBatch(batch, windows.routersOf, targets.byChannel, targets.only)
     // Before the ledger is cleared (recordChunks): a redelivered event makes them again, as the same rows.
     const unsent = held.length ? (targets.suppressed.length ? [...held, ...targets.suppressed] : held) : targets.suppressed
     if (unsent.length) await persist(() => insertDeliveries(sql, unsent), unsent.length, log)
-    await recordChunks(first, batch, chunks, skip)
+    // Events that have nothing else to record (no chunk: all their routers
+    // windowed, or nothing matched) are cleared from the ledger in the
+    // windows' transaction: one commit per batch rather than two.
+    let cleared: Set<Incoming> | undefined
+    if (windows.pending()) {
+      const inChunk = new Set(chunks.flatMap((c) => c.events))
+      cleared = new Set(batch.filter((e) => !inChunk.has(e)))
+      // The digest timer is not woken: a window opened here ends at least
+      // 10 s on (the shortest window), after its next look (intervalMs). A
+      // look per batch was two statements per batch, for nothing.
+      if (await windows.record(sql, log, ledgerOf([...cleared]))) scheduler.wake()
+    }
+    await recordChunks(first, batch, chunks, skip, cleared)
   }
 
   const inFlight = createInFlight(fanOut)
   const scheduler = startScheduler({ sql, log, room, routers, devices, recorder, pushable, dispatch, outcome, leaseMs: opts.leaseMs, trialMs: opts.trialMs, intervalMs: opts.schedulerIntervalMs })
   // Receipts' repeats: queued as push deliveries leased to this process, which its scheduler sends at once.
   const receiptTimer = startReceiptTimer({ sql, log, pushable, send: scheduler.send, leaseMs: opts.leaseMs, intervalMs: opts.schedulerIntervalMs })
+  // Digest windows' ends (rows in PostgreSQL): their digests are queued due now, for the scheduler.
+  const digestTimer = startDigestTimer({ sql, log, fired: () => scheduler.wake(), intervalMs: opts.schedulerIntervalMs })
   // Notifications read on another device: closed on the member's browsers (best effort).
   const dismissals = startDismissals({ sql, log, webpush: send.webpush, outbound: send.outbound, intervalMs: opts.schedulerIntervalMs })
   changes.onChange((c) => c.kind === 'read' && dismissals.wake())
@@ -127,6 +145,7 @@ export function createFanout(sql: Sql, bus: EventBus, changes: Pick<Changes, 'on
     async stop(ms: number) {
       stopped = true
       await receiptTimer.stop()
+      await digestTimer.stop()
       await dismissals.stop()
       const ended = scheduler.stop()
       const settled = Promise.allSettled([...inFlight.underWay(), ...scheduler.underWay()])
@@ -269,11 +288,11 @@ const ledgerOf = (events: Incoming[]) => ledgerMasks(events.flatMap((e) => (e.ou
  * one in none (nothing to deliver) or in several (a large channel) once
  * every chunk is recorded.
  */
-async function recordChunks(deps: FirstAttemptDeps, batch: Incoming[], chunks: Chunk[], skip: string[]) {
+async function recordChunks(deps: FirstAttemptDeps, batch: Incoming[], chunks: Chunk[], skip: string[], cleared?: Set<Incoming>) {
   const chunksOf = new Map<Incoming, number>()
   for (const chunk of chunks) for (const e of chunk.events) chunksOf.set(e, (chunksOf.get(e) ?? 0) + 1)
   await Promise.all(chunks.map((chunk) => runChunk(deps, chunk, skip, chunk.events.filter((e) => chunksOf.get(e) === 1))))
-  const rest = batch.filter((e) => chunksOf.get(e) !== 1)
+  const rest = batch.filter((e) => chunksOf.get(e) !== 1 && !cleared?.has(e))
   if (rest.length) await persist(() => clearOwed(deps.sql, ledgerOf(rest)), rest.length, deps.log)
 }
 

@@ -10,6 +10,8 @@ import type { CircuitOptions, CircuitReport } from './circuit'
 import type { EventView } from './event_view'
 import type { ChannelKey } from '../core/channel_key'
 import type { ReceiptNotice } from './receipt_notice'
+import type { Digest, Throttle } from './router_windows'
+import type { DigestBatch } from './destinations/destination'
 
 /** An enabled router as a delivery needs it: destination and signing secret decrypted. */
 export interface RouterSpec {
@@ -20,6 +22,8 @@ export interface RouterSpec {
   template?: Template
   signingSecret: string // whsec_…, used by webhook destinations
   minPriority?: number // 2-5: only events at or above it (absent: every event)
+  throttle?: Throttle // at most `limit` deliveries per `per` seconds and rendered key (router_windows.ts)
+  digest?: Digest // its events gathered per rendered key and sent as one delivery
 }
 
 export type { DeliveryResult, Endpoints, OutboundOptions }
@@ -40,7 +44,7 @@ export interface DeliveryJob extends DestinationJob {
   router: Omit<RouterSpec, 'pattern'>
 }
 
-export type DeliveryKind = 'router' | 'push' | 'receipt' // receipt: a router told that a receipt of an event it forwarded ended
+export type DeliveryKind = 'router' | 'push' | 'receipt' | 'digest' // receipt: a router told that a receipt of an event it forwarded ended; digest: a router's gathered events, as one delivery (digest.ts)
 
 /** One delivery to make: an attempt of (event, router) or (event, device). */
 export interface Planned {
@@ -52,6 +56,7 @@ export interface Planned {
   router?: RouterSpec
   device?: PushTarget
   receipt?: ReceiptNotice // kind 'receipt': the receipt's new state
+  digest?: DigestBatch // kind 'digest': the gathered events (the task's `event` is the first of them)
 }
 
 /** A pool task (workers/send.ts): the deliveries of a batch of events, first attempts or retries. */

@@ -73,3 +73,35 @@ const suppressed = new Counter({
 export function pushesSuppressed(reason: 'muted' | 'level' | 'quiet_hours', n = 1) {
   suppressed.inc({ reason }, n)
 }
+
+const throttled = new Counter({
+  name: 'herald_deliveries_throttled_total',
+  help: "Router deliveries not sent because their router's throttle was reached for their key (limit per window). Each is a delivery with status throttled, no attempt.",
+  registers,
+})
+
+/** Router deliveries a throttle held back (src/delivery/throttle.ts): each a `throttled` delivery. */
+export function deliveriesThrottled(n: number) {
+  if (n > 0) throttled.inc(n)
+}
+
+const digests = new Counter({
+  name: 'herald_digests_sent_total',
+  help: "Digests made: a router's gathered events of one key and window, queued as one delivery (kind digest) when the window ended or held `max` events. Its attempts count in herald_delivery_attempts_total.",
+  registers,
+})
+const gathered = new Counter({
+  name: 'herald_digest_events_total',
+  help: 'Events gathered into digests: each a router delivery with status digested, sent inside its digest.',
+  registers,
+})
+
+/** Digests made (src/delivery/digest.ts). */
+export function digestsMade(n: number) {
+  if (n > 0) digests.inc(n)
+}
+
+/** Events gathered into digest windows. */
+export function digestEventsGathered(n: number) {
+  if (n > 0) gathered.inc(n)
+}

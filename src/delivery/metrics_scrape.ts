@@ -56,13 +56,17 @@ probed('herald_deliveries_pending_oldest_age_seconds', 'Age of the oldest pendin
 probed('herald_deliveries_overdue_seconds', 'How long the most overdue pending delivery has been due without a worker taking it; 0 when none is due.', readDatabase, (d) => d.deliveries.overdueSeconds)
 probed('herald_deliveries_failed_last_hour', `Deliveries that failed for good (retries used up, or refused) in the last hour; counted up to ${DELIVERY_COUNT_CAP}.`, readDatabase, (d) => d.deliveries.failedLastHour)
 
-probed('herald_jetstream_stream_messages', 'Messages in the JetStream stream (events published, not yet acknowledged by a worker).', readBus, (b) => b?.stream.messages)
+// A message is a committed batch (up to JETSTREAM_BATCH_MAX_EVENTS events):
+// the consumer's figures count messages; the stream's events gauge says how
+// many events they carry.
+probed('herald_jetstream_stream_messages', 'Messages in the JetStream stream: batches of events published, not yet acknowledged by a worker.', readBus, (b) => b?.stream.messages)
+probed('herald_jetstream_stream_events', 'Events the JetStream stream\'s messages carry (published, not yet acknowledged by a worker).', readBus, (b) => b?.stream.events)
 probed('herald_jetstream_stream_bytes', 'Bytes of the JetStream stream.', readBus, (b) => b?.stream.bytes)
 // The consumer's, read by every process (the API's too): with every worker
-// down these still show the events waiting.
-probed('herald_jetstream_consumer_pending_messages', 'Messages of the stream not yet handed to any worker (num_pending; absent while no worker has made the consumer).', readBus, (b) => b?.consumer?.pending)
-probed('herald_jetstream_consumer_ack_pending_messages', 'Messages handed to workers and not yet acknowledged (num_ack_pending).', readBus, (b) => b?.consumer?.ackPending)
-probed('herald_jetstream_consumer_redelivered_messages', 'Messages redelivered and not yet acknowledged (num_redelivered).', readBus, (b) => b?.consumer?.redelivered)
+// down these still show the batches waiting.
+probed('herald_jetstream_consumer_pending_messages', 'Messages (batches of events) of the stream not yet handed to any worker (num_pending; absent while no worker has made the consumer).', readBus, (b) => b?.consumer?.pending)
+probed('herald_jetstream_consumer_ack_pending_messages', 'Messages (batches of events) handed to workers and not yet acknowledged (num_ack_pending).', readBus, (b) => b?.consumer?.ackPending)
+probed('herald_jetstream_consumer_redelivered_messages', 'Messages (batches of events) redelivered and not yet acknowledged (num_redelivered).', readBus, (b) => b?.consumer?.redelivered)
 probed('herald_jetstream_consumer_waiting_pulls', 'Pull requests of workers waiting for messages (num_waiting).', readBus, (b) => b?.consumer?.waiting)
 probed('herald_jetstream_consumer_delivered_sequence', 'Deliveries of the consumer to workers so far, redeliveries included (its delivered consumer sequence): it stands still while no worker takes anything.', readBus, (b) => b?.consumer?.delivered)
 

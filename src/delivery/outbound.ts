@@ -52,6 +52,13 @@ export interface OutboundRequest {
   url: string
   headers?: Record<string, string>
   body?: string | Uint8Array
+  /**
+   * 'http2': HTTP/2 alone, over one connection per address that fetch keeps
+   * and shares among the sends to it; an origin whose TLS (ALPN) does not pick
+   * it fails with `http2Refused`. 'http1.1' or absent: HTTP/1.1, over
+   * connections fetch keeps alive (64 idle per process, all hosts together).
+   */
+  protocol?: 'http2' | 'http1.1'
 }
 
 /** A response arrived (any status): `ok` is about the exchange, not the status. */
@@ -70,6 +77,7 @@ export interface OutboundFailure {
   kind: 'refused' | 'redirects' | 'network' | 'timeout'
   error: string
   durationMs: number
+  http2Refused?: true // the request asked for HTTP/2 alone, and the origin's TLS picked HTTP/1.1
 }
 
 export type OutboundResult = OutboundResponse | OutboundFailure
@@ -252,7 +260,7 @@ async function follow(req: OutboundRequest, options: OutboundOptions, hops: stri
         const timedOut = outcome.kind === 'timeout' || controller.signal.aborted
         const error = timedOut ? `timed out after ${options.timeoutMs} ms` : outcome.error
         const onHop = hop > 0 && outcome.kind === 'refused' ? `refused: redirect to ${hostOf(current.url, current.url)}: ${error.replace(/^refused: /, '')}` : error
-        return { ok: false, kind: timedOut ? 'timeout' : outcome.kind, error: onHop, durationMs: elapsed() }
+        return { ok: false, kind: timedOut ? 'timeout' : outcome.kind, error: onHop, durationMs: elapsed(), ...(outcome.http2Refused ? { http2Refused: true } : {}) }
       }
       const location = outcome.headers.location
       if (!REDIRECTS.has(outcome.status) || location === undefined) return { ...outcome, durationMs: elapsed() }
@@ -336,6 +344,7 @@ async function exchange(req: OutboundRequest, url: URL, target: { address: strin
       body: req.body as BodyInit | undefined,
       redirect: 'manual',
       signal,
+      ...(req.protocol && url.protocol === 'https:' ? { protocol: req.protocol } : {}), // HTTP/2 only over TLS
       tls: url.protocol === 'https:' ? { ...(named ? { serverName: host } : {}), ...(ca ? { ca } : {}) } : undefined,
     } as RequestInit)
   } catch (err) {
@@ -402,6 +411,7 @@ function networkFailure(err: unknown, host: string, signal: AbortSignal): Omit<O
   if (signal.aborted) return { ok: false, kind: 'timeout', error: 'timed out' }
   const e = err as NodeJS.ErrnoException
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return { ok: false, kind: 'timeout', error: 'timed out' }
+  if (e?.code === 'HTTP2Unsupported') return { ok: false, kind: 'network', error: `${host} does not speak HTTP/2`, http2Refused: true }
   const what: Record<string, string> = {
     ECONNREFUSED: `connection refused by ${host}`,
     ECONNRESET: `connection reset by ${host}`,

@@ -2,7 +2,7 @@
 // as the row to write; counted in the metrics, and logged, when it failed,
 // under the delivery's own logger.
 import type { Logger } from '../core/log'
-import type { AttemptRecord } from './deliveries'
+import type { AttemptRecord } from './attempts'
 import type { DeliveryKind, Sent } from './job'
 import { nextStep } from './retry'
 import { deliveryAttempted, deliveryHeld, deliveryTtlExpired } from './metrics'

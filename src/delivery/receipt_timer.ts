@@ -23,6 +23,7 @@ import { afterEnd, endedColumns, type EndedReceipt } from './receipts'
 import { deliveryId } from './send_task'
 import { eventViewJson, type EventView } from './event_view'
 import type { ClaimedWithEvent } from './deliveries'
+import { startTimerLoop } from './timer_loop'
 
 export interface ReceiptTimerDeps {
   sql: Sql
@@ -69,39 +70,14 @@ const GATHER_MS = 100
 /** Runs until stop(); wake() looks now. */
 export function startReceiptTimer(deps: ReceiptTimerDeps) {
   const batch = deps.batch ?? 500
-  let stopped = false
-  let wake: (() => void) | null = null
-  const loop = (async () => {
-    while (!stopped) {
-      let waitMs = deps.intervalMs
-      try {
-        const r = await fireDueReceipts(deps.sql, batch, deps.pushable, deps.leaseMs)
-        if (r.leased.length) await deps.send(r.leased)
-        if (r.claimed === batch) continue // more are due: at once
-        // Not sooner than GATHER_MS: receipts falling due one after the
-        // other are claimed together, a few statements for many repeats,
-        // at the cost of that much lateness (the contract allows a second).
-        if (r.nextDueMs !== null) waitMs = Math.max(GATHER_MS, Math.min(deps.intervalMs, r.nextDueMs - r.nowMs + 5))
-      } catch (err) {
-        deps.log.warn({ err }, 'receipt timer: could not claim due receipts')
-      }
-      if (stopped) break
-      await new Promise<void>((res) => {
-        const t = setTimeout(res, waitMs)
-        wake = () => (clearTimeout(t), res())
-      })
-      wake = null
-    }
-  })()
-  return {
-    wake: () => wake?.(),
-    /** Claims no more; resolves once the look under way has committed. */
-    stop(): Promise<void> {
-      stopped = true
-      wake?.()
-      return loop
-    },
-  }
+  // Not sooner than GATHER_MS: receipts falling due one after the other are
+  // claimed together, a few statements for many repeats, at the cost of
+  // that much lateness (the contract allows a second).
+  return startTimerLoop({ intervalMs: deps.intervalMs, gatherMs: GATHER_MS, log: deps.log, failure: 'receipt timer: could not claim due receipts' }, async () => {
+    const r = await fireDueReceipts(deps.sql, batch, deps.pushable, deps.leaseMs)
+    if (r.leased.length) await deps.send(r.leased)
+    return { full: r.claimed === batch, nextInMs: r.nextDueMs === null ? null : r.nextDueMs - r.nowMs }
+  })
 }
 
 /**

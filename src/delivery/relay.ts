@@ -146,7 +146,7 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
 
   const handoffs = new Set<Promise<void>>()
 
-  /** Publishes a batch this process has just committed; if the bus refuses it, the scan takes its row. */
+  /** Publishes a batch this process has just committed (on JetStream, as one message, or a few for a large one); if the bus refuses it, the scan takes its row. */
   function handoff(outboxId: number, events: BusEvent[]) {
     const unpublished = () => unpublishedOutbox(sql, outboxId).catch((err) => log.warn({ err, outboxId }, 'outbox relay: could not mark a row for the scan; it is published again after FANOUT_REPLAY_AFTER_MS'))
     // While the bus fails, the scan alone retries, with its pauses: only the
@@ -184,10 +184,11 @@ export function createRelay(sql: Sql, bus: EventBus, log: Logger, opts: RelayOpt
       return 0 // the bus is unreachable: nothing can be published now anyway
     }
     if (!state) return Infinity // in-process: only a handler under way holds events, and a second copy waits for it
+    // Events, not messages: a message carries a batch (readJetStreamState counts its events).
     const owed = await countOwed(sql, SETTLE_MS)
-    if (state.stream.messages >= owed) return 0
-    log.warn({ stream: state.stream.name, holds: state.stream.messages, owed }, 'JetStream holds fewer events than PostgreSQL owes: publishing the owed ones again')
-    return owed - state.stream.messages
+    if (state.stream.events >= owed) return 0
+    log.warn({ stream: state.stream.name, holds: state.stream.events, messages: state.stream.messages, owed }, 'JetStream holds fewer events than PostgreSQL owes: publishing the owed ones again')
+    return owed - state.stream.events
   }
 
   /** One round: lease the due rows, publish what they owe. Returns the number of events published. */

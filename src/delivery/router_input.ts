@@ -12,6 +12,7 @@ import { validatePattern } from './pattern'
 import { urlRefusal } from './outbound'
 import { Template, validateTemplate } from './template'
 import { DESTINATION_TYPES, destinationType } from './destinations'
+import { digestOf, DigestInput, throttleOf, ThrottleInput, type Digest, type Throttle } from './router_windows'
 
 const fieldError = (pointer: string, message: string): FieldError => ({ pointer, detail: `${pointer.slice(1).replaceAll('/', '.')}: ${message}` })
 
@@ -60,8 +61,14 @@ export function templateErrors(value: unknown): FieldError[] {
 // Names are printed in CLI tables and logs: a line break would garble both.
 const CONTROL = /[\u0000-\u001f\u007f]/
 
-/** Checks what the body schema leaves to the operation; throws one 400 naming every field at fault. */
-export function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown }, create: boolean, outboundAllow: readonly string[] = []) {
+/** A router's throttle and digest as checked: undefined where the body leaves them as they are, null where it clears them. */
+export interface RouterWindows {
+  throttle?: Throttle | null
+  digest?: Digest | null
+}
+
+/** Checks what the body schema leaves to the operation; throws one 400 naming every field at fault, else answers the throttle and digest to store. */
+export function checkRouterFields(body: { name?: string; pattern?: string; destination?: unknown; template?: unknown; throttle?: unknown; digest?: unknown }, create: boolean, outboundAllow: readonly string[] = []): RouterWindows {
   const errors: FieldError[] = []
   if (body.name !== undefined && CONTROL.test(body.name)) errors.push(fieldError('/name', 'Expected no control characters'))
   const patternReason = body.pattern === undefined ? null : validatePattern(body.pattern)
@@ -72,5 +79,24 @@ export function checkRouterFields(body: { name?: string; pattern?: string; desti
   const unreachable = typeof url === 'string' && !errors.length ? urlRefusal(url, outboundAllow) : null
   if (unreachable) errors.push({ pointer: '/destination/url', detail: `destination.url: ${unreachable}` })
   if (body.template !== undefined && body.template !== null) errors.push(...templateErrors(body.template))
+  const windows = windowsOf(body, errors)
   if (errors.length) throw validationError(errors.slice(0, 20))
+  return windows
+}
+
+/** The throttle and digest of a body: each checked against its schema, then its durations and key template. */
+function windowsOf(body: { throttle?: unknown; digest?: unknown }, errors: FieldError[]): RouterWindows {
+  const out: RouterWindows = {}
+  if (body.throttle !== undefined) {
+    const shape = body.throttle === null ? [] : schemaErrors(ThrottleInput, body.throttle, '/throttle')
+    errors.push(...shape)
+    out.throttle = body.throttle === null || shape.length ? null : throttleOf(body.throttle as never, errors)
+  }
+  if (body.digest !== undefined) {
+    const shape = body.digest === null ? [] : schemaErrors(DigestInput, body.digest, '/digest')
+    errors.push(...shape)
+    out.digest = body.digest === null || shape.length ? null : digestOf(body.digest as never, errors)
+  }
+  if (out.throttle && out.digest) errors.push(fieldError('/digest', 'a router has a throttle or a digest, not both'))
+  return out
 }

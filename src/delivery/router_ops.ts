@@ -35,6 +35,8 @@ export interface RouterFields {
   enabled?: boolean
   minPriority?: number
   receipts?: boolean
+  throttle?: unknown
+  digest?: unknown
 }
 
 const changed = (ctx: Ctx) => ctx.announce({ kind: 'routers', workspaceId: ctx.workspace.id })
@@ -56,7 +58,7 @@ export async function readRouter(ctx: Ctx, id: string): Promise<RouterView> {
 /** Creates a router; answers its id and its signing secret (shown only this once). 409 when the name is taken or the workspace has its most routers. */
 export async function createRouter(ctx: Ctx, tools: RouterTools, body: RouterFields & { name: string; pattern: string }): Promise<{ id: string; secret: string }> {
   requireRight(ctx, 'manage')
-  checkRouterFields(body, true, tools.send.outbound.allow)
+  const windows = checkRouterFields(body, true, tools.send.outbound.allow)
   const max = ctx.limits.HERALD_MAX_ROUTERS_PER_WORKSPACE
   const created = await insertRouter(ctx.sql, tools.box, ctx.workspace.id, {
     name: body.name,
@@ -66,6 +68,8 @@ export async function createRouter(ctx: Ctx, tools: RouterTools, body: RouterFie
     enabled: body.enabled ?? true,
     minPriority: body.minPriority ?? 1,
     receipts: body.receipts ?? false,
+    throttle: windows.throttle ?? null,
+    digest: windows.digest ?? null,
   }, max)
   if (created === 'name-taken') throw routerNameTaken(body.name)
   if (created === 'limit') throw routerLimit(max)
@@ -76,9 +80,10 @@ export async function createRouter(ctx: Ctx, tools: RouterTools, body: RouterFie
 /** Changes a router's given fields (a new destination keeps the signing secret); answers it as it now is. */
 export async function changeRouter(ctx: Ctx, tools: RouterTools, id: string, body: RouterFields): Promise<RouterView> {
   requireRight(ctx, 'manage')
-  checkRouterFields(body, false, tools.send.outbound.allow)
-  const result = await updateRouter(ctx.sql, tools.box, ctx.workspace.id, id, body as RouterPatch)
+  const windows = checkRouterFields(body, false, tools.send.outbound.allow)
+  const result = await updateRouter(ctx.sql, tools.box, ctx.workspace.id, id, { ...body, ...windows } as RouterPatch)
   if (result === 'not-found') throw routerNotFound(id, ctx.workspace.name)
+  if (result === 'both-windows') throw validationError([{ pointer: body.digest ? '/digest' : '/throttle', detail: `${body.digest ? 'digest' : 'throttle'}: a router has a throttle or a digest, not both; set ${body.digest ? 'throttle' : 'digest'} to null in the same request` }])
   if (result === 'name-taken') throw routerNameTaken(body.name!)
   changed(ctx)
   return result

@@ -11,6 +11,7 @@ import { redactDestination, type Destination } from './destinations'
 import type { Template } from './template'
 import type { RouterSpec } from './job'
 import { clearRouterHealth, healthColumn, type RouterHealthView } from './health'
+import type { Digest, Throttle } from './router_windows'
 
 /** What an operator sees of a router: no URL path, token, password or signing secret. */
 export interface RouterView {
@@ -23,6 +24,8 @@ export interface RouterView {
   minPriority: number // 1-5: it forwards only events at or above it
   /** Whether it is told when a receipt of an event it forwarded ends (a delivery of kind `receipt`). */
   receipts: boolean
+  throttle: Throttle | null
+  digest: Digest | null
   /** Null while its destination takes deliveries; else since when it fails, and how (health.ts). */
   health: RouterHealthView | null
   createdAt: string
@@ -38,6 +41,8 @@ export interface RouterRecord {
   template?: Template
   signingSecret: string
   minPriority: number
+  throttle?: Throttle
+  digest?: Digest
   updatedAt: string
 }
 
@@ -45,6 +50,8 @@ export interface RouterRecord {
 export const routerSpec = (r: RouterRecord): RouterSpec => ({
   id: r.id, name: r.name, pattern: r.pattern, destination: r.destination, signingSecret: r.signingSecret, ...(r.template ? { template: r.template } : {}),
   ...(r.minPriority > 1 ? { minPriority: r.minPriority } : {}),
+  ...(r.throttle ? { throttle: r.throttle } : {}),
+  ...(r.digest ? { digest: r.digest } : {}),
 })
 
 export interface RouterInput {
@@ -55,6 +62,8 @@ export interface RouterInput {
   enabled: boolean
   minPriority: number
   receipts: boolean
+  throttle: Throttle | null
+  digest: Digest | null
 }
 
 /** A PATCH: absent fields are kept; `template: null` clears the template. */
@@ -80,7 +89,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isRouterId = (id: string) => UUID.test(id)
 
 const viewColumns = (sql: Tx) => sql`
-  id::text AS id, name, pattern, destination_view AS destination, template, enabled, min_priority AS "minPriority", receipts, ${healthColumn(sql)},
+  id::text AS id, name, pattern, destination_view AS destination, template, enabled, min_priority AS "minPriority", receipts, throttle, digest, ${healthColumn(sql)},
   iso_time(created_at) AS "createdAt", iso_time(updated_at) AS "updatedAt"`
 
 /** Creates a router with a new signing secret. Returns null when the name is taken in the workspace. */
@@ -98,10 +107,11 @@ export async function insertRouter(sql: Sql, box: SecretBox, workspaceId: number
     const [row] = await tx<{ id: string | null; ok: boolean }[]>`
       WITH room AS (SELECT count(*) < ${max} AS ok FROM routers WHERE workspace_id = ${workspaceId}),
       ins AS (
-        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, min_priority, receipts)
+        INSERT INTO routers (id, workspace_id, name, pattern, destination_type, destination_view, secrets, template, enabled, min_priority, receipts, throttle, digest)
         SELECT ${id}, ${workspaceId}, ${input.name}, ${input.pattern}, ${input.destination.type},
           ${jsonb(tx, redactDestination(input.destination))}, ${seal(box, { destination: input.destination, signingSecret })},
-          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.minPriority}, ${input.receipts}
+          ${input.template ? jsonb(tx, input.template) : null}, ${input.enabled}, ${input.minPriority}, ${input.receipts},
+          ${input.throttle ? jsonb(tx, input.throttle) : null}, ${input.digest ? jsonb(tx, input.digest) : null}
         FROM room WHERE room.ok
         ON CONFLICT (workspace_id, name) DO NOTHING
         RETURNING id
@@ -126,7 +136,7 @@ export async function getRouter(sql: Tx, workspaceId: number, id: string): Promi
  * again with the router's signing secret, which never changes (so two
  * concurrent PATCHes cannot disagree about it and need no lock).
  */
-export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string, patch: RouterPatch): Promise<RouterView | 'not-found' | 'name-taken'> {
+export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string, patch: RouterPatch): Promise<RouterView | 'not-found' | 'name-taken' | 'both-windows'> {
   if (!isRouterId(id)) return 'not-found'
   let destination = sql``
   if (patch.destination) {
@@ -147,6 +157,8 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
         min_priority = COALESCE(${patch.minPriority ?? null}::smallint, min_priority),
         receipts = COALESCE(${patch.receipts ?? null}::boolean, receipts),
         template = ${patch.template === undefined ? sql`template` : patch.template ? jsonb(sql, patch.template) : null},
+        throttle = ${patch.throttle === undefined ? sql`throttle` : patch.throttle ? jsonb(sql, patch.throttle) : null},
+        digest = ${patch.digest === undefined ? sql`digest` : patch.digest ? jsonb(sql, patch.digest) : null},
         ${destination}
         updated_at = now()
       WHERE workspace_id = ${workspaceId} AND id = ${id}
@@ -159,6 +171,8 @@ export async function updateRouter(sql: Tx, box: SecretBox, workspaceId: number,
     return row ?? 'not-found'
   } catch (err) {
     if ((err as { code?: string }).code === '23505') return 'name-taken' // UNIQUE (workspace_id, name)
+    // The other one is set already (postgres.js names the constraint in constraint_name, PGlite only in its message).
+    if ((err as { code?: string }).code === '23514' && /routers_one_window/.test(`${(err as Error).message} ${(err as { constraint_name?: string }).constraint_name ?? ''}`)) return 'both-windows'
     throw err
   }
 }
@@ -170,10 +184,25 @@ export async function deleteRouter(sql: Tx, workspaceId: number, id: string): Pr
   return rows.length > 0
 }
 
+/** A router's row as the pipeline reads it. */
+interface StoredRouter {
+  id: string
+  name: string
+  pattern: string
+  secrets: Uint8Array
+  template: Template | null
+  minPriority: number
+  throttle: Throttle | null
+  digest: Digest | null
+  updatedAt: string
+}
+
+const windowsOf = (r: StoredRouter) => ({ ...(r.throttle ? { throttle: r.throttle } : {}), ...(r.digest ? { digest: r.digest } : {}) })
+
 /** The enabled routers of a workspace with their secrets opened, oldest first, for the delivery pipeline. */
 export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number): Promise<RouterRecord[]> {
-  const rows = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; minPriority: number; updatedAt: string }[]>`
-    SELECT id::text AS id, name, pattern, secrets, template, min_priority AS "minPriority", to_json(updated_at)#>>'{}' AS "updatedAt"
+  const rows = await sql<StoredRouter[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, min_priority AS "minPriority", throttle, digest, to_json(updated_at)#>>'{}' AS "updatedAt"
     FROM routers WHERE workspace_id = ${workspaceId} AND enabled ORDER BY created_at, id`
   return rows.map((r) => {
     let opened: SealedSecrets
@@ -192,6 +221,7 @@ export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number):
       ...(r.template ? { template: r.template } : {}),
       signingSecret: opened.signingSecret,
       minPriority: r.minPriority,
+      ...windowsOf(r),
       updatedAt: r.updatedAt,
     }
   })
@@ -200,10 +230,10 @@ export async function loadRouters(sql: Tx, box: SecretBox, workspaceId: number):
 /** One router with its secrets opened, enabled or not (a test send from the dashboard), or null. */
 export async function loadRouter(sql: Tx, box: SecretBox, workspaceId: number, id: string): Promise<RouterRecord | null> {
   if (!isRouterId(id)) return null
-  const [r] = await sql<{ id: string; name: string; pattern: string; secrets: Uint8Array; template: Template | null; minPriority: number; updatedAt: string }[]>`
-    SELECT id::text AS id, name, pattern, secrets, template, min_priority AS "minPriority", to_json(updated_at)#>>'{}' AS "updatedAt"
+  const [r] = await sql<StoredRouter[]>`
+    SELECT id::text AS id, name, pattern, secrets, template, min_priority AS "minPriority", throttle, digest, to_json(updated_at)#>>'{}' AS "updatedAt"
     FROM routers WHERE workspace_id = ${workspaceId} AND id = ${id}`
   if (!r) return null
   const opened = box.open<SealedSecrets>(r.secrets)
-  return { id: r.id, name: r.name, pattern: r.pattern, destination: opened.destination, ...(r.template ? { template: r.template } : {}), signingSecret: opened.signingSecret, minPriority: r.minPriority, updatedAt: r.updatedAt }
+  return { id: r.id, name: r.name, pattern: r.pattern, destination: opened.destination, ...(r.template ? { template: r.template } : {}), signingSecret: opened.signingSecret, minPriority: r.minPriority, ...windowsOf(r), updatedAt: r.updatedAt }
 }

@@ -16,6 +16,7 @@ import { routerSpec } from './routers'
 import { deliveryLog, type AttemptOutcome } from './outcome'
 import { CHUNK } from './chunks'
 import { readEventReceipt } from './receipts'
+import { readDigest } from './digest'
 
 /** Runs a task in the pool, with the push tokens its `providers` need (push/tokens.ts). */
 export type Dispatch = (task: Omit<SendTask, 'config'>, providers: ReadonlySet<string>) => Promise<Sent[]>
@@ -42,13 +43,17 @@ export function startScheduler(deps: SchedulerDeps) {
   const retrying = new Set<Promise<void>>()
   let stopped = false
   let wake: (() => void) | null = null
+  // A wake during a look (a digest fired, a replay) looks again at once:
+  // what it announced may have committed after the look's claim.
+  let woken = false
   const loop = (async () => {
     while (!stopped) {
+      woken = false
       const full = await sweep(deps, retrying).catch((err) => (log.warn({ err }, 'delivery scheduler: could not claim due deliveries'), false))
       // A full claim means more are due: claim again at once while there is
       // room, rather than one claim per interval (which is how far behind a
       // backlog of overdue retries fell). Room runs out as the sends go on.
-      if (full && !stopped) continue
+      if ((full || woken) && !stopped) continue
       await new Promise<void>((res) => {
         const t = setTimeout(res, intervalMs)
         wake = () => (clearTimeout(t), res())
@@ -57,7 +62,10 @@ export function startScheduler(deps: SchedulerDeps) {
     }
   })()
   return {
-    wake: () => wake?.(),
+    wake: () => {
+      woken = true
+      wake?.()
+    },
     /** Sends deliveries this process already holds the lease of (a receipt's repeats, leased as they were queued). */
     send: (due: ClaimedWithEvent[]) => sendLeased(deps, retrying, due, true),
     underWay: (): Promise<void>[] => [...retrying],
@@ -95,10 +103,8 @@ async function sendLeased(deps: SchedulerDeps, retrying: Set<Promise<void>>, due
   // round of receipt repeats claims hundreds at once).
   const pushIds = [...new Set(due.filter((d) => d.kind === 'push').map((d) => d.target))]
   const devicesById = new Map((pushIds.length ? await findDevices(deps.sql, pushIds) : []).map((d) => [d.id, d]))
-  for (const d of due) {
-    const p = await planRetry(deps, d, views, index, devicesById)
-    if (p) planned.push(p)
-  }
+  // Planned side by side: a digest's plan reads its events (up to 1,000), and a claim of them waited on each in turn.
+  for (const p of await Promise.all(due.map((d) => planRetry(deps, d, views, index, devicesById)))) if (p) planned.push(p)
   if (!planned.length) return
   if (wait) await room.reserve(planned.length)
   else room.take(planned.length)
@@ -126,8 +132,8 @@ async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventV
     return null
   }
   if (!d.event) return fail('the event no longer exists')
-  let target: Pick<Planned, 'router' | 'device' | 'receipt'>
-  if (d.kind === 'router' || d.kind === 'receipt') {
+  let target: Pick<Planned, 'router' | 'device' | 'receipt' | 'digest'>
+  if (d.kind === 'router' || d.kind === 'receipt' || d.kind === 'digest') {
     const router = (await deps.routers.get(d.workspaceId)).byId.get(d.target)
     if (!router) return fail('the router was deleted or disabled')
     target = { router: routerSpec(router) }
@@ -135,6 +141,12 @@ async function planRetry(deps: SchedulerDeps, d: ClaimedWithEvent, views: EventV
       const receipt = await readEventReceipt(deps.sql, d.eventId)
       if (!receipt || receipt.status === 'pending') return fail('the receipt no longer exists')
       target.receipt = { type: `receipt.${receipt.status}`, data: { ...receipt } }
+    }
+    if (d.kind === 'digest') {
+      // Its gathered events, read afresh on every attempt (a replay sends the same digest).
+      const digest = await readDigest(deps.sql, d.id)
+      if (!digest || !digest.events.length) return fail('the digest\'s events no longer exist')
+      target.digest = digest
     }
   } else {
     const device = devicesById.get(d.target)

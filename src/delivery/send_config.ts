@@ -24,9 +24,9 @@ const PLACE_WAIT_MS = 2000
  */
 export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}, ackLinkKey?: string): SendConfig {
   return {
-    maxInFlight: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / Math.max(1, config.WORKER_THREADS))),
+    maxInFlight: perThread(config.WORKER_CONCURRENCY, config.WORKER_THREADS),
     circuit: {
-      maxInFlight: Math.max(1, Math.ceil(config.DESTINATION_CONCURRENCY / Math.max(1, config.WORKER_THREADS))),
+      maxInFlight: perThread(config.DESTINATION_CONCURRENCY, config.WORKER_THREADS),
       failures: config.CIRCUIT_FAILURES,
       cooldownMs: config.CIRCUIT_COOLDOWN_MS,
       maxCooldownMs: config.CIRCUIT_COOLDOWN_MAX_MS,
@@ -44,9 +44,12 @@ export function sendConfigFrom(config: Config, push: Partial<PushConfig> = {}, a
     },
     apns: push.apns,
     fcm: push.fcm,
-    webpush: push.webpush,
+    webpush: push.webpush && { ...push.webpush, connectionsPerOrigin: perThread(config.WEB_PUSH_CONNECTIONS_PER_ORIGIN, config.WORKER_THREADS) },
   }
 }
+
+/** A process-wide bound's share for one of `threads` pool threads (0: the worker's own thread). */
+const perThread = (bound: number, threads: number) => Math.max(1, Math.ceil(bound / Math.max(1, threads)))
 
 /** Where the links lead: HERALD_PUBLIC_URL, else this server on localhost (as the account e-mails' links). */
 const ackLinkOf = (config: Pick<Config, 'HERALD_PUBLIC_URL' | 'PORT'>, key: string): AckLinkConfig =>

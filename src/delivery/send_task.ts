@@ -53,11 +53,26 @@ export function plan(task: Omit<SendTask, 'events'> & { events: EventView[] }): 
     const ws = m.workspace[i]!
     for (const router of m.routers[ws] ?? []) {
       // A router forwards only events at or above its minPriority (an event without a priority is 3).
-      if (compilePattern(router.pattern)(e.event) && (router.minPriority ?? 1) <= (e.priority ?? 3)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
+      // A throttle's or a digest's events are admitted or gathered by the worker's main thread (windowed()).
+      if (compilePattern(router.pattern)(e.event) && (router.minPriority ?? 1) <= (e.priority ?? 3) && !windowed(router, e)) add({ event: i, kind: 'router', target: router.id, router }, e.eventId)
     }
     for (const device of m.only?.[i] ?? m.devices[channelKey(ws, e.channel)] ?? []) add({ event: i, kind: 'push', target: device.id, device }, e.eventId)
   })
   return out
+}
+
+/**
+ * Whether a router's delivery of an event is not a first attempt of the
+ * pool: a throttled router's deliveries are admitted, and a digest's events
+ * gathered, by the worker's main thread in PostgreSQL (throttle.ts,
+ * digest.ts). An event at or above a digest's bypassPriority goes at once,
+ * as an ordinary delivery.
+ */
+export function windowed(router: Pick<RouterSpec, 'throttle' | 'digest'>, e: Pick<EventView, 'priority'>): boolean {
+  if (router.throttle) return true
+  if (!router.digest) return false
+  const bypass = router.digest.bypassPriority
+  return bypass === undefined || (e.priority ?? 3) < bypass
 }
 
 // Per router, in this thread: a bound on its sends under way and a circuit
@@ -84,7 +99,7 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
   // fill the thread's places and hold up every other destination.
   // The ttl is looked at again once a place is had: the wait for one may have outlived it.
   const result = await inPlace<Sent['result']>(config.maxInFlight, () =>
-    !p.receipt && isExpired(event) ? Promise.resolve(expired(event)) : deliver(receiptAware(p, router, event, config)))
+    !p.receipt && !p.digest && isExpired(event) ? Promise.resolve(expired(event)) : deliver(receiptAware(p, router, event, config)))
   if (result.expired) {
     gate.release('neutral')
     return { result, circuit: report() }
@@ -98,6 +113,7 @@ async function sendToRouter(p: Planned, router: RouterSpec, event: EventView, co
 /** The job of a router attempt; a receipt's notice goes to a webhook as is, to others as a line in place of the event, with no template. */
 function receiptAware(p: Planned, router: RouterSpec, event: EventView, config: SendConfig) {
   const base = { deliveryId: p.id, attempt: p.attempt, outbound: config.outbound, endpoints: config.endpoints }
+  if (p.digest) return { ...base, event, router, digest: p.digest }
   if (!p.receipt) return { ...base, event, router }
   if (router.destination.type === 'webhook') return { ...base, event, router, receipt: p.receipt }
   const { template: _template, ...plain } = router
@@ -107,7 +123,8 @@ function receiptAware(p: Planned, router: RouterSpec, event: EventView, config: 
 async function attempt(p: Planned, event: EventView, config: SendConfig): Promise<Pick<Sent, 'result' | 'circuit'>> {
   // Not sent once the event is older than its ttl, first attempts and retries
   // alike; a receipt's notice is news about the receipt, whatever the ttl.
-  if (!p.receipt && isExpired(event)) return { result: expired(event) }
+  // A digest is news about events gathered over its window: their ttls do not hold it back.
+  if (!p.receipt && !p.digest && isExpired(event)) return { result: expired(event) }
   if (p.router) return sendToRouter(p, p.router, event, config)
   return { result: await push(p, event, config) }
 }

@@ -190,10 +190,19 @@ function renderSection(children: Token[], value: unknown, stack: unknown[], mode
  * not parse, which the API refuses up front (validateTemplate), and with a
  * TemplateLimitError when the render goes over TEMPLATE_LIMITS.
  */
-export function renderTemplate(template: string, event: EventView, mode: RenderMode): string {
+export function renderTemplate(template: string, event: EventView, mode: RenderMode, digest?: DigestContext): string {
   const tokens = parse(template)
   if (sectionDepth(tokens) > TEMPLATE_LIMITS.sectionDepth) throw new TemplateLimitError(`the template's sections nest more than ${TEMPLATE_LIMITS.sectionDepth} deep`)
-  return renderTokens(tokens, [viewOf(event)], mode, { steps: TEMPLATE_LIMITS.steps, chars: 0, deadline: performance.now() + TEMPLATE_LIMITS.ms })
+  // A digest's template sees its first event's variables, and `count`, `key` and `events` (each with an event's variables).
+  const root = digest ? { ...viewOf(event), count: digest.count, key: digest.key, events: digest.events.map(viewOf) } : viewOf(event)
+  return renderTokens(tokens, [root], mode, { steps: TEMPLATE_LIMITS.steps, chars: 0, deadline: performance.now() + TEMPLATE_LIMITS.ms })
+}
+
+/** What a digest's template sees besides its first event: `{{count}}`, `{{key}}`, `{{#events}}…{{/events}}`. */
+export interface DigestContext {
+  key: string
+  count: number
+  events: EventView[]
 }
 
 /** What a chat, e-mail or SMS destination shows: title, body and link. */
@@ -211,15 +220,15 @@ export interface Message {
  * template interpolates) is escaped for the destination's markup; the
  * template's own text is kept as written. The link is left as it is.
  */
-export function renderMessage(event: EventView, template: Template | undefined, escape?: Escape): Message {
-  const title = (escape ?? String)(event.title ?? event.event ?? 'New event')
-  const body = (escape ?? String)(event.message)
+export function renderMessage(event: EventView, template: Template | undefined, escape?: Escape, digest?: DigestContext & { title: string; body: string }): Message {
+  const title = digest ? digest.title : (escape ?? String)(event.title ?? event.event ?? 'New event')
+  const body = digest ? digest.body : (escape ?? String)(event.message)
   const render = (t: string | undefined, fallback: string) => {
     if (t === undefined) return fallback
-    const text = renderTemplate(t, event, escape ?? 'text')
+    const text = renderTemplate(t, event, escape ?? 'text', digest)
     return text.trim() === '' ? fallback : text
   }
-  return { title: render(template?.title, title), body: render(template?.body, body), link: event.link }
+  return { title: render(template?.title, title), body: render(template?.body, body), link: digest ? null : event.link }
 }
 
 /**

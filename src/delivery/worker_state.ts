@@ -4,7 +4,7 @@
 import type { Sql } from '../core/db'
 import type { Logger } from '../core/log'
 import type { SecretBox } from '../core/secrets'
-import { recordAttempts, type AttemptRecord } from './deliveries'
+import { recordAttempts, type AttemptRecord } from './attempts'
 import { loadRouters, routerSpec, type RouterRecord } from './routers'
 import type { RouterSpec } from './job'
 import { patternIndex } from './pattern'
@@ -52,7 +52,7 @@ export function routerCache(sql: Sql, secrets: SecretBox, age: CacheAge) {
   }
 }
 
-/** Gathers attempt outcomes and writes them in one transaction every few milliseconds. */
+/** Gathers attempt outcomes and writes them together every few milliseconds (recordAttempts: one statement). */
 export function attemptRecorder(sql: Sql, log: Logger) {
   let buffer: AttemptRecord[] = []
   let writing: Promise<void> | null = null

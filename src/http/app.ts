@@ -47,6 +47,9 @@ import { createUserAuth } from '../accounts/session'
 import { docsRoute } from './routes/docs'
 import { eventRoute } from './routes/event'
 import { eventsBatchRoute } from './routes/events_batch'
+import { eventsScheduledRoute } from './routes/events_scheduled'
+import { producerSchedule } from '../ingest/schedule_ops'
+import { scheduledRoute } from './routes/scheduled'
 import { eventReadRoute } from './routes/event_read'
 import { receiptAckRoute, receiptsRoute } from './routes/receipts'
 import { receiptOps } from '../delivery/receipt_ops'
@@ -158,7 +161,7 @@ export function createApp(deps: AppDeps) {
   // What the read paths of events are given (src/ingest/event_reads.ts), rather than the database.
   const reads = eventReads(sql)
   // The bounds of an event the operator may raise.
-  const rules = { maxAckExpire: config.HERALD_MAX_ACK_EXPIRE }
+  const rules = { maxAckExpire: config.HERALD_MAX_ACK_EXPIRE, maxSchedule: config.HERALD_MAX_SCHEDULE }
   // An event's `to`, resolved to members at ingest (one query per request that has one).
   const recipients = recipientResolver(sql)
   // A receipt ended here queues its routers' deliveries: the scheduler of this process sends them at once.
@@ -211,6 +214,7 @@ export function createApp(deps: AppDeps) {
     .use(eventRoute(auth, batcher, rules, recipients))
     .use(eventsBatchRoute(auth, batcher, rules, recipients))
     .use(eventReadRoute({ reads, auth }))
+    .use(eventsScheduledRoute({ auth, schedule: producerSchedule(sql) }))
     .use(receiptsRoute({ auth, receipts }))
     .use(
       adminGroup(config.HERALD_ADMIN_TOKEN)
@@ -240,6 +244,7 @@ export function createApp(deps: AppDeps) {
     .use(feedRoute({ reads, users, check, bus, changes }))
     .use(feedReadRoute({ users, check, mark: readOps({ sql, reads, announce: changes.announce }) }))
     .use(workspaceEventRoute({ reads, users, check }))
+    .use(scheduledRoute(person))
     .use(receiptAckRoute({ users, check, receipts }))
     .use(receiptReadRoute({ users, check, receipts }))
     .use(deliveriesRoute({ side: person, wake: wakeScheduler }))

@@ -21,6 +21,13 @@ import { Lane } from './lane'
 import { writeSerialBatch, replayKeyed } from './serial'
 import { writeEventBatch } from './statement'
 
+/**
+ * What goes through the serial path (src/ingest/serial.ts), alone in its
+ * batch's lane. Not a scheduled event: its cap is applied by the one
+ * statement, under the workspace row lock (src/ingest/statement.ts).
+ */
+const serialOnly = (it: Submission) => !!it.idempotency || !!it.event.ack
+
 interface Item extends Submission {
   resolve(o: Outcome): void
   reject(e: unknown): void
@@ -54,6 +61,10 @@ export interface BatcherOptions {
   channelCache?: { max: number; maxAgeMs: number; fallbackMs: number; announced: () => boolean }
   /** Most pending receipts a workspace may have: an event with `ack` past it is refused (default 1,000). */
   maxPendingReceipts?: number
+  /** Most scheduled events a workspace may have: a scheduled event past it is refused (default 10,000). */
+  maxScheduled?: number
+  /** Called after a batch with scheduled events commits, with the soonest of their times: the release wakes for it. */
+  onScheduled?: (at: Date) => void
   /** The process's account of a database outage (src/core/outage.ts), shared with the HTTP app; default: the batcher's own. */
   outage?: Outage
 }
@@ -61,6 +72,7 @@ export interface BatcherOptions {
 export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: BatcherOptions) {
   const maxChannels = opts.maxChannels ?? Number.MAX_SAFE_INTEGER
   const maxPendingReceipts = opts.maxPendingReceipts ?? 1000
+  const maxScheduled = opts.maxScheduled ?? 10_000
   const outage = opts.outage ?? createOutage(log)
   const lanes: Lane<Item>[] = Array.from({ length: opts.lanes ?? 1 }, () => new Lane<Item>({
     maxEvents: opts.maxEvents,
@@ -68,7 +80,7 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     pipeline: opts.pipeline ?? 1,
     timeoutMs: opts.timeoutMs ?? 10_000,
     connect,
-    keyed: (it) => !!it.idempotency || !!it.event.ack,
+    keyed: serialOnly,
     write: run,
     fail,
     onIdle: () => {
@@ -116,11 +128,12 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
     // Keyed batches run on a pooled connection, and the lane sends nothing
     // beside them; one that makes a channel runs on the lane's own
     // connection, so that the batches sent after it still commit after it.
-    // So do batches with `ack`: their receipts are made, under the cap, in the events' transaction.
-    if (now.some((i) => i.idempotency || i.event.ack)) return await lane.settled(() => serial(sql, now))
+    // So do batches with `ack`: their receipts are counted, under their
+    // cap, in the events' transaction.
+    if (now.some(serialOnly)) return await lane.settled(() => serial(sql, now))
     if (missing.length) return await lane.settled((conn) => serial(conn, now))
     const startedAt = performance.now()
-    const { outcomes: res, outboxId } = await lane.settled((conn) => writeEventBatch(conn, now, fresh))
+    const { outcomes: res, outboxId } = await lane.settled((conn) => writeEventBatch(conn, now, fresh, maxScheduled))
     batchCommitted(startedAt, res)
     outage.recovered()
     remember(now, res, outboxId)
@@ -130,13 +143,13 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
   /** A batch through the serial path (src/ingest/serial.ts), answered. */
   async function serial(conn: Sql, items: Item[]) {
     const startedAt = performance.now()
-    const w = await writeSerialBatch(conn, items, newChannels(items), { maxChannels, maxPendingReceipts })
+    const w = await writeSerialBatch(conn, items, newChannels(items), { maxChannels, maxPendingReceipts, maxScheduled })
     if (w.written.length) batchCommitted(startedAt, w.outcomes)
     outage.recovered()
     remember(w.written, w.outcomes, w.outboxId)
     w.written.forEach((it, i) => it.resolve(w.outcomes[i]!))
     w.refused.forEach((it) => it.resolve({ kind: 'channel-limit', max: maxChannels }))
-    w.unreceipted.forEach(({ item, outcome }) => item.resolve(outcome))
+    w.capped.forEach(({ item, outcome }) => item.resolve(outcome))
     if (!w.losers.length) return
     const replayed = await replayKeyed(sql, w.losers)
     w.losers.forEach((it, i) => {
@@ -157,15 +170,19 @@ export function createBatcher(sql: Sql, connect: () => Sql, log: Logger, opts: B
 
   function remember(items: Item[], res: Outcome[], outboxId: number | null) {
     const accepted: BusEvent[] = []
+    let soonest: Date | null = null
     items.forEach((it, i) => {
       if (res[i]?.kind !== 'accepted') return
       // Its time is when it was last seen in the database: an entry trusted
       // from memory is not made younger by the events that trusted it.
       const k = channelKey(it.principal.workspaceId, it.channel)
       if (!knownChannels.has(k)) knownChannels.add(k)
-      accepted.push(busEvent(it))
+      // A scheduled event is published by the release, at its time.
+      if (it.event.scheduledFor) soonest = soonest && soonest <= it.createdAt ? soonest : it.createdAt
+      else accepted.push(busEvent(it))
     })
     if (accepted.length && outboxId !== null) opts.onCommit?.(outboxId, accepted)
+    if (soonest) opts.onScheduled?.(soonest)
   }
 
   async function fail(lane: Lane<Item>, items: Item[], err: unknown) {

@@ -18,6 +18,8 @@ export const NOTIFY_LIMITS = {
   escalateMax: 3,
   to: 100, // recipients of one event: a team, not a mailing list
 } as const
+/** The nearest an event may be scheduled: the contract's 10 s, so that a schedule is never a race with the release. */
+export const SCHEDULE_MIN_S = 10
 export const PRIORITY_NAMES = { min: 1, low: 2, default: 3, high: 4, urgent: 5 } as const
 export const DEFAULT_PRIORITY = 3
 export const SLUG = /^[a-z0-9][a-z0-9_-]*$/
@@ -68,13 +70,19 @@ export const EventBody = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 320 }), { minItems: 1, maxItems: NOTIFY_LIMITS.to }),
       Type.Null(),
     ], { description: `Send to these members only: up to ${NOTIFY_LIMITS.to}, each a member's e-mail address or \`user:<userId>\`. Only they are pushed, and only they and the workspace's owners and admins see the event (feed, stream, event page, deliveries). A recipient who is not a member is dropped and reported in \`errors\`; none left is a 400. Absent or null: the channel's whole audience.`, examples: [['jane@example.com', 'user:0196f3c2-5b1e-7c2a-9d4e-3f2a1b0c9d8e']] })),
+    deliverAt: opt(Type.String({ format: 'date-time', description: `Schedules the event for this time (RFC 3339, e.g. 2030-01-01T09:00:00Z): it is stored and counted now, and shown, pushed and routed then, not before. At least ${SCHEDULE_MIN_S} s ahead, at most HERALD_MAX_SCHEDULE (30 days) ahead. Not with \`delay\`. The answer carries \`scheduledFor\`; DELETE /events/{eventId} cancels it until it goes out.`, examples: ['2030-01-01T09:00:00Z'] })),
+    delay: Type.Optional(Type.Union([
+      Type.Integer({ minimum: 0 }),
+      Type.String({ pattern: '^[0-9]{1,9}(s|m|h|d)$' }),
+      Type.Null(),
+    ], { description: `Schedules the event this long from now: seconds or a duration (90s, 30m, 2h, 7d), at least ${SCHEDULE_MIN_S} s, at most HERALD_MAX_SCHEDULE (30 days). Not with \`deliverAt\`.`, examples: ['30m', 600] })),
   },
   { $id: 'EventBody', additionalProperties: true, description: 'An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`.' },
 )
 export type EventBodyType = Static<typeof EventBody>
 // The fields of notifyFields are checked by hand, for errors that name the
 // bound and point inside `ack`; the compiled check sees the rest.
-const NOTIFY = ['priority', 'ttl', 'collapseKey', 'ack', 'to'] as const
+const NOTIFY = ['priority', 'ttl', 'collapseKey', 'ack', 'to', 'deliverAt', 'delay'] as const
 const checker = TypeCompiler.Compile(Type.Omit(EventBody, [...NOTIFY], { additionalProperties: true }))
 const KNOWN = new Set(Object.keys(EventBody.properties))
 
@@ -91,6 +99,7 @@ export interface NormalizedEvent {
   collapseKey: string | null
   ack: Ack | null
   to: Recipient[] | null // as sent, checked; resolved to members' user ids at ingest (src/ingest/recipients.ts)
+  scheduledFor: Date | null // deliverAt or now + delay, to the millisecond; null: at once
 }
 
 /** One entry of `to`: a member's e-mail (lowercased) or user id (lowercased), at its index in the body's array. */
@@ -175,11 +184,12 @@ function typeErrors(body: unknown): FieldError[] {
   return errors
 }
 
-/** The operator's bounds on an event (config: HERALD_MAX_ACK_EXPIRE). */
+/** The operator's bounds on an event (config: HERALD_MAX_ACK_EXPIRE, HERALD_MAX_SCHEDULE). */
 export interface EventRules {
   maxAckExpire: number // seconds
+  maxSchedule: number // seconds
 }
-export const DEFAULT_RULES: EventRules = { maxAckExpire: NOTIFY_LIMITS.ackExpireMax }
+export const DEFAULT_RULES: EventRules = { maxAckExpire: NOTIFY_LIMITS.ackExpireMax, maxSchedule: 2_592_000 }
 
 const isNull = (v: unknown) => v === undefined || v === null
 
@@ -274,6 +284,27 @@ function toOf(v: unknown, errors: FieldError[]): Recipient[] | null {
   return out
 }
 
+// RFC 3339's date-time (section 5.6), any case of T and Z, with an offset.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** When `deliverAt` or `delay` schedules the event, checked against the bounds; null: at once. */
+function scheduleOf(b: Record<string, unknown>, rules: EventRules, now: number, errors: FieldError[]): Date | null {
+  const at = b.deliverAt, delay = b.delay
+  if (isNull(at) && isNull(delay)) return null
+  if (!isNull(at) && !isNull(delay)) return errors.push({ pointer: '/delay', detail: 'send deliverAt or delay, not both' }), null
+  const bounds = `at least ${SCHEDULE_MIN_S} s and at most ${formatDuration(rules.maxSchedule)} (${rules.maxSchedule} s) ahead`
+  if (!isNull(delay)) {
+    const s = durationOf(delay, '/delay', SCHEDULE_MIN_S, rules.maxSchedule, errors)
+    return s === null ? null : new Date(now + s * 1000)
+  }
+  const ms = typeof at === 'string' && RFC3339.test(at) ? Date.parse(at) : NaN
+  if (!Number.isFinite(ms)) return errors.push({ pointer: '/deliverAt', detail: 'deliverAt must be an RFC 3339 date-time with an offset, such as 2030-01-01T09:00:00Z' }), null
+  if (ms < now + SCHEDULE_MIN_S * 1000 || ms > now + rules.maxSchedule * 1000) {
+    return errors.push({ pointer: '/deliverAt', detail: `deliverAt must be ${bounds}; it is ${Math.round((ms - now) / 1000)} s from now` }), null
+  }
+  return new Date(Math.floor(ms)) // a UUIDv7 holds milliseconds
+}
+
 /** priority, ttl, collapseKey and ack of a body, each checked against its bound. */
 function notifyFields(b: Record<string, unknown>, rules: EventRules, errors: FieldError[]) {
   const priority = priorityOf(b.priority, errors)
@@ -283,7 +314,7 @@ function notifyFields(b: Record<string, unknown>, rules: EventRules, errors: Fie
     if (typeof b.collapseKey === 'string' && NOTIFY_LIMITS.collapseKey.test(b.collapseKey)) collapseKey = b.collapseKey
     else errors.push({ pointer: '/collapseKey', detail: 'collapseKey must be 1 to 32 characters of A-Z, a-z, 0-9, "_" and "-"' })
   }
-  return { priority, ttl, collapseKey, ack: ackOf(b.ack, rules, errors), to: toOf(b.to, errors) }
+  return { priority, ttl, collapseKey, ack: ackOf(b.ack, rules, errors), to: toOf(b.to, errors), scheduledFor: scheduleOf(b, rules, Date.now(), errors) }
 }
 
 /**
@@ -349,6 +380,15 @@ export function normalizeEvent(body: unknown, rules: EventRules = DEFAULT_RULES)
   }
   if (errors.length) throw validationError(errors)
   return { event: { message, event, channel, title, link, tags, data, ...notify }, changes }
+}
+
+/** A new event's id: a UUIDv7 of now, or of its scheduled time (the time it goes out, sits in the feed and counts its ttl from). */
+export const newEventId = (scheduledFor: Date | null) => (scheduledFor ? Bun.randomUUIDv7('hex', scheduledFor) : Bun.randomUUIDv7())
+
+/** The greatest UUIDv7 of the millisecond `at`: `id <= latestUuidv7(at)` is "its time is at or before `at`", on any index by id. */
+export function latestUuidv7(at: Date | number): string {
+  const h = Math.max(0, Math.floor(+at)).toString(16).padStart(12, '0')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-7fff-bfff-ffffffffffff`
 }
 
 /** The Unix-ms timestamp inside a UUIDv7. */

@@ -11,14 +11,25 @@
 // its own statement, so that the role is read in the statement that reads
 // the event: a role changed while a request runs cannot show it an event
 // neither the old nor the new role may see. A producer (the API key) and
-// the operator are the viewer `null`: they see every event.
+// the operator are the viewer `null`: they see every event that is out.
+//
+// Out, for every viewer: a scheduled event is in events from the moment it
+// is accepted (sql/0022_scheduled_events.sql), with an id of its due time,
+// so every read bounds `e.id <= the greatest UUIDv7 of now` (and created_at,
+// which prunes the months ahead). The bound is a parameter, computed here,
+// so that it is an index condition of every feed index (workspace_id, …, id)
+// and a first page never walks a workspace's events to come
+// (test/ingest/feed.test.ts, "events to come"). The clock is this process's: an event
+// ingested by an instance whose clock runs ahead shows that much later.
 import type { Sql, Tx } from '../core/db'
 import type { Role } from '../accounts/members'
 import type { EventView } from '../delivery/event_view'
 import { eventNotFound } from '../core/errors'
 import { findAccess } from '../accounts/access'
-import { countEventDeliveries, listEventDeliveries } from '../delivery/deliveries'
+import { countEventDeliveries, listEventDeliveries, withDigest } from '../delivery/deliveries'
 import { findEvent, readFeed, type FeedFilter, type Visible } from './feed'
+import { findScheduledEvent } from './schedule'
+import { latestUuidv7 } from './event'
 import { countUnread, markEvents, moveWatermark, readWatermarks, statusesOf, statusFilter, tagsBelow, type Mark } from './read_state'
 
 /** A person reading a workspace's events. */
@@ -27,9 +38,15 @@ export interface Viewer {
   workspaceId: number
 }
 
-/** SQL: whether the `events` row aliased `e` is visible to the viewer (null: every event is). */
-export function visibleTo(sql: Tx, viewer: Viewer | null): Visible {
-  if (!viewer) return sql`true`
+/** SQL: whether the `events` row aliased `e` is visible to the viewer (null: every event that is out is). */
+export function visibleTo(sql: Tx, viewer: Viewer | null, now = Date.now()): Visible {
+  const out = sql`e.id <= ${latestUuidv7(now)}::uuid AND e.created_at <= ${new Date(now)}::timestamptz`
+  if (!viewer) return sql`(${out})`
+  return sql`(${out} AND ${allowed(sql, viewer)})`
+}
+
+/** SQL: whether the viewer's role or the event's recipients let them see the `events` row `e`, out or not. */
+function allowed(sql: Tx, viewer: Viewer): Visible {
   // The EXISTS names no column of e: PostgreSQL runs it once per statement.
   return sql`(e.recipients IS NULL OR ${viewer.userId}::uuid = ANY(e.recipients) OR EXISTS (
     SELECT 1 FROM memberships vm WHERE vm.workspace_id = ${viewer.workspaceId} AND vm.user_id = ${viewer.userId}::uuid AND vm.role IN ('owner', 'admin')))`
@@ -37,14 +54,17 @@ export function visibleTo(sql: Tx, viewer: Viewer | null): Visible {
 
 /**
  * SQL: whether the event of a row aliased `alias` (a delivery `d` or a
- * receipt `r`: workspace_id, event_id, event_at) is visible to the viewer.
- * A row whose event is gone (retention) names no one's event: it stays.
+ * receipt `r`: workspace_id, event_id, event_at) is visible to the viewer:
+ * its event is out (its id, as visibleTo bounds it) and the viewer may see
+ * it. A row whose event is gone (retention) names no one's event: it stays.
+ * The producer (null) sees every row of its workspace, a scheduled event's
+ * receipt included (its clocks start at the due time).
  */
-export function eventVisibleTo(sql: Tx, viewer: Viewer | null, alias: 'd' | 'r'): Visible {
+export function eventVisibleTo(sql: Tx, viewer: Viewer | null, alias: 'd' | 'r', now = Date.now()): Visible {
   if (!viewer) return sql`true`
   const a = sql(alias)
-  return sql`NOT EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = ${a}.workspace_id AND e.id = ${a}.event_id
-    AND e.created_at = ${a}.event_at AND e.recipients IS NOT NULL AND NOT ${visibleTo(sql, viewer)})`
+  return sql`(${a}.event_id <= ${latestUuidv7(now)}::uuid AND NOT EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = ${a}.workspace_id AND e.id = ${a}.event_id
+    AND e.created_at = ${a}.event_at AND e.recipients IS NOT NULL AND NOT ${allowed(sql, viewer)}))`
 }
 
 /** The same rule in TypeScript, for an event the live stream is handed: the role read just before. */
@@ -80,8 +100,13 @@ export function eventReads(sql: Sql) {
     /** One event with every delivery and attempt; 404 when the workspace has none of this id the viewer may see. */
     async event(workspaceId: number, eventId: string, viewer: Viewer | null) {
       const event = await findEvent(sql, workspaceId, eventId, visibleTo(sql, viewer))
-      if (!event) throw eventNotFound()
-      return { ...event, deliveries: await listEventDeliveries(sql, workspaceId, event.eventId) }
+      if (!event) {
+        // Not gone out yet: its producer reads it as scheduled (or cancelled).
+        const waiting = viewer === null ? await findScheduledEvent(sql, workspaceId, eventId) : null
+        if (waiting) return { ...waiting, deliveries: [] }
+        throw eventNotFound()
+      }
+      return { ...event, deliveries: (await listEventDeliveries(sql, workspaceId, event.eventId)).map(withDigest) }
     },
     /** Whether the person still belongs to the workspace (a live stream ends when they do not). */
     stillMember: async (userId: string, workspace: string) => (await findAccess(sql, userId, workspace)) !== null,

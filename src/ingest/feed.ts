@@ -47,7 +47,8 @@ export function searchQuery(q: string): string | null {
 // Only when the window is not enough does PostgreSQL plan the whole query;
 // the combination is rare then, and its worst case (two filters that never
 // meet) reads every event of the ordered filter (bench/feed.ts: 0.6 s for
-// 180,000 events).
+// 180,000 events). The window takes the reader's visibility too: its bound
+// on the id (event_reads.ts visibleTo) keeps the events to come out of it.
 const WINDOW = 2000
 
 /** Who may see which event, as SQL over `e` (src/ingest/event_reads.ts visibleTo): every read of events takes it. */
@@ -77,7 +78,7 @@ export async function readFeed(sql: Sql, workspaceId: number, filter: FeedFilter
 
   if ((filter.tag || tsq || (filter.minPriority ?? 1) > 1 || state) && (filter.channel || key)) {
     const [first] = await sql<{ scanned: number; rows: FeedEvent[] }[]>`
-      WITH win AS MATERIALIZED (SELECT e.* FROM events e WHERE ${ordered} ORDER BY e.id DESC LIMIT ${WINDOW})
+      WITH win AS MATERIALIZED (SELECT e.* FROM events e WHERE ${ordered} AND ${visible} ORDER BY e.id DESC LIMIT ${WINDOW})
       SELECT (SELECT count(*) FROM win)::int AS scanned, coalesce((
         SELECT json_agg(x ORDER BY x."eventId" DESC) FROM (
           SELECT ${columns} FROM win e JOIN workspaces w ON w.id = e.workspace_id WHERE true ${unordered}
@@ -120,10 +121,11 @@ export interface Recipient {
 export async function findEvent(sql: Sql, workspaceId: number, eventId: string, visible: Visible): Promise<(FeedEvent & { recipients: Recipient[] | null }) | null> {
   if (!plausibleUuidv7(eventId)) return null // its time is past any partition (and any date PostgreSQL takes)
   const [row] = await sql<(FeedEvent & { recipients: Recipient[] | null })[]>`
-    SELECT ${feedColumns(sql)},
+    SELECT ${feedColumns(sql)}, iso_time(e.scheduled_for) AS "scheduledFor",
       CASE WHEN e.recipients IS NOT NULL THEN coalesce((SELECT json_agg(json_build_object('userId', u.id, 'email', u.email) ORDER BY lower(u.email))
         FROM users u WHERE u.id = ANY(e.recipients)), '[]') END AS recipients
     FROM events e JOIN workspaces w ON w.id = e.workspace_id
     WHERE e.workspace_id = ${workspaceId} AND e.id = ${eventId} AND e.created_at = ${uuidv7Time(eventId)} AND ${visible}`
+  if (row && row.scheduledFor == null) delete row.scheduledFor // only a scheduled event has the key
   return row ?? null
 }

@@ -23,34 +23,33 @@ export interface SerialWrite<I extends Submission> {
   refused: I[]
   /** Submissions whose idempotency key another request holds: see replayKeyed. */
   losers: I[]
-  /** Submissions with `ack` refused: past the workspace's pending receipts, or escalating to a channel it lacks. */
-  unreceipted: { item: I; outcome: Outcome }[]
+  /** Submissions with `ack` refused: past the workspace's pending receipts, or escalating to a channel it lacks. (Scheduled events past their cap are refused by the statement: their outcome is `schedule-limit`.) */
+  capped: { item: I; outcome: Outcome }[]
 }
 
 /** The caps of the serial path. */
 export interface SerialLimits {
   maxChannels: number
   maxPendingReceipts: number
+  maxScheduled: number
 }
 
 /** Writes a batch in a transaction on `conn`; `fresh` are the channels it names that this process has not seen committed. */
 export async function writeSerialBatch<I extends Submission>(conn: Sql, items: I[], fresh: WantedChannel[], limits: SerialLimits): Promise<SerialWrite<I>> {
-  const out: SerialWrite<I> = { written: [], outcomes: [], outboxId: null, refused: [], losers: [], unreceipted: [] }
+  const out: SerialWrite<I> = { written: [], outcomes: [], outboxId: null, refused: [], losers: [], capped: [] }
   await conn.begin(async (tx) => {
     const key = (c: WantedChannel) => channelKey(c.ws, c.channel)
     const over = new Set((fresh.length ? await channelsPastLimit(tx, fresh, limits.maxChannels) : []).map(key))
     out.refused = items.filter((i) => over.has(channelKey(i.principal.workspaceId, i.channel)))
     let admitted = out.refused.length ? items.filter((i) => !out.refused.includes(i)) : items
-    if (admitted.some((i) => i.event.ack)) {
-      out.unreceipted = await receiptRefusals(tx, admitted, limits.maxPendingReceipts)
-      if (out.unreceipted.length) admitted = admitted.filter((i) => !out.unreceipted.some((u) => u.item === i))
-    }
+    if (admitted.some((i) => i.event.ack)) out.capped = await receiptRefusals(tx, admitted, limits.maxPendingReceipts)
+    if (out.capped.length) admitted = admitted.filter((i) => !out.capped.some((u) => u.item === i))
     const claims = admitted.filter((i) => i.idempotency)
     const won = new Set(claims.length ? (await claimIdempotencyKeys(tx, claims)).map((r) => `${r.ws}:${r.key}`) : [])
     out.losers = claims.filter((i) => !won.has(`${i.principal.workspaceId}:${i.idempotency!.key}`))
     out.written = admitted.filter((i) => !out.losers.includes(i))
     if (out.written.length) {
-      const w = await writeEventBatch(tx, out.written, fresh.filter((c) => !over.has(key(c))))
+      const w = await writeEventBatch(tx, out.written, fresh.filter((c) => !over.has(key(c))), limits.maxScheduled)
       out.outcomes = w.outcomes
       out.outboxId = w.outboxId
       await insertReceipts(tx, out.written.flatMap((s, i) => (s.event.ack && s.receipt && w.outcomes[i]!.kind === 'accepted'

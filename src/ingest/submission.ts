@@ -21,6 +21,7 @@ export interface SubmitResult {
   eventId: string
   remainingQuota: number
   receipt?: string
+  scheduledFor?: string // ISO 8601, when the event is scheduled
   errors?: string[]
 }
 
@@ -39,10 +40,12 @@ export type Outcome =
   | { kind: 'unknown-workspace' }
   | { kind: 'receipt-limit'; max: number } // the workspace has its most pending receipts
   | { kind: 'escalation-channel'; index: number; channel: string } // ack.escalate[index] names a channel the workspace lacks
+  | { kind: 'schedule-limit'; max: number } // the workspace has its most scheduled events
 
 export function resultBody(s: Submission, remainingQuota: number): SubmitResult {
   const body: SubmitResult = { workspace: s.principal.workspace, channel: s.channel, eventId: s.id, remainingQuota }
   if (s.receipt) body.receipt = s.receipt
+  if (s.event.scheduledFor) body.scheduledFor = s.createdAt.toISOString()
   if (s.changes.length) body.errors = s.changes
   return body
 }

@@ -7,17 +7,21 @@ import { navigate, toSignIn, type PageContext } from './router'
 import { session } from './session'
 import { announce, onSubmit } from './ui'
 import { forgetDevice, unregisterDevice } from './device'
+import { mayScheduled } from './state/scheduled'
 
+// The third column: who sees the section in the navigation (the page itself
+// says so to anyone else who comes to it; the API refuses them).
 const SECTIONS = [
-  ['feed', 'Feed'],
-  ['channels', 'Channels'],
-  ['routers', 'Routers'],
-  ['deliveries', 'Deliveries'],
-  ['keys', 'API keys'],
-  ['members', 'Members'],
-  ['usage', 'Usage'],
-  ['notifications', 'Notifications'],
-  ['preferences', 'Preferences'],
+  ['feed', 'Feed', 'all'],
+  ['channels', 'Channels', 'all'],
+  ['routers', 'Routers', 'all'],
+  ['deliveries', 'Deliveries', 'all'],
+  ['scheduled', 'Scheduled', 'managers'],
+  ['keys', 'API keys', 'all'],
+  ['members', 'Members', 'all'],
+  ['usage', 'Usage', 'all'],
+  ['notifications', 'Notifications', 'all'],
+  ['preferences', 'Preferences', 'all'],
 ] as const
 
 function switcher(current: MyWorkspace | undefined) {
@@ -37,7 +41,7 @@ function nav(current: MyWorkspace, pathname: string) {
   const section = pathname.split('/')[3] ?? 'feed'
   const active = section === 'events' ? 'feed' : section
   return html`<nav class="sections" aria-label="${current.workspace}">
-    <ul>${SECTIONS.map(([slug, label]) => html`<li><a href="${path('w', current.workspace, slug)}" ${slug === active ? html`aria-current="page"` : ''}>${label}</a></li>`)}</ul>
+    <ul>${SECTIONS.filter(([, , who]) => who === 'all' || mayScheduled(current.role)).map(([slug, label]) => html`<li><a href="${path('w', current.workspace, slug)}" ${slug === active ? html`aria-current="page"` : ''}>${label}</a></li>`)}</ul>
   </nav>`
 }
 

@@ -16,7 +16,9 @@ import { usagePage } from './page_usage'
 import { deliveriesPage } from './page_deliveries'
 import { notificationsPage } from './page_notifications'
 import { preferencesPage } from './page_preferences'
+import { scheduledPage } from './page_scheduled'
 import { registerWorker, watchInstall } from './device'
+import { noteCutFields } from './ui'
 
 route('/', 'public', (ctx) => {
   if (!session.me?.workspaces.length) return welcomePage(ctx)
@@ -40,12 +42,14 @@ route('/w/:workspace/routers', 'workspace', routersPage)
 route('/w/:workspace/routers/new', 'workspace', routerFormPage)
 route('/w/:workspace/routers/:id', 'workspace', routerFormPage)
 route('/w/:workspace/deliveries', 'workspace', deliveriesPage)
+route('/w/:workspace/scheduled', 'workspace', scheduledPage)
 route('/w/:workspace/usage', 'workspace', usagePage)
 route('/w/:workspace/notifications', 'workspace', notificationsPage)
 route('/w/:workspace/preferences', 'workspace', preferencesPage)
 
 async function boot() {
   watchInstall() // before anything awaits: the browser's offer may come early
+  noteCutFields(document)
   registerWorker()
   setLayout(renderHeader)
   wireHeader()

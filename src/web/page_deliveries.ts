@@ -10,10 +10,11 @@ import { navigate, type PageContext } from './router'
 import { act, announce, confirmDialog, on, plural, time } from './ui'
 import {
   canReplayAll, createDeliveries, deliveriesHref, deliveryFilters, filteredHref, isFiltered, localValue, POLL_MS, replayedMessage, replayQuestion, routerNames,
-  type DeliveryFilters as Filters, type DeliveryItem as Item, type DeliveryStatus,
+  type DeliveryFilters as Filters, type DeliveryItem as Item,
 } from './state/deliveries'
+import { digestText, pacedText, DELIVERY_STATE_LABELS, type DigestFields } from './state/digest'
 
-const STATES: [DeliveryStatus, string][] = [['pending', 'Pending'], ['succeeded', 'Succeeded'], ['failed', 'Failed'], ['cancelled', 'Cancelled'], ['expired', 'Expired'], ['suppressed', 'Suppressed (preferences)']]
+const STATES = DELIVERY_STATE_LABELS
 
 function filterForm(ctx: PageContext, f: Filters, routers: Map<string, string>) {
   const unknownRouter = f.router && !routers.has(f.router) ? f.router : null
@@ -34,19 +35,25 @@ function filterForm(ctx: PageContext, f: Filters, routers: Map<string, string>) 
   </form>`
 }
 
+/** What a throttled, digested or digest delivery says in place of an answer. */
+const pacedNote = (d: Item) => {
+  const x = d as Item & Partial<DigestFields>
+  return digestText(x) ?? pacedText(x)
+}
+
 function row(d: Item, ctx: PageContext, f: Filters, routers: Map<string, string>) {
   const ws = ctx.workspace.workspace
   const here = (more: Filters) => filteredHref(ws, f, more)
   const title = d.event ? (d.event.title ?? d.event.message) : 'Event past retention'
   const target =
-    d.kind === 'router'
-      ? html`<a href="${here({ router: d.routerId ?? undefined })}" title="Only this router's deliveries">${(d.routerId && routers.get(d.routerId)) ?? `Deleted router ${d.routerId?.slice(0, 8) ?? ''}`}</a>`
+    d.kind === 'router' || (d.kind as string) === 'digest'
+      ? html`${(d.kind as string) === 'digest' ? 'Digest through ' : ''}<a href="${here({ router: d.routerId ?? undefined })}" title="Only this router's deliveries">${(d.routerId && routers.get(d.routerId)) ?? `Deleted router ${d.routerId?.slice(0, 8) ?? ''}`}</a>`
       : html`Push to <a href="${here({ device: d.deviceId ?? undefined })}" title="Only this device's pushes"><code>${d.deviceId?.slice(0, 8) ?? ''}</code></a>`
   // The error often names the status already ("receiver answered HTTP 500").
   const answer =
     d.lastStatus !== null && !d.lastError?.includes(String(d.lastStatus))
       ? html`HTTP ${d.lastStatus}${d.lastError ? html`: ${d.lastError}` : ''}`
-      : (d.lastError ?? html`<span class="muted">none</span>`)
+      : (d.lastError ?? pacedNote(d) ?? html`<span class="muted">none</span>`)
   return html`<tr data-delivery-id="${d.id}" data-status="${d.status}">
     <th scope="row" class="wrap"><a href="${path('w', ws, 'events', d.eventId)}">${title}</a>
       ${d.event ? html`<span class="sub"><span class="chip channel">#${d.event.channel}</span>${d.event.event ? html`<code class="chip key">${d.event.event}</code>` : ''}</span>` : ''}</th>

@@ -8,15 +8,22 @@ import { html, path, render, safeHref } from './html'
 import type { PageContext } from './router'
 import { act, announce, on, plural, time } from './ui'
 import { awaited, loadEvent, POLL_MS, readEvent, replayDelivery, type Delivery, type EventWithDeliveries } from './state/event'
+import type { RouterInfo } from './state/deliveries'
+import { routerState } from './page_routers'
 import { ackButtons, priorityBadge, receiptPart } from './receipt'
 import { readReceipt } from './state/receipt'
+import { digestHref, digestText, pacedText, type DigestFields } from './state/digest'
 
 const EXCERPT = 300
 
 const statusBadge = (s: Delivery['status']) => html`<span class="badge ${s}">${s}</span>`
 
-function attemptsTable(d: Delivery) {
-  if (!d.attempts.length) return html`<p class="muted">No attempt yet.</p>`
+function attemptsTable(d: Delivery, router?: RouterInfo) {
+  if (!d.attempts.length) {
+    // A pending delivery of a router whose destination fails is held back (its circuit), not forgotten: say so, not "no attempt".
+    if (d.status === 'pending' && router?.health) return html`<p class="muted" data-held>No attempt yet: held back while the router's destination fails; it is tried when its circuit lets a trial through.</p>`
+    return html`<p class="muted">No attempt yet.</p>`
+  }
   return html`<div class="table-wrap"><table class="responsive attempts">
     <caption class="visually-hidden">Attempts of this delivery</caption>
     <thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Duration</th><th scope="col">HTTP status</th><th scope="col">Error</th><th scope="col">Response</th></tr></thead>
@@ -30,17 +37,41 @@ function attemptsTable(d: Delivery) {
     )}</tbody></table></div>`
 }
 
-function deliveryItem(d: Delivery, routerNames: Map<string, string>, canManage: boolean) {
-  const target = d.kind === 'router' ? `Router ${(d.routerId && routerNames.get(d.routerId)) ?? 'deleted router'}` : `Push to device ${d.deviceId?.slice(0, 8) ?? ''}`
-  return html`<li class="delivery" data-delivery-id="${d.id}" data-status="${d.status}">
+const routerOf = (d: Delivery, routers: Map<string, RouterInfo>) => (d.routerId ? routers.get(d.routerId) : undefined)
+const routerName = (d: Delivery, routers: Map<string, RouterInfo>) => routerOf(d, routers)?.name ?? 'deleted router'
+
+/** A throttled delivery's reason; a digested one's link to its digest; a digest's key and events. */
+function pacedPart(e: EventWithDeliveries, d: Delivery & Partial<DigestFields>) {
+  const ws = e.workspace
+  const status: string = d.status // throttled and digested come with the digest engine
+  if (status === 'digested') {
+    const href = digestHref(ws, d, e.deliveries)
+    return html`<p data-digested>${pacedText(d)}${href ? html`: <a href="${href}">delivery <code>${d.digestId!.slice(0, 8)}…</code></a>` : ''}.</p>`
+  }
+  if (status === 'throttled') return html`<p data-throttled>${pacedText(d)}</p>`
+  const text = digestText(d)
+  if (!text) return ''
+  const ids = d.digest!.eventIds
+  return html`<p data-digest>${text}:</p>
+    <ul class="digest-events" aria-label="Events in this digest">${ids.slice(0, 20).map((id) => html`<li><a href="${path('w', ws, 'events', id)}"><code>${id}</code></a>${id === e.eventId ? ' (this event)' : ''}</li>`)}</ul>
+    ${ids.length > 20 ? html`<p class="muted">and ${plural(ids.length - 20, 'more event')}</p>` : ''}`
+}
+
+function deliveryItem(e: EventWithDeliveries, d: Delivery, routers: Map<string, RouterInfo>, canManage: boolean) {
+  const kind = d.kind as string // digest comes with the digest engine
+  const target = d.kind === 'router' ? `Router ${routerName(d, routers)}` : kind === 'digest' ? `Digest through router ${routerName(d, routers)}` : `Push to device ${d.deviceId?.slice(0, 8) ?? ''}`
+  const router = d.kind === 'push' ? undefined : routerOf(d, routers)
+  return html`<li class="delivery" id="delivery-${d.id}" data-delivery-id="${d.id}" data-status="${d.status}" data-kind="${d.kind}">
     <div class="delivery-head">
       <h3>${target}</h3>
       ${statusBadge(d.status)}
       ${d.status === 'failed' && canManage ? html`<button type="button" class="secondary" data-replay="${d.id}">Replay</button>` : ''}
     </div>
     ${d.status === 'suppressed' ? html`<p data-suppressed>Not sent: ${d.reason ?? "the member's preferences"}.</p>` : ''}
+    ${pacedPart(e, d)}
+    ${router?.health ? html`<p data-router-health>The router: ${routerState(router)}</p>` : ''}
     <p class="muted">${plural(d.attempts.length, 'attempt')}${d.status === 'pending' && d.nextAttemptAt ? html`; next ${time(d.nextAttemptAt)}` : ''}. Delivery id <code>${d.id}</code>.</p>
-    ${attemptsTable(d)}
+    ${attemptsTable(d, router)}
   </li>`
 }
 
@@ -89,7 +120,7 @@ async function showReceipt(ctx: PageContext, ws: string, id: string) {
 export async function eventPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   const id = ctx.params.eventId!
-  const { event, routers: routerNames } = await loadEvent(api, ws, id)
+  const { event, routers } = await loadEvent(api, ws, id)
   const heading = event.title ?? event.event ?? 'Event'
   ctx.title(heading)
   render(
@@ -114,7 +145,7 @@ export async function eventPage(ctx: PageContext) {
   ctx.signal.addEventListener('abort', () => clearTimeout(timer))
 
   const show = (deliveries: Delivery[]) => {
-    render(list, html`${deliveries.map((d) => deliveryItem(d, routerNames, ctx.canManage))}`)
+    render(list, html`${deliveries.map((d) => deliveryItem({ ...event, deliveries }, d, routers, ctx.canManage))}`)
     const waiting = awaited(deliveries, event.createdAt)
     if (!deliveries.length) status.textContent = waiting ? 'No deliveries yet; waiting for the fan-out…' : 'No deliveries: no router matched this event and no device was pushed.'
     else status.textContent = ''

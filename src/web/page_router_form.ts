@@ -9,9 +9,12 @@ import { html, path, render, type Html } from './html'
 import { navigate, type PageContext } from './router'
 import { act, announce, copyButtons, on, onSubmit, secretField } from './ui'
 import { DESTINATIONS, destinationFields, readDestination } from './router_fields'
-import { destinationSummary, routerState, testResult, type RouterView } from './page_routers'
+import { destinationSummary, routerPacing, routerState, testResult, type RouterView } from './page_routers'
 import { readRouter, testRouter } from './state/routers'
 import { createRouter, routerPreviews, routerSettings, templateOf, updateRouter, type RouterDraft } from './state/router_form'
+import { pacingFields, pacingOf, readPacingFields } from './state/router_pacing'
+import { pacingFieldset, wirePacing } from './router_pacing_fields'
+import { hostNote } from '../delivery/destinations/host_note'
 
 const PREVIEW_DEBOUNCE_MS = 350
 
@@ -41,6 +44,7 @@ function routerForm(ws: string, r: RouterView | null) {
       <div class="field"><label for="r-title">Title template</label><input id="r-title" name="title" data-pointer="/template/title" value="${r?.template?.title ?? ''}" spellcheck="false" autocomplete="off" aria-describedby="tpl-hint"></div>
       <div class="field"><label for="r-body">Body template</label><textarea id="r-body" name="body" data-pointer="/template/body" rows="4" spellcheck="false" aria-describedby="tpl-hint">${r?.template?.body ?? ''}</textarea></div>
     </fieldset>
+    ${pacingFieldset(pacingFields(r))}
     <div class="actions">
       <button type="submit">${r ? 'Save changes' : 'Create router'}</button>
       ${r ? html`<button type="button" class="secondary" data-test>Send test event</button>` : ''}
@@ -75,7 +79,7 @@ function readOnly(ctx: PageContext, router: RouterView | null) {
     ctx.root,
     html`<h1 tabindex="-1">${router ? `Router “${router.name}”` : 'New router'}</h1>
     <p class="notice">Only owners and admins create and change routers.</p>
-    ${router ? html`<dl class="details"><dt>Pattern</dt><dd><code>${router.pattern}</code></dd><dt>Destination</dt><dd>${destinationSummary(router.destination)}</dd><dt>State</dt><dd>${routerState(router)}</dd></dl>` : ''}
+    ${router ? html`<dl class="details"><dt>Pattern</dt><dd><code>${router.pattern}</code></dd><dt>Destination</dt><dd>${destinationSummary(router.destination)}</dd><dt>Pacing</dt><dd>${routerPacing(router)}</dd><dt>State</dt><dd>${routerState(router)}</dd></dl>` : ''}
     <p><a href="${path('w', ws, 'routers')}">Back to routers</a></p>`,
   )
 }
@@ -120,7 +124,7 @@ async function livePreview(ctx: PageContext, form: HTMLFormElement) {
 /** What the form holds, as state/router_form.ts takes it. */
 function readDraft(form: HTMLFormElement, data: FormData): RouterDraft {
   const { destination, filled } = readDestination(form, form.querySelector<HTMLSelectElement>('#r-type')!.value)
-  return { ...routerSettings(data), destination, filled, template: readTemplate(form) }
+  return { ...routerSettings(data), destination, filled, template: readTemplate(form), pacing: pacingOf(readPacingFields(data)) }
 }
 
 /** Saves the form: changes to an existing router, or a new one and what is shown once. Resolves to the created router's name. */
@@ -140,6 +144,20 @@ async function save(ctx: PageContext, form: HTMLFormElement, router: RouterView 
   return draft.name
 }
 
+/**
+ * Under a URL field whose service has known hosts (a Slack router's
+ * hooks.slack.com), says as it is typed when the address is on another one:
+ * a note, not an error, since compatible servers exist (host_note.ts).
+ */
+function noteHosts(form: HTMLFormElement, typeSelect: HTMLSelectElement) {
+  form.addEventListener('input', (e) => {
+    const el = e.target
+    if (!(el instanceof HTMLInputElement) || !el.dataset.hosts) return
+    const note = form.querySelector(`[data-host-note="${el.name.slice(2)}"]`)
+    if (note) note.textContent = hostNote({ hosts: el.dataset.hosts.split(' ') }, typeSelect.selectedOptions[0]?.text ?? typeSelect.value, el.value) ?? ''
+  })
+}
+
 export async function routerFormPage(ctx: PageContext) {
   const ws = ctx.workspace.workspace
   const router = ctx.params.id ? await readRouter(api, ws, ctx.params.id) : null
@@ -150,6 +168,8 @@ export async function routerFormPage(ctx: PageContext) {
   const typeSelect = form.querySelector<HTMLSelectElement>('#r-type')!
   const fields = form.querySelector('[data-destination-fields]')!
   typeSelect.addEventListener('change', () => render(fields, destinationFields(typeSelect.value, !!router && typeSelect.value === router.destination.type)))
+  wirePacing(form)
+  noteHosts(form, typeSelect)
   await livePreview(ctx, form)
 
   let name = router?.name ?? ''

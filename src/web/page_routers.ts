@@ -8,6 +8,7 @@ import type { PageContext } from './router'
 import { act, announce, confirmDialog, on } from './ui'
 import { deleteRouter, destinationParts, listRouters, settleRouterDeliveries, shownUrl, testRouter, type RouterView, type TestResult } from './state/routers'
 import { DESTINATIONS } from './router_fields'
+import { digestDetails, pacingWords } from '../delivery/router_pacing'
 
 export type { RouterView, TestResult } from './state/routers'
 
@@ -46,12 +47,20 @@ export function routerState(r: Pick<RouterView, 'enabled' | 'health'>) {
     ${h.lastError ? html`<br><span class="error">${h.lastError}</span>` : ''}`
 }
 
+/** A router's throttle or digest in a few words ("at most 5 per 1h per {{data.host}}", "digest every 10m"), or that it has neither. */
+export function routerPacing(r: Pick<RouterView, 'throttle' | 'digest'>) {
+  const words = pacingWords(r)
+  if (!words) return html`<span class="muted">each event as it comes</span>`
+  return html`<span class="pacing" ${r.digest ? html`title="${digestDetails(r.digest)}"` : ''}>${words}</span>`
+}
+
 function routerRow(r: RouterView, ws: string, canManage: boolean) {
   const edit = path('w', ws, 'routers', r.id)
   return html`<tr data-router-id="${r.id}" data-name="${r.name}">
     <th scope="row">${canManage ? html`<a href="${edit}">${r.name}</a>` : r.name}</th>
-    <td data-label="Pattern"><code class="pattern">${r.pattern}</code></td>
+    <td data-label="Pattern"><code class="pattern" title="${r.pattern}">${r.pattern}</code></td>
     <td class="wrap" data-label="Destination">${destinationSummary(r.destination)}</td>
+    <td class="wrap" data-label="Pacing">${routerPacing(r)}</td>
     <td data-label="State">${routerState(r)}</td>
     <td class="actions">${canManage
       ? html`<button type="button" class="secondary" data-test aria-label="Send a test event through ${r.name}">Send test event</button>
@@ -76,7 +85,7 @@ export async function routersPage(ctx: PageContext) {
       ${routers.length
         ? html`<div class="table-wrap"><table class="responsive routers-table">
             <caption class="visually-hidden">Routers</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Pattern</th><th scope="col">Destination</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">Name</th><th scope="col">Pattern</th><th scope="col">Destination</th><th scope="col">Pacing</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>${routers.map((r) => routerRow(r, ws, ctx.canManage))}</tbody>
           </table></div>`
         : html`<p class="empty">No routers yet.${ctx.canManage ? html` <a href="${path('w', ws, 'routers', 'new')}">Create the first one</a>.` : ''}</p>`}`,

@@ -20,12 +20,14 @@ function input(f: Field, optional: boolean): Html {
   const id = idOf(f.key)
   const hintId = f.hint ? `${id}-hint` : ''
   const common = html`id="${id}" name="d.${f.key}" data-pointer="${pointer(f.key)}" ${hintId ? html`aria-describedby="${hintId}"` : ''} ${f.required && !optional ? html`required` : ''} ${f.placeholder ? html`placeholder="${f.placeholder}"` : ''}`
-  const hint = f.hint ? html`<p class="hint" id="${hintId}">${f.hint}</p>` : ''
+  // A URL on another host than the service's is noted as it is typed (page_router_form.ts), not refused.
+  const hosts = f.hosts?.length ? html` data-hosts="${f.hosts.join(' ')}"` : ''
+  const hint = html`${f.hint ? html`<p class="hint" id="${hintId}">${f.hint}</p>` : ''}${f.hosts?.length ? html`<p class="hint host-note" data-host-note="${f.key}" role="status"></p>` : ''}`
   if (f.kind === 'checkbox') return html`<div class="field check"><input type="checkbox" ${common}><label for="${id}">${f.label}</label>${hint}</div>`
   const control =
     f.kind === 'lines'
       ? html`<textarea ${common} rows="2" spellcheck="false"></textarea>`
-      : html`<input ${common} type="${f.kind === 'url' ? 'url' : f.kind === 'secret' ? 'password' : f.kind === 'number' ? 'number' : 'text'}" autocomplete="${f.kind === 'secret' ? 'new-password' : 'off'}" spellcheck="false">`
+      : html`<input ${common}${hosts} type="${f.kind === 'url' ? 'url' : f.kind === 'secret' ? 'password' : f.kind === 'number' ? 'number' : 'text'}" autocomplete="${f.kind === 'secret' ? 'new-password' : 'off'}" spellcheck="false">`
   return html`<div class="field"><label for="${id}">${f.label}${f.required && !optional ? '' : html` <span class="muted">(optional)</span>`}</label>${control}${hint}</div>`
 }
 

@@ -180,3 +180,25 @@ export const time = (iso: string | null | undefined, withTime = true) =>
   iso ? html`<time datetime="${iso}">${(withTime ? dateTime : dateOnly).format(new Date(iso))}</time>` : html`<span class="muted">never</span>`
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`
+
+/**
+ * Says, under any field with a `maxlength`, when what was typed or pasted
+ * reached it: the browser cuts the rest without a word. The note goes when
+ * the text is shorter again. One listener for the whole document (main.ts).
+ */
+export function noteCutFields(doc: Document) {
+  doc.addEventListener('input', (e) => {
+    const el = e.target
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) || el.maxLength <= 0) return
+    const id = `${el.id || el.name}-cut`
+    let note = doc.getElementById(id)
+    if (el.value.length < el.maxLength) return note?.remove()
+    if (note) return
+    note = doc.createElement('p')
+    note.id = id
+    note.className = 'hint cut-note'
+    note.setAttribute('role', 'status')
+    note.textContent = `At most ${el.maxLength} characters: anything longer is cut.`
+    el.insertAdjacentElement('afterend', note)
+  })
+}

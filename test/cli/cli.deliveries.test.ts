@@ -49,6 +49,8 @@ describe('herald delivery', () => {
     expect((await list('--failed')).map((d) => d.status)).toEqual(['failed'])
     expect((await list('--state', 'pending')).map((d) => d.status)).toEqual(['pending'])
     expect((await list('--state', 'succeeded')).map((d) => d.status)).toEqual(['succeeded'])
+    // `all`, as docs/cli.md's route table spells it, is the default spelled out.
+    expect((await list('--state', 'all')).map((d) => d.status)).toEqual(['succeeded', 'pending', 'failed'])
     expect(await list('--limit', '1')).toHaveLength(1)
     const none = await op('delivery', 'list', (await h.workspace()).name, '--failed')
     expect(none.stdout).toMatch(/^Workspace \S+ has no failed deliveries\.\n$/)

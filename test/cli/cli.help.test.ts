@@ -28,7 +28,7 @@ describe('help', () => {
     for (const p of ['workspace create', 'workspace list', 'workspace show', 'workspace set', 'key create', 'key list', 'key revoke']) expect(paths).toContain(p)
     for (const p of ['router create', 'router list', 'router show', 'router update', 'router disable', 'router enable', 'router delete']) expect(paths).toContain(p)
     for (const p of ['member add', 'member list', 'member remove', 'member role', 'channel list', 'channel create', 'channel rename', 'channel mute', 'delivery list', 'delivery replay']) expect(paths).toContain(p)
-    for (const p of ['receipt show', 'receipt cancel', 'receipt ack']) expect(paths).toContain(p)
+    for (const p of ['receipt show', 'receipt cancel', 'receipt ack', 'scheduled list', 'scheduled cancel']) expect(paths).toContain(p)
   })
 
   test('every command and group: --help exits 0 with its usage and its examples', async () => {
@@ -232,6 +232,9 @@ describe('completion', () => {
     expect(await complete('send', 'hello', '--ack')).toEqual(['--ack-retry', '--ack-expire', '--ack-escalate'])
     expect(await complete('send', 'hello', '--pri')).toEqual(['--priority'])
     expect(await complete('receipt', '')).toEqual(['show', 'cancel', 'ack', 'help'])
+    expect(await complete('scheduled', '')).toEqual(['list', 'cancel', 'help'])
+    expect(await complete('scheduled', 'list', '--')).toEqual(['--limit', '--cursor', '--all', '--json', '--key', '--url', '--help'])
+    expect(await complete('send', 'hello', '--i')).toEqual(['--in'])
     expect(await complete('receipt', 'ack', 'x', '--')).toEqual(['--workspace', '--json', '--user-token', '--url', '--help'])
     expect(await complete('--ver')).toEqual(['--version'])
   })

@@ -83,6 +83,18 @@ describe('herald router commands', () => {
       }
     })
 
+    test("a Slack or Discord address on another host than the service's is noted, not refused", async () => {
+      const { name: ws } = await h.workspace()
+      const other = await op('router', 'create', ws, '--name', 'mm', '--pattern', '*', '--slack', 'https://chat.example.com/hooks/CLISLACKSECRET')
+      expect(other.code).toBe(0)
+      expect(other.stdout).toContain("\nNote: chat.example.com is not Slack's address (hooks.slack.com): fine for a Slack-compatible server; otherwise check the URL.\n")
+      const own = await op('router', 'create', ws, '--name', 'sl', '--pattern', '*', '--slack', SLACK)
+      expect(own.stdout).not.toContain('Note:')
+      const moved = await op('router', 'update', ws, 'sl', '--discord', 'https://hooks.example.com/api/webhooks/1/CLISLACKSECRET')
+      expect(moved.code).toBe(0)
+      expect(moved.stdout).toContain("Note: hooks.example.com is not Discord's address (discord.com, discordapp.com)")
+    })
+
     test('router create --destination takes JSON of any type, and "-" reads it from stdin', async () => {
       const { name: ws } = await h.workspace()
       const a = await op('router', 'create', ws, '--name', 'tg', '--pattern', 'deploy.*', '--destination', JSON.stringify(TELEGRAM), '--title-template', 'Deploy {{data.version}}', '--body-template', '{{message}}')
@@ -106,9 +118,9 @@ describe('herald router commands', () => {
       expect(r.code).toBe(0)
       expectNoSecret(r)
       const lines = r.stdout.trimEnd().split('\n')
-      expect(lines[0]).toMatch(/^ID\s+NAME\s+PATTERN\s+DESTINATION\s+STATUS\s+UPDATED \(UTC\)$/)
-      expect(lines[1]).toMatch(/^\S{36}\s+hooks\s+user\.\*\s+webhook https:\/\/hooks\.example\.com\/…\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
-      expect(lines[2]).toMatch(/^\S{36}\s+chat\s+\*\s+telegram chat @alerts\s+enabled\s/)
+      expect(lines[0]).toMatch(/^ID\s+NAME\s+PATTERN\s+DESTINATION\s+PACING\s+STATUS\s+UPDATED \(UTC\)$/)
+      expect(lines[1]).toMatch(/^\S{36}\s+hooks\s+user\.\*\s+webhook https:\/\/hooks\.example\.com\/…\s+-\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+      expect(lines[2]).toMatch(/^\S{36}\s+chat\s+\*\s+telegram chat @alerts\s+-\s+enabled\s/)
       expect(lines[2]!.indexOf('telegram')).toBe(lines[0]!.indexOf('DESTINATION'))
       const json = await op('router', 'list', ws, '--json')
       expectNoSecret(json)
@@ -126,6 +138,45 @@ describe('herald router commands', () => {
       expect(bad.code).toBe(2)
       expect(bad.stderr).toContain('--min-priority must be 1 to 5 or one of min, low, default, high, urgent, got "7"')
       expect((await op('router', 'show', ws, 'pager', '--json')).stdout).toContain('"minPriority": 5')
+    })
+
+    test('--throttle LIMIT/PERIOD and --throttle-key set a throttle; list and show say it in words; update keeps the key; --no-throttle removes it', async () => {
+      const { name: ws } = await h.workspace()
+      const r = await op('router', 'create', ws, '--name', 'disk', '--pattern', 'alert.*', '--webhook', HOOK, '--throttle', '5/1h', '--throttle-key', '{{data.host}}', '--json')
+      expect(r.stderr).toBe('')
+      const { id } = JSON.parse(r.stdout)
+      expect(await api(`/admin/workspaces/${ws}/routers/${id}`)).toMatchObject({ throttle: { limit: 5, per: 3600, key: '{{data.host}}' }, digest: null })
+      expect((await op('router', 'show', ws, 'disk')).stdout).toMatch(/^throttle:\s+at most 5 per 1h per \{\{data\.host\}\}$/m)
+      expect((await op('router', 'list', ws)).stdout).toMatch(/\sat most 5 per 1h per \{\{data\.host\}\}\s+enabled\s/)
+      expect((await op('router', 'update', ws, 'disk', '--throttle', '10/90')).code).toBe(0)
+      expect((await api(`/admin/workspaces/${ws}/routers/${id}`)).throttle).toEqual({ limit: 10, per: 90, key: '{{data.host}}' })
+      expect((await op('router', 'update', ws, 'disk', '--throttle-key', '{{channel}}')).code).toBe(0)
+      expect((await api(`/admin/workspaces/${ws}/routers/${id}`)).throttle).toEqual({ limit: 10, per: 90, key: '{{channel}}' })
+      expect((await op('router', 'update', ws, 'disk', '--no-throttle')).code).toBe(0)
+      expect((await api(`/admin/workspaces/${ws}/routers/${id}`)).throttle).toBeNull()
+      expect((await op('router', 'show', ws, 'disk')).stdout).not.toContain('throttle:')
+    })
+
+    test('--digest WINDOW with its key, max and bypass; update changes one part; setting a throttle replaces the digest; --digest none removes it', async () => {
+      const { name: ws } = await h.workspace()
+      const r = await op('router', 'create', ws, '--name', 'orders', '--pattern', 'order.*', '--webhook', HOOK, '--digest', '10m', '--digest-key', '{{data.customer}}', '--digest-max', '50', '--digest-bypass', 'urgent', '--json')
+      expect(r.stderr).toBe('')
+      const { id } = JSON.parse(r.stdout)
+      const path = `/admin/workspaces/${ws}/routers/${id}`
+      expect((await api(path)).digest).toEqual({ window: 600, key: '{{data.customer}}', max: 50, bypassPriority: 5 })
+      const show = (await op('router', 'show', ws, 'orders')).stdout
+      expect(show).toMatch(/^digest:\s+digest every 10m per \{\{data\.customer\}\}; at most 50 events; priority 5 \(urgent\) goes at once$/m)
+      expect((await op('router', 'list', ws)).stdout).toMatch(/\sdigest every 10m per \{\{data\.customer\}\}\s+enabled\s/)
+      expect((await op('router', 'update', ws, 'orders', '--digest-max', '200', '--digest-bypass', '4')).code).toBe(0)
+      expect((await api(path)).digest).toEqual({ window: 600, key: '{{data.customer}}', max: 200, bypassPriority: 4 })
+      expect((await op('router', 'update', ws, 'orders', '--digest-bypass', 'none', '--digest', '1h')).code).toBe(0)
+      expect((await api(path)).digest).toEqual({ window: 3600, key: '{{data.customer}}', max: 200 })
+      expect((await op('router', 'update', ws, 'orders', '--throttle', '3/1m')).code).toBe(0)
+      expect(await api(path)).toMatchObject({ throttle: { limit: 3, per: 60, key: '' }, digest: null })
+      expect((await op('router', 'update', ws, 'orders', '--digest', '30s')).code).toBe(0)
+      expect(await api(path)).toMatchObject({ throttle: null, digest: { window: 30, key: '', max: 100 } })
+      expect((await op('router', 'update', ws, 'orders', '--digest', 'none')).code).toBe(0)
+      expect(await api(path)).toMatchObject({ throttle: null, digest: null })
     })
 
     test('router show takes an id or a name and prints a record without secrets', async () => {
@@ -189,7 +240,7 @@ describe('herald router commands', () => {
       const create = await herald(['router', 'create', '--help'])
       expect(create.code).toBe(0)
       expect(create.stdout).toStartWith('Usage: herald router create [options] <workspace>')
-      for (const c of ['--name', '--pattern', '--webhook', '--slack', '--discord', '--teams', '--destination', '--title-template', '--body-template', '--json', '--url', '--token']) {
+      for (const c of ['--name', '--pattern', '--webhook', '--slack', '--discord', '--teams', '--destination', '--title-template', '--body-template', '--throttle <limit/period>', '--no-throttle', '--throttle-key', '--digest <window>', '--no-digest', '--digest-key', '--digest-max', '--digest-bypass', '--json', '--url', '--token']) {
         expect(create.stdout).toContain(c)
       }
       expect(create.stdout).toContain('Examples:\n  $ herald router create acme --name signups')
@@ -208,6 +259,23 @@ describe('herald router commands', () => {
       const u = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--webhook', 'not a url')
       expect(u.code).toBe(1)
       expect(u.stderr).toContain('destination.url')
+    })
+
+    test('a throttle or digest out of bounds exits 1 with the API detail naming the field', async () => {
+      const { name: ws } = await h.workspace()
+      const per = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--webhook', HOOK, '--throttle', '5/2d')
+      expect(per.code).toBe(1)
+      expect(per.stderr).toContain('throttle.per: must be at most 1d')
+      const win = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--webhook', HOOK, '--digest', '5s')
+      expect(win.code).toBe(1)
+      expect(win.stderr).toContain('digest.window: must be at least 10s')
+      const max = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--webhook', HOOK, '--digest', '10m', '--digest-max', '1001')
+      expect(max.code).toBe(1)
+      expect(max.stderr).toContain('digest.max')
+      const key = await op('router', 'create', ws, '--name', 'x', '--pattern', '*', '--webhook', HOOK, '--throttle', '1/1m', '--throttle-key', '{{#data}}')
+      expect(key.code).toBe(1)
+      expect(key.stderr).toContain('throttle.key: not a valid template')
+      expect(await api(`/admin/workspaces/${ws}/routers`)).toEqual([])
     })
 
     test('a duplicate name exits 1 with the 409 detail', async () => {
@@ -245,6 +313,14 @@ describe('herald router commands', () => {
         ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--destination', '[1]'],
         ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--quota', '3'],
         ['router', 'update', ws, 'n'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--throttle', '5'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--throttle', '5/1 h'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--digest', 'often'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--throttle', '5/1h', '--digest', '10m'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--throttle-key', '{{data.host}}'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--digest', '10m', '--digest-bypass', '6'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--digest', '10m', '--digest-max', 'lots'],
+        ['router', 'create', ws, '--name', 'n', '--pattern', '*', '--webhook', HOOK, '--no-digest', '--digest-max', '5'],
         ['router', 'show', ws],
         ['router', 'delete', ws, 'a', 'b'],
         ['router', 'list', ws, '--pattern', '*'],

@@ -64,7 +64,7 @@ describeJs('herald status', () => {
   test('--json: stream, consumer, outbox, deliveries by state and the nearest quotas', async () => {
     const s = await settled()
     expect(s.bus).toBe('jetstream')
-    expect(s.jetstream!.stream).toMatchObject({ name: h.stream, messages: 0, consumers: 1 })
+    expect(s.jetstream!.stream).toMatchObject({ name: h.stream, messages: 0, events: 0, consumers: 1 })
     expect(s.jetstream!.stream.lastSeq).toBe(12)
     expect(s.jetstream!.consumer).toMatchObject({ name: 'herald-workers', pending: 0, ackPending: 0, redelivered: 0 })
     expect(s.jetstream!.consumer!.waiting).toBeGreaterThanOrEqual(0)
@@ -85,8 +85,8 @@ describeJs('herald status', () => {
     expect(r.stderr).toBe('')
     const out = r.stdout
     expect(out).toContain(`JetStream (${NATS_URL})`)
-    expect(out).toMatch(new RegExp(`stream ${h.stream}:\\s+0 messages, 0 B, last sequence 12, 1 consumer\\(s\\)`))
-    expect(out).toMatch(/consumer herald-workers:\s+0 pending, 0 ack pending, 0 redelivered, \d+ waiting pull requests/)
+    expect(out).toMatch(new RegExp(`stream ${h.stream}:\\s+0 messages \\(batches\\) carrying 0 events, 0 B, last sequence 12, 1 consumer\\(s\\)`))
+    expect(out).toMatch(/consumer herald-workers:\s+messages: 0 pending, 0 ack pending, 0 redelivered; \d+ waiting pull requests/)
     expect(out).toMatch(/Outbox\n\s+rows:\s+0\n\s+events:\s+0\n\s+oldest:\s+-/)
     expect(out).toMatch(/pending, due now:\s+0\n\s+pending, later:\s+1\n\s+succeeded:\s+7\n\s+failed:\s+1/)
     const table = out.slice(out.indexOf('Nearest their monthly quota')).split('\n').slice(1).map((l) => l.trim().split(/\s+/))

@@ -31,7 +31,8 @@ describe('herald operator commands', () => {
       const r = await op('workspace', 'create', 'Acme-Text', '--quota', '7')
       expect(r.code).toBe(0)
       expect(r.stderr).toBe('')
-      expect(r.stdout).toContain('Created workspace acme-text with the default channel general.')
+      // The name as given was lowered: said, not done silently.
+      expect(r.stdout).toContain('Created workspace acme-text (from "Acme-Text": workspace names are lower case) with the default channel general.')
       expect(r.stdout).toContain('shown only this once')
       expect(r.stdout).toMatch(/^ {4}hrld_[0-9A-Za-z]{36}$/m)
     })

@@ -119,7 +119,7 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
 
   test('a whole-batch 429 waits its Retry-After, then goes again', async () => {
     proxy.reset()
-    proxy.script.push({ status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '1' }, body: JSON.stringify({ type: 'https://herald.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, detail: 'wait' }) })
+    proxy.script.push({ status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '1', 'ratelimit-limit': '200' }, body: JSON.stringify({ type: 'https://herald.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, detail: 'wait' }) })
     const told: [number, string, number, number][] = []
     const warnings: string[] = []
     const warn = console.warn
@@ -139,6 +139,8 @@ describe('enqueue: failures and the bounded queue, through a stand-in', () => {
     expect(herald.stats).toEqual({ sent: 3, failed: 0, retried: 3, dropped: 0, rateLimited: 3 })
     expect(warnings.length).toBe(1)
     expect(warnings[0]).toContain("the workspace's rate limit")
+    // RateLimit-Limit is the burst, and is named so, not as a rate.
+    expect(warnings[0]).toContain('(bursts of up to 200 events, then its rate per second)')
   })
 
   test('an answer lost after Herald stored the batch: sent again with the same keys, stored once', async () => {

@@ -91,7 +91,7 @@ describe.each(backends)('router operator API on %s', (backend) => {
         expectNoSecret(text, [created.secret])
         expect(JSON.parse(text)).toEqual({
           id: created.id, name, pattern: 'user.*', destination: VIEWS[type], template: { title: 'New {{event}}', body: '{{message}}' },
-          enabled: true, minPriority: 1, receipts: false, health: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+          enabled: true, minPriority: 1, receipts: false, throttle: null, digest: null, health: null, createdAt: expect.any(String), updatedAt: expect.any(String),
         })
       })
 

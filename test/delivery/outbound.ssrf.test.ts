@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createSecureServer, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2'
+import type { AddressInfo } from 'node:net'
 import { caList, checkAddress, classify, parseRetryAfter, send, type OutboundResult } from '../../src/delivery/outbound'
 
 const hits: { method: string; path: string; body: string }[] = []
@@ -186,6 +188,64 @@ describe('https to the checked address', () => {
     const r = await post(`https://127.0.0.1:${secure.port}/x`, LOOPBACK)
     expect(r).toMatchObject({ ok: false, kind: 'network' })
     expect(!r.ok && r.error).toMatch(/certificate|altname/i)
+  })
+
+  describe('over HTTP/2', () => {
+    // The same certificate on an HTTP/2-only server (its ALPN offers h2 alone).
+    const h2 = createSecureServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) })
+    let connections = 0
+    const seen: { authority: string; path: string }[] = []
+    h2.on('secureConnection', () => connections++)
+    h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+      seen.push({ authority: String(headers[':authority']), path: String(headers[':path']) })
+      const chunks: Buffer[] = []
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('end', () => {
+        stream.respond({ ':status': 201, 'retry-after': '7' })
+        stream.end(`h2 ${headers[':authority']} ${Buffer.concat(chunks)}`)
+      })
+    })
+    let port = 0
+    beforeAll(() => new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', () => {
+      port = (h2.address() as AddressInfo).port
+      resolve()
+    })))
+    afterAll(() => h2.close())
+    const postH2 = (url: string) => send({ method: 'POST', url, headers: { 'content-type': 'text/plain' }, body: 'payload', protocol: 'http2' }, opts(LOOPBACK.concat('::1/128')))
+
+    test('the host name is the TLS server name and the :authority; the answer is read as over HTTP/1.1', async () => {
+      const r = await postH2(`https://localhost:${port}/x`)
+      expect(r).toMatchObject({ ok: true, status: 201, body: `h2 localhost:${port} payload`, headers: { 'retry-after': '7' } })
+    })
+
+    test('sends at once to the same host share one connection', async () => {
+      connections = 0
+      const results = await Promise.all(Array.from({ length: 50 }, () => postH2(`https://localhost:${port}/many`)))
+      expect(results.every((r) => r.ok && r.status === 201)).toBe(true)
+      expect(connections).toBeLessThanOrEqual(1)
+    })
+
+    test('a certificate for another name is a network error, and nothing is sent', async () => {
+      seen.length = 0
+      const r = await postH2(`https://127.0.0.1:${port}/x`)
+      expect(r).toMatchObject({ ok: false, kind: 'network' })
+      expect(!r.ok && r.error).toMatch(/certificate|altname/i)
+      expect(seen).toEqual([])
+    })
+
+    test('a server that speaks HTTP/1.1 only refuses it: http2Refused, retryable, and nothing is sent', async () => {
+      ports.clear()
+      const r = await postH2(`https://localhost:${secure.port}/x`)
+      expect(r).toMatchObject({ ok: false, kind: 'network', http2Refused: true, error: `localhost:${secure.port} does not speak HTTP/2` })
+      expect(ports.size).toBe(0)
+    })
+
+    test('a host name resolving to a refused address is refused before any connection', async () => {
+      seen.length = 0
+      const r = await send({ method: 'POST', url: `https://localhost:${port}/x`, body: 'payload', protocol: 'http2' }, opts())
+      refused(r, /^refused: localhost is a loopback address|^refused: localhost resolves to/)
+      expect(seen).toEqual([])
+    })
   })
 })
 

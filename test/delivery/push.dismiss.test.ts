@@ -35,11 +35,13 @@ for (const pipeline of pipelines) describe(`dismiss pushes (${pipeline})`, () =>
   test('marking read sends the member\'s browsers a dismiss message with the tag; another member\'s nothing', async () => {
     const me = await member()
     const other = await member()
+    // Both waiters before the event: the push service keeps no push nobody waits for, and the two go out together.
     const first = service.next(me.sub.endpoint, 10_000)
+    const otherFirst = service.next(other.sub.endpoint, 10_000)
     const posted = await herald.post(acme.apiKey, { channel: 'ops', message: 'disk full', collapseKey: 'disk' })
     const { eventId } = (await posted.json()) as { eventId: string }
     await first
-    await service.next(other.sub.endpoint, 10_000)
+    await otherFirst
     const dismissed = service.next(me.sub.endpoint, 5_000)
     const res = await me.call('POST', `/v1/workspaces/${acme.name}/feed/read`, { eventIds: [eventId] })
     expect(res.status).toBe(200)

@@ -5,7 +5,9 @@
 // and on PostgreSQL + JetStream: what arrives, byte for byte; a subscription
 // that is gone (404, 410) is deleted; 429 and 500 are retried, never sooner
 // than Retry-After; a failed push can be replayed; the attempts are counted
-// in the metrics; an endpoint at a private address is never reached.
+// in the metrics; an endpoint at a private address is never reached. The
+// stand-in speaks HTTP/1.1, as some push services do; one test pushes to one
+// that speaks HTTP/2, as FCM, Mozilla and Apple do.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { ADMIN_TOKEN, pipelines, usePipelineHerald } from '../harness'
 import { eventually } from '../receiver'
@@ -13,6 +15,7 @@ import { CA_FILE } from '../stand_ins'
 import { startPushService, type PushService, type WebPushSubscription } from '../web_push_service'
 import { MAX_PAYLOAD_BYTES, sendWebPush, webPushPayload } from '../../src/delivery/push/webpush'
 import { loadWebPushConfig } from '../../src/delivery/push/vapid'
+import { createLogger } from '../../src/core/log'
 import { NOTIFY_DEFAULTS, type EventView } from '../../src/delivery/event_view'
 import { caList } from '../../src/delivery/outbound'
 
@@ -81,6 +84,30 @@ for (const pipeline of pipelines) {
       expect(delivery).toMatchObject({ kind: 'push', deviceId, status: 'succeeded' })
       expect(delivery!.attempts.map((a) => [a.ok, a.status])).toEqual([[true, 201]])
       expect(service.problems).toEqual([])
+    })
+
+    test('a push service that speaks HTTP/2 gets the event the same, over one connection', async () => {
+      const h2 = startPushService({ vapidPublicKey: vapidKey, http2: true })
+      try {
+        await h2.ready
+        await herald.db.sql`DELETE FROM devices`
+        const subs = await Promise.all([1, 2, 3].map(() => h2.newSubscription({ applicationServerKey: vapidKey })))
+        for (const sub of subs) expect((await asUser('POST', '/v1/devices', { provider: 'webpush', platform: 'web', subscription: sub })).status).toBe(201)
+        h2.reply(subs[2]!.endpoint, { status: 410 })
+        const arrived = Promise.all(subs.map((s) => h2.next(s.endpoint, 10_000).catch(() => null)))
+        const eventId = await post({ channel: 'deploys', title: 'Over HTTP/2', message: 'one connection' })
+        const pushes = await arrived
+        expect(pushes.slice(0, 2).map((p) => JSON.parse(p!.text!).eventId)).toEqual([eventId, eventId])
+        const deliveries = await settled(eventId)
+        expect(deliveries.map((d) => d.status).sort()).toEqual(['failed', 'succeeded', 'succeeded'])
+        await eventually(async () => (await herald.db.sql`SELECT 1 FROM devices`).length === 2, 5000, 'the gone subscription deleted')
+        expect(h2.problems).toEqual([])
+        // One connection per pool thread at most (each thread keeps its own).
+        expect(h2.connections).toBeGreaterThanOrEqual(1)
+        expect(h2.connections).toBeLessThanOrEqual(2)
+      } finally {
+        h2.stop()
+      }
     })
 
     test('a subscription that is gone (410, 404) is deleted and not pushed again', async () => {
@@ -206,5 +233,25 @@ describe('the Web Push payload', () => {
     } finally {
       service.stop()
     }
+  })
+})
+
+describe('the VAPID subject when WEB_PUSH_SUBJECT is unset', () => {
+  /** The lines a start logs about the subject, at debug level and up, as pino writes them. */
+  function startLines(publicUrl: string | undefined) {
+    const lines: { level: number; msg: string }[] = []
+    const log = createLogger('debug', { write: (s: string) => void lines.push(JSON.parse(s)) }, 'json')
+    const webpush = loadWebPushConfig({ HERALD_DATA_DIR: 'memory://', WEB_PUSH_TTL_S: 60, WEB_PUSH_SUBJECT: undefined, HERALD_PUBLIC_URL: publicUrl, DATABASE_URL: undefined, WEB_PUSH_VAPID_PUBLIC_KEY: undefined, WEB_PUSH_VAPID_PRIVATE_KEY: undefined }, log)
+    return { subject: webpush.subject, said: lines.filter((l) => l.msg.startsWith('WEB_PUSH_SUBJECT is unset')).map((l) => (l.level === 40 ? 'warn' : l.level === 20 ? 'debug' : String(l.level))) }
+  }
+
+  test('a local start says it at debug level only; a public address that is not https gets the warning; https needs none', () => {
+    expect(startLines(undefined)).toEqual({ subject: 'mailto:herald@localhost', said: ['debug'] })
+    expect(startLines('http://localhost:8080')).toEqual({ subject: 'mailto:herald@localhost', said: ['debug'] })
+    expect(startLines('http://127.0.0.1:8080')).toEqual({ subject: 'mailto:herald@localhost', said: ['debug'] })
+    expect(startLines('http://[::1]:8080')).toEqual({ subject: 'mailto:herald@localhost', said: ['debug'] })
+    expect(startLines('http://herald.example.com')).toEqual({ subject: 'mailto:herald@localhost', said: ['warn'] })
+    expect(startLines('http://192.168.1.5:8080')).toEqual({ subject: 'mailto:herald@localhost', said: ['warn'] })
+    expect(startLines('https://herald.example.com')).toEqual({ subject: 'https://herald.example.com', said: [] })
   })
 })

@@ -12,6 +12,7 @@ import { caseDatabase, caseNats, caseProcesses, caseSetup, cleanups, figures, sp
 import { eventIdOf, expectDurableAndDelivered, firstSeen, expectFannedOut, percentile, startLoad, statuses } from './load'
 import { connectionsByNode, moveLeader, natsCluster, withJsm, type NatsCluster } from './nats_cluster'
 import type { HeraldProcess } from '../processes'
+import { readJetStreamState } from '../../src/delivery/bus_jetstream'
 
 const STREAM = 'HERALD_CLUSTER'
 const CONSUMER = 'herald-workers'
@@ -27,6 +28,8 @@ async function setup(c: Cleanups) {
 }
 
 const streamInfo = (cluster: NatsCluster) => withJsm(cluster.url, (jsm) => jsm.streams.info(STREAM))
+/** The events the stream's messages carry (a message is a committed batch). */
+const streamEvents = (cluster: NatsCluster) => withJsm(cluster.url, async (jsm) => (await readJetStreamState(jsm, STREAM)).stream.events)
 
 
 /** The longest time the receiver got nothing, from `from` to its last request. */
@@ -125,14 +128,16 @@ describePg('fault: a 3-node NATS cluster', () => {
       // No worker yet: the events wait in the stream, on three nodes.
       const [ws] = await workspaces(api.url, 1, [{ name: 'hook', url: `${rx.url}/r3` }])
       const ids = await post(api, ws!.apiKey, 200, 'r3')
-      await eventually(async () => (await streamInfo(cluster)).state.messages === 200, 15_000, 'the stream to hold the 200 events')
-      const leader = (await streamInfo(cluster)).cluster!.leader!
+      await eventually(async () => (await streamEvents(cluster)) === 200, 15_000, 'the stream to hold the 200 events')
+      const held = await streamInfo(cluster)
+      const leader = held.cluster!.leader!
       await cluster.node(leader).kill('SIGKILL')
       const kept = await eventually(async () => {
         const i = await streamInfo(cluster).catch(() => null)
         return i?.cluster?.leader && i.cluster.leader !== leader ? i : null
       }, 20_000, 'a new stream leader')
-      expect(kept.state.messages).toBe(200) // the replicas kept what the dead leader had
+      expect(kept.state.messages).toBe(held.state.messages) // the replicas kept what the dead leader had
+      expect(await streamEvents(cluster)).toBe(200)
 
       await spawn(c, env, 'worker')
       const { duplicates } = await expectFannedOut(rx, ids, { path: '/r3', ms: 30_000 })

@@ -28,7 +28,7 @@ describeJs('fault: a destination that hangs', () => {
       })
       const hanging = caseReceiver(c)
       hanging.fallback = { status: 200, delayMs: 60_000 } // accepts, never answers in time
-      const { api } = await caseProcesses(c, env)
+      const { api, worker } = await caseProcesses(c, env)
       const ws = await workspaces(api.url, 2, [{ name: 'healthy', url: `${healthy.url}/healthy` }, { name: 'hanging', url: `${hanging.url}/hang` }])
       const hangingRouters = ws.map((w) => w.routers.hanging!)
 
@@ -67,14 +67,27 @@ describeJs('fault: a destination that hangs', () => {
       hanging.fallback = { status: 200 }
       const recoveredAt = Date.now()
       const ids = [...report.acked.keys()]
-      await expectFannedOut(hanging, ids, { path: '/hang', since: recoveredAt, ms: 45_000 })
+      await expectFannedOut(hanging, ids, { path: '/hang', since: recoveredAt, ms: 45_000 }).catch(async (err) => {
+        // What held them: the deliveries' states, the routers' shared health, and what the processes logged above info.
+        const states = await query(db.url, `
+          SELECT router_id::text AS router, status, attempts, left(last_error, 80) AS error, count(*)::int AS n,
+            min(extract(epoch FROM next_attempt_at - now()))::int AS "dueInMinS", max(extract(epoch FROM next_attempt_at - now()))::int AS "dueInMaxS"
+          FROM deliveries WHERE router_id = ANY($1::uuid[]) GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3`, [hangingRouters])
+        const health = await query(db.url, 'SELECT router_id::text AS router, extract(epoch FROM open_until - now())::int AS "openForS", last_error FROM router_health')
+        const logged = [...api.output, ...worker.output].filter((l) => /"level":(40|50|60)/.test(l)).slice(-20)
+        console.error('[faults] destination hang, not delivered:', JSON.stringify({ states, health, logged }, null, 1))
+        throw err
+      })
       await eventually(async () => {
         const [row] = await query<{ n: number }>(db.url, "SELECT count(*)::int AS n FROM deliveries WHERE router_id = ANY($1::uuid[]) AND status = 'succeeded'", [hangingRouters])
         return row!.n === ids.length
       }, 15_000, 'every delivery to the recovered destination to be recorded as succeeded')
+      // Attempt rows by outcome, and the first attempts that succeeded, kept in their deliveries' rows.
       const hangingAttempts = await query<{ outcome: string; n: number }>(db.url, `
         SELECT CASE WHEN a.ok THEN 'succeeded' ELSE regexp_replace(a.error, '[:0-9].*', '') END AS outcome, count(*)::int AS n
-        FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.router_id = ANY($1::uuid[]) GROUP BY 1 ORDER BY 2 DESC`, [hangingRouters])
+        FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.router_id = ANY($1::uuid[]) GROUP BY 1
+        UNION ALL SELECT 'succeeded at once', count(*)::int FROM deliveries WHERE router_id = ANY($1::uuid[]) AND first_started_at IS NOT NULL
+        ORDER BY 2 DESC`, [hangingRouters])
       figures('destination hang', {
         requests: report.samples.length, ...checked, healthyLatencyMs: latency, sentWhileHanging,
         hangingAttempts: Object.fromEntries(hangingAttempts.map((r) => [r.outcome.trim(), r.n])),

@@ -13,6 +13,7 @@ import { caseProcesses, caseSetup, cleanups, figures, query, spawn, workspaces, 
 import { expectFannedOut } from './load'
 import type { PrivateNats } from './private_nats'
 import type { HeraldProcess } from '../processes'
+import { readJetStreamState } from '../../src/delivery/bus_jetstream'
 
 const STREAM = 'HERALD_LEDGER'
 const SUBJECTS = [`herald.${STREAM}.>`]
@@ -44,6 +45,8 @@ async function withJsm<T>(url: string, f: (jsm: Awaited<ReturnType<typeof jetstr
 }
 
 const streamMessages = (url: string) => withJsm(url, async (jsm) => (await jsm.streams.info(STREAM)).state.messages)
+/** The events the stream's messages carry (a message is a committed batch). */
+const streamEvents = (url: string) => withJsm(url, async (jsm) => (await readJetStreamState(jsm, STREAM)).stream.events)
 
 /** The worker's /healthz status: its metrics port is in its start line. */
 async function workerHealth(worker: HeraldProcess): Promise<number> {
@@ -77,13 +80,15 @@ async function delivered(s: Setup, name: string, ids: string[], ms = 45_000) {
 describePg('fault: JetStream loses what it acknowledged; PostgreSQL publishes it again', () => {
   const c = cleanups()
 
-  test('a stream limit with discard old (max_msgs 200) while no worker runs: all 1,000 events are delivered', async () => {
+  test('a stream limit with discard old (max_msgs 4) while no worker runs: all 1,000 events are delivered', async () => {
     const s = await setup(c)
-    await withJsm(s.nats.url, (jsm) => jsm.streams.add({ name: STREAM, subjects: SUBJECTS, retention: RetentionPolicy.Workqueue, storage: StorageType.File, max_msgs: 200, discard: DiscardPolicy.Old }))
+    // A message is a committed batch (of at most JETSTREAM_BATCH_MAX_EVENTS, 100): 1,000 events are 10 messages or more, of which 4 are kept.
+    await withJsm(s.nats.url, (jsm) => jsm.streams.add({ name: STREAM, subjects: SUBJECTS, retention: RetentionPolicy.Workqueue, storage: StorageType.File, max_msgs: 4, discard: DiscardPolicy.Old }))
     const api = await spawn(c, s.env, 'serve')
     const [ws] = await workspaces(api.url, 1, [{ name: 'hook', url: `${s.rx.url}/hook` }])
     const ids = await post(api, ws!.apiKey, 1000, 'limit')
-    await eventually(async () => (await streamMessages(s.nats.url)) === 200, 10_000, 'the stream to keep only 200')
+    await eventually(async () => (await streamMessages(s.nats.url)) === 4, 10_000, 'the stream to keep only 4 messages')
+    expect(await streamEvents(s.nats.url)).toBeLessThanOrEqual(400)
     await spawn(c, s.env, 'worker')
     await delivered(s, 'stream limit, discard old', ids)
   }, 90_000)
@@ -104,7 +109,7 @@ describePg('fault: JetStream loses what it acknowledged; PostgreSQL publishes it
     const api = await spawn(c, s.env, 'serve')
     const [ws] = await workspaces(api.url, 1, [{ name: 'hook', url: `${s.rx.url}/hook` }])
     const ids = await post(api, ws!.apiKey, 500, 'wiped')
-    await eventually(async () => (await streamMessages(s.nats.url)) === 500, 10_000, 'the stream to hold the events')
+    await eventually(async () => (await streamEvents(s.nats.url)) === 500, 10_000, 'the stream to hold the events')
     await s.nats.wipe()
     await spawn(c, s.env, 'worker')
     await delivered(s, 'store wiped', ids)

@@ -55,9 +55,10 @@ describeNats('fault: PostgreSQL restarted under load', () => {
       const retryAfters = [...new Set(report.samples.filter((s) => s.status === 503).map((s) => Number(s.retryAfter)))].sort()
       figures('postgres restart, the outage in the log', { status503: report.count(503), retryAfters, warnOrErrorLines: outageLines.length, errorLines: outageLines.filter((l) => /"level":(50|60)/.test(l)).length })
       expect(retryAfters.every((r) => r <= 2)).toBe(true)
-      // No ERROR per 503: warnings, a few per outage (each kind of failure said at most once per 5 s).
+      // No ERROR per 503: warnings, a few per outage (each kind of failure said at most once per 5 s; the
+      // release of scheduled events, src/delivery/release.ts, says its own once per outage).
       expect(outageLines.filter((l) => /"level":(50|60)/.test(l))).toEqual([])
-      expect(outageLines.length).toBeLessThanOrEqual(2 + 2 * Math.ceil((upAt - downAt) / 5000))
+      expect(outageLines.length).toBeLessThanOrEqual(3 + 2 * Math.ceil((upAt - downAt) / 5000))
       expect(after.length).toBeGreaterThan(100)
       expect(after.filter((s) => s.status !== 200)).toEqual([]) // fully recovered
 

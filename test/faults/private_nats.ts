@@ -1,7 +1,7 @@
 // A nats-server of a test's own, with its own JetStream store directory, which
 // the test may kill (SIGKILL) and start again on the same store and port. The
 // shared server on 127.0.0.1:4222 is never touched.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
@@ -29,7 +29,7 @@ export const listening = (port: number, ms = 10_000, what = `port ${port} to lis
 export interface PrivateNats {
   url: string
   port: number
-  /** Its JetStream store directory. */
+  /** Its directory: the JetStream store (js/) and its configuration file. */
   dir: string
   start(): Promise<void>
   /** Kills it, deletes its JetStream store, and starts it again empty on the same port. */
@@ -38,21 +38,24 @@ export interface PrivateNats {
   close(): Promise<void>
 }
 
-export async function privateNats(opts: { start?: boolean } = {}): Promise<PrivateNats> {
+/** `config`: lines of a nats-server configuration file (`max_payload: 16384`), for limits the command line does not set. */
+export async function privateNats(opts: { start?: boolean; config?: string } = {}): Promise<PrivateNats> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'herald-nats-'))
+  const conf = opts.config ? join(dir, 'nats.conf') : null
+  if (conf) writeFileSync(conf, opts.config!)
   let proc: ReturnType<typeof Bun.spawn> | null = null
   const nats: PrivateNats = {
     url: `nats://127.0.0.1:${port}`,
     port,
     dir,
     async start() {
-      proc = Bun.spawn([NATS_SERVER, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdout: 'ignore', stderr: 'ignore' })
+      proc = Bun.spawn([NATS_SERVER, ...(conf ? ['-c', conf] : []), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js')], { stdout: 'ignore', stderr: 'ignore' })
       await listening(port, 10_000, 'nats-server to listen')
     },
     async wipe() {
       await nats.kill('SIGKILL')
-      rmSync(dir, { recursive: true, force: true })
+      rmSync(join(dir, 'js'), { recursive: true, force: true })
       await nats.start()
     },
     async kill(signal = 'SIGKILL') {

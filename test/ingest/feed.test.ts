@@ -208,7 +208,7 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
   }, 120_000)
 
   /** The plan of the very statement readFeed sends (captured through postgres.js's debug hook). */
-  const plan = async (filter: Parameters<typeof readFeed>[2], before: string | null = null) => {
+  const plan = async (filter: Parameters<typeof readFeed>[2], before: string | null = null, explain = 'EXPLAIN') => {
     let captured: { query: string; params: unknown[] } | null = null
     const spy = postgres(h.databaseUrl!, {
       max: 1, onnotice: () => {},
@@ -218,7 +218,7 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
     try {
       await readFeed(spy, wsId, filter, before, 50, visibleTo(spy, reader()))
       const { query, params } = captured!
-      const rows = (await spy.unsafe(`EXPLAIN ${query}`, params as never[])) as unknown as { 'QUERY PLAN': string }[]
+      const rows = (await spy.unsafe(`${explain} ${query}`, params as never[])) as unknown as { 'QUERY PLAN': string }[]
       return rows.map((r) => r['QUERY PLAN']).join('\n')
     } finally {
       await spy.end()
@@ -268,5 +268,25 @@ describePg('feed queries use the indexes (PostgreSQL, 200,000 events)', () => {
     expect(seqScans(text)).toEqual([])
     const second = await readFeed(h.db.sql, wsId, {}, first.nextCursor, 50, visibleTo(h.db.sql, reader()))
     expect(second.events[0]!.eventId < first.events.at(-1)!.eventId).toBe(true)
+  })
+  test('events to come (scheduled): the first page bounds the id by now in its index condition and reads none of them', async () => {
+    const sql = h.db.sql
+    // 10,000 scheduled events from a minute to 20 days ahead, on the filters' own index ranges.
+    await sql`
+      INSERT INTO events (id, workspace_id, channel, created_at, event, title, message, tags, priority, scheduled_for)
+      SELECT (lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || '7000' || '9' || lpad(to_hex(i), 15, '0'))::uuid,
+        ${wsId}::bigint, 'ch3', t, 'key.7', 'Later', 'message about the future alerts', ARRAY['tag7'], 5, t
+      FROM generate_series(1, 10000) AS i, LATERAL (SELECT date_trunc('milliseconds', now() + interval '1 minute' + i * interval '172 seconds')) AS x(t)`
+    await sql`ANALYZE events`
+    for (const filter of [{}, { channel: 'ch3' }, { event: 'key.7' }, { minPriority: 4 }, { channel: 'ch3', tag: 'tag7' }] as Parameters<typeof readFeed>[2][]) {
+      const text = await plan(filter, null, 'EXPLAIN (ANALYZE, COSTS OFF)')
+      // The bound is an index condition (not a filter applied to rows fetched).
+      expect(text).toMatch(/Index Cond: \(.*\(id <= '[0-9a-f-]+'::uuid\)/)
+      // No node handles the 10,000: each reads at most the window of the combined filters.
+      const most = Math.max(...[...text.matchAll(/actual time=\S+ rows=(\d+)/g)].map((m) => Number(m[1])))
+      expect(most).toBeLessThanOrEqual(2000)
+      const page = await readFeed(sql, wsId, filter, null, 50, visibleTo(sql, reader()))
+      expect(page.events.every((e) => e.title !== 'Later')).toBe(true)
+    }
   })
 })

@@ -38,7 +38,7 @@ describePg('an ingest lane whose connection hangs (PostgreSQL)', () => {
     return {
       principal: { workspaceId: ws, workspace: 'w', keyId: 1, defaultChannel: 'general' },
       id, createdAt: new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)), channel: 'general', changes: [],
-      event: { message: `lane ${i}`, event: null, channel: null, title: null, link: null, tags: [], data: null, priority: 3, ttl: null, collapseKey: null, ack: null, to: null },
+      event: { message: `lane ${i}`, event: null, channel: null, title: null, link: null, tags: [], data: null, priority: 3, ttl: null, collapseKey: null, ack: null, to: null, scheduledFor: null },
     }
   }
 

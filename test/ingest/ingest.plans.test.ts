@@ -47,7 +47,7 @@ describePg('the ingest statement keeps good plans on empty and full tables (Post
     return {
       principal: { workspaceId: ws, workspace: 'w', keyId: 1, defaultChannel: 'general' },
       id, createdAt: new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)), channel: `ch${i % 3}`, changes: [],
-      event: { message: `event ${i}`, event: 'user.signup', channel: null, title: 'Title', link: null, tags: ['a', 'b'], data: { i }, priority: 3, ttl: null, collapseKey: null, ack: null, to: null },
+      event: { message: `event ${i}`, event: 'user.signup', channel: null, title: 'Title', link: null, tags: ['a', 'b'], data: { i }, priority: 3, ttl: null, collapseKey: null, ack: null, to: null, scheduledFor: null },
     }
   }
   const batch = (n: number) => Array.from({ length: n }, (_, i) => event(wsIds[i % wsIds.length]!, i))

@@ -31,11 +31,11 @@ describe.each(backends)('operations endpoints on %s', (backend) => {
       const schema = schemaIn(doc, post.requestBody.content['application/json'].schema)
       expect(schema.type).toBe('object')
       expect(schema.required).toEqual(['message'])
-      expect(Object.keys(schema.properties).sort()).toEqual(['ack', 'channel', 'collapseKey', 'data', 'event', 'link', 'message', 'priority', 'tags', 'title', 'to', 'ttl'])
+      expect(Object.keys(schema.properties).sort()).toEqual(['ack', 'channel', 'collapseKey', 'data', 'delay', 'deliverAt', 'event', 'link', 'message', 'priority', 'tags', 'title', 'to', 'ttl'])
       expect(schema.properties.message.type).toBe('string')
       for (const code of ['200', '400', '401', '413', '429']) expect(post.responses).toHaveProperty(code)
       const ok = schemaIn(doc, post.responses['200'].content['application/json'].schema)
-      expect(Object.keys(ok.properties).sort()).toEqual(['channel', 'errors', 'eventId', 'receipt', 'remainingQuota', 'workspace'])
+      expect(Object.keys(ok.properties).sort()).toEqual(['channel', 'errors', 'eventId', 'receipt', 'remainingQuota', 'scheduledFor', 'workspace'])
     })
 
     test('GET /openapi.json documents reading an event and the operator API', async () => {

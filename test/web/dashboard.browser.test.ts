@@ -122,6 +122,42 @@ for (const backend of backends) {
       expect(await page.getByRole('row', { name: /production/ }).textContent()).toContain(apiKey.slice(0, 12))
     }, STEP_MS)
 
+    test('the longest names fit: a name pasted past its limit is said to be cut, and the keys and routers tables keep every button on screen at 1280 and 390 px', async () => {
+      const long = 'k'.repeat(300)
+      await goto(`/w/${ws}/keys`)
+      await page.getByLabel('Name').fill(long)
+      expect((await page.getByLabel('Name').inputValue()).length).toBe(100)
+      await page.getByText('At most 100 characters: anything longer is cut.').waitFor()
+      await page.getByLabel('Name').fill('short')
+      expect(await page.getByText('At most 100 characters').count()).toBe(0)
+      await page.getByLabel('Name').fill(long)
+      await page.getByRole('button', { name: 'Generate key' }).click()
+      await page.getByLabel('API key', { exact: true }).waitFor()
+      // The longest router a form allows: a name of 100, a pattern of 200 (routers.ts, pattern.ts).
+      const made = await herald.admin('POST', `/admin/workspaces/${ws}/routers`, { name: 'r'.repeat(100), pattern: `${'p'.repeat(199)}*`, destination: { type: 'webhook', url: 'https://example.com/hook' } })
+      expect(made.status).toBe(201)
+      const routerId = ((await made.json()) as { id: string }).id
+      try {
+        for (const viewport of [{ width: 1280, height: 860 }, { width: 390, height: 844 }]) {
+          await page.setViewportSize(viewport)
+          for (const [where, row, button] of [['keys', `tr[data-name="${'k'.repeat(100)}"]`, 'Revoke'], ['routers', `tr[data-router-id="${routerId}"]`, 'Delete']] as const) {
+            await goto(`/w/${ws}/${where}`)
+            const tr = page.locator(row)
+            await tr.waitFor()
+            expect(await overflows(page), `${where} at ${viewport.width} px scrolls sideways`).toBe(false)
+            const wrap = await page.locator('.table-wrap').first().evaluate((w) => w.scrollWidth - w.clientWidth)
+            expect(wrap, `${where}'s table at ${viewport.width} px is wider than its box`).toBeLessThanOrEqual(1)
+            const box = await tr.getByRole('button', { name: new RegExp(button) }).first().boundingBox()
+            expect(box, `${where}: ${button} at ${viewport.width} px`).not.toBeNull()
+            expect(box!.x + box!.width).toBeLessThanOrEqual(viewport.width)
+          }
+        }
+      } finally {
+        await page.setViewportSize(DESKTOP)
+        expect((await herald.admin('DELETE', `/admin/workspaces/${ws}/routers/${routerId}`)).status).toBe(204)
+      }
+    }, STEP_MS)
+
     test('an event posted with the key appears live in the open feed, without a reload', async () => {
       await page.getByRole('link', { name: 'Feed' }).click()
       await page.locator('.live[data-live="open"]').waitFor()
@@ -201,6 +237,13 @@ for (const backend of backends) {
       await page.getByLabel('Type').selectOption('slack')
       await page.getByLabel('Incoming-webhook URL').waitFor()
       await preview.filter({ hasText: '"blocks"' }).waitFor()
+      // An address not on Slack's host is noted as it is typed, not refused; Slack's own is not.
+      const hostNote = page.locator('[data-host-note="url"]')
+      await page.getByLabel('Incoming-webhook URL').fill('https://chat.example.com/hooks/abc')
+      await hostNote.filter({ hasText: "chat.example.com is not Slack's address (hooks.slack.com)" }).waitFor()
+      await page.getByLabel('Incoming-webhook URL').fill('https://hooks.slack.com/services/T/B/X')
+      await hostNote.filter({ hasText: /^$/ }).waitFor({ state: 'attached' })
+      expect(await hostNote.isVisible()).toBe(false)
       await page.getByLabel('Type').selectOption('webhook')
       await page.getByLabel('Name').fill('everything to the receiver')
       await page.getByLabel('Pattern').fill('*')

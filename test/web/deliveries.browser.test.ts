@@ -245,6 +245,33 @@ for (const backend of backends) {
       await shot('usage-one-day')
     }, STEP_MS)
 
+    test("a router whose circuit is open: the event's page says the delivery is held back and why, at 1280 and 390 px", async () => {
+      const held = await router('held', 'held.*', `${bad.url}/held`)
+      // Last: it adds an event and a pending delivery the tests above do not count.
+      // As the circuit leaves it (src/delivery/health.ts): open for ten minutes, failing for five.
+      await herald.db.sql`INSERT INTO router_health (router_id, open_until, failing_since, last_error)
+        VALUES (${held}, now() + interval '10 minutes', now() - interval '5 minutes', 'HTTP 500 from 127.0.0.1')`
+      await Bun.sleep(600) // the workers' view of parked routers is at most 500 ms old
+      const id = await post({ message: 'Held back', title: 'Held', event: 'held.one' })
+      try {
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 860 })
+          await goto(`/w/${ws}/events/${id}`)
+          const delivery = page.locator('.delivery[data-kind="router"]')
+          await delivery.locator('[data-held]').waitFor()
+          expect(await delivery.getAttribute('data-status')).toBe('pending')
+          const health = (await delivery.locator('[data-router-health]').innerText()).replace(/\s+/g, ' ')
+          expect(health).toContain('circuit open')
+          expect(health).toContain('HTTP 500 from 127.0.0.1')
+          expect(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)).toBe(false)
+          if (width === 390) await shot('event-router-held-phone')
+        }
+      } finally {
+        await page.setViewportSize(DESKTOP)
+        expect((await herald.admin('DELETE', `/admin/workspaces/${ws}/routers/${held}`)).status).toBe(204)
+      }
+    }, STEP_MS)
+
     test('no console errors or uncaught exceptions on any page', () => {
       expect(errors).toEqual([])
     })

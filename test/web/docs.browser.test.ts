@@ -79,7 +79,7 @@ describeBrowser('the API reference at /docs, in Chromium', () => {
     const heading = page.locator('h3', { hasText: /^Submit an event$/ })
     await expect(heading.isVisible()).resolves.toBe(true)
     const description = page.locator('p', { hasText: 'whose pattern matches its' })
-    expect(await description.locator('code').allInnerTexts()).toEqual(['to', 'event', 'Idempotency-Key'])
+    expect(await description.locator('code').allInnerTexts()).toEqual(['to', 'event', 'Idempotency-Key', 'deliverAt', 'delay'])
     expect(await description.innerText()).not.toContain('`')
     expect(await page.locator('body').innerText()).not.toContain('`event`')
   }, STEP_MS)

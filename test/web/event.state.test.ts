@@ -47,14 +47,22 @@ for (const backend of backends) {
         return loaded.event.deliveries.length === 2 && !awaited(loaded.event.deliveries, loaded.event.createdAt) && loaded
       }, 20_000, 'both deliveries made')
       expect(event.message).toBe('Order 7 shipped')
-      expect(routers.get(ok.id)).toBe('shipping')
-      expect(Object.fromEntries(event.deliveries.map((d) => [routers.get(d.routerId!), d.status]))).toEqual({ shipping: 'succeeded', billing: 'failed' })
+      expect(routers.get(ok.id)?.name).toBe('shipping')
+      expect(routers.get(ok.id)?.health).toBeNull()
+      expect(Object.fromEntries(event.deliveries.map((d) => [routers.get(d.routerId!)?.name, d.status]))).toEqual({ shipping: 'succeeded', billing: 'failed' })
 
       const failed = event.deliveries.find((d) => d.routerId === down.id)!
       await replayDelivery(api, workspace, failed.id)
       await eventually(async () => (await readEvent(api, workspace, id!)).deliveries.find((d) => d.id === failed.id)!.attempts.length === 2, 20_000, 'the replay attempted')
       const done = (await readEvent(api, workspace, id!)).deliveries.find((d) => d.id === failed.id)!
       expect(done.attempts.map((a) => a.status)).toEqual([500, 500])
+
+      // A router whose destination fails (as the health sweep records it): the log reads its health beside its name.
+      await h.db.sql`INSERT INTO router_health (router_id, open_until, failing_since, last_error, notified_at)
+        VALUES (${down.id}, now() + interval '1 minute', now() - interval '1 hour', 'HTTP 500 from 127.0.0.1', now())`
+      const again = await loadEvent(api, workspace, id!)
+      expect(again.routers.get(down.id)).toMatchObject({ name: 'billing', health: { state: 'failing', lastError: 'HTTP 500 from 127.0.0.1' } })
+      expect(again.routers.get(ok.id)).toMatchObject({ name: 'shipping', health: null })
     }, 60_000)
 
     test('an event of no workspace of mine is a 404', async () => {

@@ -21,6 +21,7 @@ import { backends } from '../harness'
 import { PASSWORD } from '../users'
 import { CA_FILE } from '../stand_ins'
 import { startPushService, type PushService, type WebPushSubscription } from '../web_push_service'
+import { devtoolsPush } from './devtools_push'
 
 const describeBrowser = browserSuite('pwa.browser.test.ts')
 
@@ -75,25 +76,6 @@ function fakePushService({ keys, endpoint }: { keys: { p256dh: string; auth: str
   }
 }
 
-/**
- * Pushes to the app's service worker as its push service would, through the
- * DevTools protocol: `push(data)` delivers one message to the registration
- * of `origin`/. The session stays open until `detach()`.
- */
-async function pushChannel(context: BrowserContext, page: Page, origin: string) {
-  const cdp = await context.newCDPSession(page)
-  const registrationId = new Promise<string>((resolve) =>
-    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
-      const r = registrations.find((x) => x.scopeURL === `${origin}/` && !x.isDeleted)
-      if (r) resolve(r.registrationId)
-    }),
-  )
-  await cdp.send('ServiceWorker.enable')
-  return {
-    push: async (data: string) => cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: await registrationId, data }),
-    detach: () => cdp.detach(),
-  }
-}
 
 /**
  * A click on the notification tagged `tag`, dispatched in the worker to its
@@ -252,19 +234,20 @@ for (const backend of backends) {
     }, STEP_MS)
 
     test('a push shows a notification with the event, one per event, and a click opens the event', async () => {
-      const { push, detach } = await pushChannel(context, page, herald.url)
+      const { push, detach } = await devtoolsPush(context, page, herald.url)
       const id = await post({ message: 'Deploy of api finished', title: 'Deploy', event: 'deploy.done', channel: 'ops' })
       const event = (await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/events/${id}`)).json()) as EventView
       // The payload as Herald's Web Push sender makes it.
       const payload = webPushPayload(event)
-      await push(payload)
+      const hasTag = (tag: string) => async () => (await notifications()).some((n) => n.tag === tag)
+      await push(payload, hasTag(id))
       await push(payload) // a repeat replaces the notification
       let shown: Awaited<ReturnType<typeof notifications>> = []
       // Bounded by time, not by tries: under a loaded CI machine one look can take a second.
       for (const end = Date.now() + 15_000; Date.now() < end && !shown.length; await Bun.sleep(50)) shown = await notifications()
       expect(shown).toEqual([{ title: 'Deploy', body: `Deploy of api finished\n${ws} · #ops`, tag: id, data: expect.objectContaining({ url: `/w/${ws}/events/${id}` }) }])
       // Not JSON: still a notification, a generic one.
-      await push('not json')
+      await push('not json', async () => (await notifications()).some((n) => n.tag !== id))
       for (const end = Date.now() + 15_000; Date.now() < end && shown.length < 2; await Bun.sleep(50)) shown = await notifications()
       expect(shown.find((n) => n.tag !== id)).toMatchObject({ title: 'New event', data: { url: '/' } })
 
@@ -276,25 +259,26 @@ for (const backend of backends) {
     }, STEP_MS)
 
     test('priority 1 shows silent, 5 until dismissed and re-alerting; a collapse key is the tag, and a newer event with it replaces the older', async () => {
-      const { push, detach } = await pushChannel(context, page, herald.url)
+      const { push, detach } = await devtoolsPush(context, page, herald.url)
       const id = await post({ message: 'CPU at 95%', title: 'db-1', event: 'host.cpu', channel: 'ops' })
       const event = (await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/events/${id}`)).json()) as EventView
-      const shownWith = async (tag: string, what: (n: { title: string; tag: string }[]) => boolean) => {
+      const shownWith = async (tag: string, what: (n: { title: string; tag: string }[]) => boolean, ms = 15_000) => {
         let all: { title: string; body: string; tag: string; silent: boolean | null; requireInteraction: boolean; renotify: boolean }[] = []
-        for (const end = Date.now() + 15_000; Date.now() < end; await Bun.sleep(50)) {
+        for (const end = Date.now() + ms; ; await Bun.sleep(50)) {
           all = await page.evaluate(async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({ tag })).map((n) => ({
             title: n.title, body: n.body, tag: n.tag, silent: n.silent, requireInteraction: n.requireInteraction, renotify: (n as Notification & { renotify: boolean }).renotify,
           })), tag)
-          if (what(all)) break
+          if (what(all) || Date.now() >= end) break
         }
         return all
       }
-      await push(webPushPayload({ ...event, eventId: `${id.slice(0, -4)}0001`, priority: 1, title: 'quiet' }))
+      const hasTitle = (tag: string, title: string) => async () => (await shownWith(tag, () => true, 0))[0]?.title === title
+      await push(webPushPayload({ ...event, eventId: `${id.slice(0, -4)}0001`, priority: 1, title: 'quiet' }), hasTitle(`${id.slice(0, -4)}0001`, 'quiet'))
       expect(await shownWith(`${id.slice(0, -4)}0001`, (n) => n.length > 0)).toEqual([expect.objectContaining({ title: 'quiet', silent: true, requireInteraction: false, renotify: false })])
-      await push(webPushPayload({ ...event, priority: 5, title: 'urgent' }))
+      await push(webPushPayload({ ...event, priority: 5, title: 'urgent' }), hasTitle(id, 'urgent'))
       expect(await shownWith(id, (n) => n[0]?.title === 'urgent')).toEqual([expect.objectContaining({ title: 'urgent', tag: id, silent: false, requireInteraction: true, renotify: true })])
       await push(webPushPayload({ ...event, priority: 3, collapseKey: 'db-1_cpu', title: 'older' }))
-      await push(webPushPayload({ ...event, eventId: `${id.slice(0, -4)}0002`, priority: 3, collapseKey: 'db-1_cpu', title: 'newer' }))
+      await push(webPushPayload({ ...event, eventId: `${id.slice(0, -4)}0002`, priority: 3, collapseKey: 'db-1_cpu', title: 'newer' }), hasTitle('db-1_cpu', 'newer'))
       expect(await shownWith('db-1_cpu', (n) => n[0]?.title === 'newer')).toEqual([expect.objectContaining({ title: 'newer', tag: 'db-1_cpu', silent: false, requireInteraction: false, renotify: true })])
       await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).forEach((n) => n.close()))
       await detach()
@@ -466,9 +450,9 @@ describeBrowser('from sign-up to a tapped notification, on the embedded default'
     expect(JSON.parse(push.text!)).toMatchObject({ eventId, title: 'New signup', body: 'Jane signed up (pro plan)', url: `/w/${ws}/events/${eventId}` })
 
     // The push service hands it to the browser: a system notification.
-    const { push: deliver, detach } = await pushChannel(context, page, herald.url)
-    await deliver(push.text!)
+    const { push: deliver, detach } = await devtoolsPush(context, page, herald.url)
     const shown = async () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag })))
+    await deliver(push.text!, async () => (await shown()).length > 0)
     let list: Awaited<ReturnType<typeof shown>> = []
     // Bounded by time, not by tries: under a loaded machine one look can take a second.
     for (const end = Date.now() + 15_000; Date.now() < end && !list.length; await Bun.sleep(50)) list = await shown()

@@ -13,23 +13,17 @@ import { webPushPayload } from '../../src/delivery/push/webpush'
 import type { EventView } from '../../src/delivery/event_view'
 import { backends } from '../harness'
 import { eventually } from '../receiver'
+import { devtoolsPush } from './devtools_push'
 
 const describeBrowser = browserSuite('receipts.browser.test.ts')
 const STEP_MS = 45_000
 const DESKTOP = { width: 1200, height: 860 }
 
-/** Pushes `data` to the app's service worker as its push service would, through the DevTools protocol. */
-async function pushTo(context: BrowserContext, page: Page, origin: string, data: string) {
-  const cdp = await context.newCDPSession(page)
-  const registrationId = new Promise<string>((resolve) =>
-    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
-      const r = registrations.find((x) => x.scopeURL === `${origin}/` && !x.isDeleted)
-      if (r) resolve(r.registrationId)
-    }),
-  )
-  await cdp.send('ServiceWorker.enable')
-  await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: await registrationId, data })
-  await cdp.detach()
+/** Pushes `data` to the app's service worker as its push service would (devtools_push.ts), until `shown()`. */
+async function pushTo(context: BrowserContext, page: Page, origin: string, data: string, shown: () => Promise<boolean>) {
+  const { push, detach } = await devtoolsPush(context, page, origin)
+  await push(data, shown)
+  await detach()
 }
 
 /**
@@ -135,7 +129,8 @@ for (const backend of backends) {
       const event = (await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/events/${eventId}`)).json()) as EventView
       const payload = webPushPayload(event)
       expect(JSON.parse(payload)).toMatchObject({ receipt, workspace: ws })
-      await pushTo(context, page, herald.url, payload)
+      const shownTag = (tag: string) => () => page.evaluate(async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({ tag })).length > 0, tag)
+      await pushTo(context, page, herald.url, payload, shownTag(eventId))
       const shown = await eventually(
         () => page.evaluate(async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({ tag })).map((n) => ({ title: n.title, actions: (n as unknown as { actions: { action: string; title: string }[] }).actions })), eventId).then((l) => (l.length ? l : null)),
         15_000, 'the notification')
@@ -148,10 +143,14 @@ for (const backend of backends) {
 
       // A notification of an event without a receipt has no action.
       const plain = await post({ message: 'Deploy finished', title: 'Deploy' })
-      await pushTo(context, page, herald.url, webPushPayload((await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/events/${plain.eventId}`)).json()) as EventView))
+      await pushTo(context, page, herald.url, webPushPayload((await (await context.request.get(`${herald.url}/v1/workspaces/${ws}/events/${plain.eventId}`)).json()) as EventView), shownTag(plain.eventId))
       const plainShown = await eventually(
         () => page.evaluate(async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({ tag })).map((n) => (n as unknown as { actions: unknown[] }).actions), plain.eventId).then((l) => (l.length ? l : null)),
-        15_000, 'the plain notification')
+        15_000, 'the plain notification').catch(async (err) => {
+        // What the worker shows instead, if anything: which of injection and handler lost the push.
+        console.error('[receipts.browser] notifications shown:', JSON.stringify(await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, tag: n.tag })))))
+        throw err
+      })
       expect(plainShown).toEqual([[]])
     }, STEP_MS)
 

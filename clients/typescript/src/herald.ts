@@ -4,7 +4,7 @@
 import { answerError, HeraldClosedError, HeraldError, transportError } from './errors.js'
 import { BatchQueue, MAX_BATCH_EVENTS, rateLimitWarning } from './queue.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep, type RetryPolicy } from './retry.js'
-import type { Accepted, HeraldEvent, Preferences, PreferencesInput, Queued, Receipt, Stats } from './types.js'
+import type { Accepted, Cancelled, HeraldEvent, Preferences, PreferencesInput, Queued, Receipt, ScheduledEvent, ScheduledPage, Stats } from './types.js'
 
 export interface HeraldOptions {
   /** A workspace API key (`hrld_…`): sending events, receipts. Required unless `userToken` is given. */
@@ -121,7 +121,9 @@ export class Herald {
   /**
    * Sends one event (POST /event) and returns Herald's answer, or throws the
    * HeraldError of the last try. Every try carries the same Idempotency-Key
-   * (a fresh UUID unless given), so Herald stores the event once.
+   * (a fresh UUID unless given), so Herald stores the event once. With
+   * `deliverAt` (a Date or RFC 3339) or `delay` (seconds or `30m`) it goes out
+   * then, and the answer carries `scheduledFor`; `cancel(eventId)` stops it.
    */
   async send(event: HeraldEvent, options: { idempotencyKey?: string } = {}): Promise<Accepted> {
     let body: string
@@ -181,8 +183,47 @@ export class Herald {
     return this.receiptCall('POST', `/receipts/${encodeURIComponent(id)}/cancel`)
   }
 
+  /**
+   * Cancels a scheduled event (`deliverAt` / `delay`) that has not gone out
+   * (DELETE /events/{eventId}): it is never shown, pushed or routed. Returns
+   * `{eventId, status: 'cancelled', scheduledFor}`, again on a repeat. Throws a
+   * HeraldError: status 409 and kind `event-sent` once it went out (a cancel
+   * racing the release ends in exactly one of the two), 404 for no scheduled
+   * event of this id in the key's workspace.
+   */
+  async cancel(eventId: string): Promise<Cancelled> {
+    return this.keyCall<Cancelled>('DELETE', `/events/${encodeURIComponent(eventId)}`)
+  }
+
+  /**
+   * A page of the workspace's scheduled events that have not gone out, soonest
+   * first (GET /events?status=scheduled): `{events, nextCursor}`. Pass
+   * `nextCursor` as `cursor` for the next page; `limit` is 1 to 100 (default 50).
+   */
+  async scheduled(query: { cursor?: string | null; limit?: number } = {}): Promise<ScheduledPage> {
+    const params = new URLSearchParams({ status: 'scheduled' })
+    if (query.cursor) params.set('cursor', query.cursor)
+    if (query.limit !== undefined) params.set('limit', String(whole('limit', query.limit, 1, 100)))
+    return this.keyCall<ScheduledPage>('GET', `/events?${params}`)
+  }
+
+  /** Every scheduled event, soonest first, fetching page after page of `limit` (default 100) as the loop asks for them. */
+  async *allScheduled(query: { limit?: number } = {}): AsyncGenerator<ScheduledEvent, void, undefined> {
+    let cursor: string | null = null
+    do {
+      const page: ScheduledPage = await this.scheduled({ cursor, limit: query.limit ?? 100 })
+      yield* page.events
+      cursor = page.nextCursor
+    } while (cursor)
+  }
+
   /** One try of a receipt's read or cancel: nothing to store twice, so no retries (a repeated cancel would answer 409). */
-  private async receiptCall(method: 'GET' | 'POST', path: string): Promise<Receipt> {
+  private receiptCall(method: 'GET' | 'POST', path: string): Promise<Receipt> {
+    return this.keyCall<Receipt>(method, path)
+  }
+
+  /** One try of a call with the API key and no body; the caller repeats a read, and a cancel answers the same twice. */
+  private async keyCall<T>(method: 'GET' | 'POST' | 'DELETE', path: string): Promise<T> {
     let res: Response
     try {
       res = await this.fetch(this.url + path, {
@@ -194,7 +235,7 @@ export class Herald {
       throw transportError(this.url, err, this.timeoutMs)
     }
     if (!res.ok) throw await answerError(res)
-    return this.json<Receipt>(res, path)
+    return this.json<T>(res, path)
   }
 
   /**

@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an event
-         * @description Stores the event, pushes it to the devices of its channel (only its recipients' with `to`) and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.
+         * @description Stores the event, pushes it to the devices of its channel (only its recipients' with `to`) and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours. With `deliverAt` or `delay` the event is stored and counted now and goes out (feed, pushes, routers) at its time, not before.
          */
         post: operations["postEvent"];
         delete?: never;
@@ -68,7 +68,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List scheduled events
+         * @description The events of the workspace that are scheduled (`deliverAt` / `delay`) and have not gone out, soonest first, a page at a time. `status=scheduled` is required: sent events are read one by one (GET /events/{eventId}) or in the dashboard's feed.
+         */
+        get: operations["getEvents"];
         put?: never;
         /**
          * Submit events in a batch
@@ -95,7 +99,11 @@ export interface paths {
         get: operations["getEventsByEventId"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Cancel a scheduled event
+         * @description Cancels a scheduled event that has not gone out: it is never shown, pushed or routed, and its receipt (with `ack`) is cancelled. A cancel racing the release ends in exactly one of 200 (cancelled) or 409 (went out). Cancelling again answers 200 again (for 7 days after its time). The quota it took is not refunded.
+         */
+        delete: operations["deleteEventsByEventId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1257,6 +1265,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{workspace}/scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's scheduled events
+         * @description Owners and admins: the events scheduled (`deliverAt` / `delay`) that have not gone out, soonest first, a page at a time.
+         */
+        get: operations["getV1WorkspacesByWorkspaceScheduled"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace}/scheduled/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled event
+         * @description Owners and admins: as DELETE /events/{eventId} with the API key; 409 once it went out.
+         */
+        delete: operations["deleteV1WorkspacesByWorkspaceScheduledByEventId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspace}/receipts/{receipt}/ack": {
         parameters: {
             query?: never;
@@ -1502,6 +1550,13 @@ export interface components {
              *     ]
              */
             to?: string[] | null;
+            deliverAt?: string | null;
+            /**
+             * @description Schedules the event this long from now: seconds or a duration (90s, 30m, 2h, 7d), at least 10 s, at most HERALD_MAX_SCHEDULE (30 days). Not with `deliverAt`.
+             * @example 30m
+             * @example 600
+             */
+            delay?: number | string | null;
             idempotencyKey?: string | null;
         } & {
             [key: string]: unknown;
@@ -1533,8 +1588,8 @@ export interface components {
             results: (components["schemas"]["SubmitResult"] | components["schemas"]["BatchItemProblem"])[];
         };
         BulkReplayBody: {
-            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came; suppressed: a push not sent because of the member's preferences (last error says which). */
-            state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+            /** @description Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came; suppressed: a push not sent because of the member's preferences (last error says which); throttled: not sent, its router's throttle was reached for its key; digested: its event went out inside a digest (the digest's own delivery has kind digest). */
+            state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed" | "throttled" | "digested";
             /** @description Only the deliveries of this router (its id). */
             router?: string;
             /** @description Only the pushes to this device (its id). */
@@ -1559,6 +1614,17 @@ export interface components {
             replayed: number;
             /** @description More than 1000 matched: call again to replay the rest. */
             more: boolean;
+        };
+        CancelledEvent: {
+            /** Format: uuid */
+            eventId: string;
+            /** @constant */
+            status: "cancelled";
+            /**
+             * Format: date-time
+             * @description When it would have gone out.
+             */
+            scheduledFor: string;
         };
         ChangeRoleBody: {
             /** @description The new role. */
@@ -1747,6 +1813,43 @@ export interface components {
             minPriority?: number;
             /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
             receipts?: boolean;
+            /** @description At most `limit` deliveries per `per` and rendered `key`; the rest end `throttled`: recorded, visible, never sent. Null: no throttle. */
+            throttle?: {
+                /**
+                 * @description At most this many deliveries per window and key (1-10000).
+                 * @example 5
+                 */
+                limit: number;
+                /**
+                 * @description The window: seconds or a duration, 1s to 1d. It starts with the first event of its key. Read back as seconds.
+                 * @example 1h
+                 * @example 3600
+                 */
+                per: number | string;
+                /**
+                 * @description A template over the event (`{{data.host}}`, `{{channel}}`…), up to 200 characters: each rendered value counts apart (cut to 200 characters). Omitted or "": one key for every event.
+                 * @example {{data.host}}
+                 */
+                key?: string;
+            } | null;
+            /** @description Gathers the matching events per rendered `key` and sends them as one delivery when the window ends or `max` is reached (webhooks: `{"type": "events.digest", "timestamp", "data": {"key", "count", "events"}}`; templates see `{{count}}` and `{{#events}}…{{/events}}`). Null: every event goes on its own. */
+            digest?: {
+                /**
+                 * @description How long events are gathered: seconds or a duration, 10s to 1d, from the first event of its key. Read back as seconds.
+                 * @example 10m
+                 * @example 600
+                 */
+                window: number | string;
+                /**
+                 * @description A template over the event (`{{data.host}}`, `{{channel}}`…), up to 200 characters: each rendered value counts apart (cut to 200 characters). Omitted or "": one key for every event.
+                 * @example {{data.host}}
+                 */
+                key?: string;
+                /** @description A digest goes at once when it holds this many events (1-1000, default 100). */
+                max?: number;
+                /** @description Events at or above this priority are not gathered: they go at once, on their own. Absent: every event is gathered. */
+                bypassPriority?: number;
+            } | null;
         };
         CreateWorkspaceBody: {
             /**
@@ -1762,7 +1865,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "router" | "push" | "receipt";
+            kind: "router" | "push" | "receipt" | "digest";
             /**
              * Format: uuid
              * @description For a router delivery.
@@ -1774,7 +1877,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed" | "throttled" | "digested";
             /** @description A suppressed push: which of its member's preferences held it back (muted, a channel level, quiet hours). */
             reason: string | null;
             /**
@@ -1782,6 +1885,17 @@ export interface components {
              * @description When a pending delivery is next attempted.
              */
             nextAttemptAt: string | null;
+            /**
+             * Format: uuid
+             * @description A digested delivery (its router gathers events into digests): the id of the digest delivery that carried this event.
+             */
+            digestId?: string;
+            /**
+             * Format: uuid
+             * @description A digested delivery: the id of the digest's first event, whose page (`GET /events/{eventId}`) lists the digest's delivery (this event's own, when it was the first).
+             */
+            digestEventId?: string;
+            digest?: components["schemas"]["DigestInfo"];
             attempts: components["schemas"]["DeliveryAttempt"][];
             /** Format: date-time */
             createdAt: string;
@@ -1813,6 +1927,10 @@ export interface components {
             expired?: number;
             /** @description Pushes not sent because of members' preferences (a muted channel, a channel level above the event's priority, quiet hours); present only when some were. */
             suppressed?: number;
+            /** @description Router deliveries not sent because the router's throttle was reached for their key; present only when some were. */
+            throttled?: number;
+            /** @description Router deliveries whose event went out inside a digest; present only when some were. */
+            digested?: number;
         };
         /** @description By event id; an event of another workspace, or one sent `to` people that I may not see, counts zeros. */
         DeliveryCountsByEvent: {
@@ -1827,7 +1945,7 @@ export interface components {
             /** Format: uuid */
             eventId: string;
             /** @enum {string} */
-            kind: "router" | "push" | "receipt";
+            kind: "router" | "push" | "receipt" | "digest";
             /**
              * Format: uuid
              * @description For a router delivery.
@@ -1839,7 +1957,7 @@ export interface components {
              */
             deviceId: string | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed" | "throttled" | "digested";
             /** @description Attempts made, those before a replay included; attempts are numbered on across replays. */
             attemptCount: number;
             /** @description HTTP status (or SMTP reply code) of the last attempt, if one came back. */
@@ -1855,6 +1973,17 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: uuid
+             * @description A digested delivery: the id of the digest delivery that carried its event.
+             */
+            digestId?: string;
+            /**
+             * Format: uuid
+             * @description A digested delivery: the id of the digest's first event, whose page (`GET /events/{eventId}`) lists the digest's delivery.
+             */
+            digestEventId?: string;
+            digest?: components["schemas"]["DigestInfo"];
             /** @description What the event was; null once it is past retention. */
             event: {
                 title: string | null;
@@ -1876,7 +2005,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             eventId: string;
-            /** @description router, or push (to a device). */
+            /** @description router, push (to a device), receipt, or digest (a router's gathered events, as one delivery). */
             kind: string;
             /** Format: uuid */
             routerId: string | null;
@@ -1885,7 +2014,7 @@ export interface components {
             /** @description HTTP status of the last attempt; absent from the failed list. */
             lastStatus?: number | null;
             /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+            status: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed" | "throttled" | "digested";
             lastError: string | null;
             attemptCount: number;
             /**
@@ -1900,6 +2029,17 @@ export interface components {
              * @description When it last changed: for a failed one, when it failed.
              */
             updatedAt: string;
+            /**
+             * Format: uuid
+             * @description A digested delivery: the id of the digest delivery that carried its event.
+             */
+            digestId?: string;
+            /**
+             * Format: uuid
+             * @description A digested delivery: the id of the digest's first event, whose page (`GET /events/{eventId}`) lists the digest's delivery.
+             */
+            digestEventId?: string;
+            digest?: components["schemas"]["DigestInfo"];
             /** @description What the list shows of its event (null once the event is gone); absent from the failed list. */
             event?: {
                 title: string | null;
@@ -1943,6 +2083,15 @@ export interface components {
             /** @description APNs only: the app's bundle id, when it differs from APNS_TOPIC. */
             topic?: string;
         };
+        /** @description A digest (kind digest): its key and its events. */
+        DigestInfo: {
+            /** @description The rendered key its events were gathered under ("" for one key). */
+            key: string;
+            /** @description Events in it. */
+            count: number;
+            /** @description Its events, oldest first. */
+            eventIds: string[];
+        };
         /** @description An event. `null` for an optional field means the field is absent; unknown properties are dropped and reported in `errors`. */
         EventBody: {
             /**
@@ -1980,6 +2129,13 @@ export interface components {
              *     ]
              */
             to?: string[] | null;
+            deliverAt?: string | null;
+            /**
+             * @description Schedules the event this long from now: seconds or a duration (90s, 30m, 2h, 7d), at least 10 s, at most HERALD_MAX_SCHEDULE (30 days). Not with `deliverAt`.
+             * @example 30m
+             * @example 600
+             */
+            delay?: number | string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2011,6 +2167,11 @@ export interface components {
             receipt: string | null;
             /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
             to: string[] | null;
+            /**
+             * Format: date-time
+             * @description Only on a scheduled event (`deliverAt` / `delay`): the time it goes (or went) out, which is also its `createdAt`. Router templates read it as {{scheduledFor}}.
+             */
+            scheduledFor?: string;
             /** @description The recipients of `to` with their e-mail addresses, by address (a user deleted since is left out); null when it was sent to the channel. */
             recipients: {
                 /** Format: uuid */
@@ -2048,6 +2209,11 @@ export interface components {
             receipt: string | null;
             /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
             to: string[] | null;
+            /**
+             * Format: date-time
+             * @description Only on a scheduled event (`deliverAt` / `delay`): the time it goes (or went) out, which is also its `createdAt`. Router templates read it as {{scheduledFor}}.
+             */
+            scheduledFor?: string;
             /** @enum {string} */
             status: "unread" | "read" | "archived";
             deliveryCounts: components["schemas"]["DeliveryCounts"];
@@ -2279,8 +2445,10 @@ export interface components {
             jetstream: {
                 stream: {
                     name: string;
-                    /** @description Messages in the stream. */
+                    /** @description Messages in the stream: each a committed batch of events, or part of a large one. */
                     messages: number;
+                    /** @description Events those messages carry. */
+                    events: number;
                     /** @description Their size. */
                     bytes: number;
                     firstSeq: number;
@@ -2291,11 +2459,11 @@ export interface components {
                 /** @description The delivery workers' consumer: null while no worker has made it. */
                 consumer: {
                     name: string;
-                    /** @description num_pending */
+                    /** @description num_pending: messages (batches) not yet handed to a worker. */
                     pending: number;
-                    /** @description num_ack_pending */
+                    /** @description num_ack_pending: messages handed to workers, not yet acknowledged. */
                     ackPending: number;
-                    /** @description num_redelivered */
+                    /** @description num_redelivered: messages redelivered, not yet acknowledged. */
                     redelivered: number;
                     /** @description Pull requests waiting. */
                     waiting: number;
@@ -2407,7 +2575,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, receipt-limit, unavailable, internal. A program may branch on it.
+             * @description What kind of problem: https://herald.dev/problems/ followed by one of unauthorized, invalid-credentials, forbidden, csrf-failed, signin-throttled, mail-throttled, too-many-streams, payload-too-large, invalid-content-type, unsupported-media-type, malformed-json, bad-request, validation-failed, rate-limited, quota-exceeded, idempotency-key-reused, not-found, method-not-allowed, conflict, limit-reached, channel-limit, receipt-limit, schedule-limit, event-sent, unavailable, internal. A program may branch on it.
              * @example https://herald.dev/problems/validation-failed
              */
             type: string;
@@ -2428,6 +2596,50 @@ export interface components {
             detail: string;
             /** @description Each field or parameter at fault (at most 20); absent when the problem names none. */
             errors?: components["schemas"]["FieldError"][];
+        };
+        ProducerEvent: {
+            /** Format: uuid */
+            eventId: string;
+            workspace: string;
+            channel: string;
+            event: string | null;
+            title: string | null;
+            message: string;
+            link: string | null;
+            tags: string[];
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given. */
+            priority: number;
+            /** @description Seconds the notification was worth sending, when given. */
+            ttl: number | null;
+            /** @description A newer event with the same key replaced it on devices. */
+            collapseKey: string | null;
+            /**
+             * Format: uuid
+             * @description Its receipt, when it must be acknowledged.
+             */
+            receipt: string | null;
+            /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
+            to: string[] | null;
+            /**
+             * Format: date-time
+             * @description Only on a scheduled event (`deliverAt` / `delay`): the time it goes (or went) out, which is also its `createdAt`. Router templates read it as {{scheduledFor}}.
+             */
+            scheduledFor?: string;
+            /** @description The recipients of `to` with their e-mail addresses, by address (a user deleted since is left out); null when it was sent to the channel. */
+            recipients: {
+                /** Format: uuid */
+                userId: string;
+                email: string;
+            }[] | null;
+            /** @description One per matching router (and, with push, per device); empty until the event is fanned out. */
+            deliveries: components["schemas"]["Delivery"][];
+            /** @enum {string} */
+            status?: "scheduled" | "cancelled";
         };
         /** @description A browser's PushSubscription as JSON (`subscription.toJSON()`). */
         PushSubscription: {
@@ -2531,6 +2743,21 @@ export interface components {
             minPriority: number;
             /** @description Whether it gets a delivery when a receipt of an event it forwarded ends. */
             receipts: boolean;
+            /** @description At most `limit` deliveries per `per` seconds and rendered `key`; the rest end `throttled`. Null: none. */
+            throttle: {
+                limit: number;
+                /** @description Seconds. */
+                per: number;
+                key: string;
+            } | null;
+            /** @description Matching events gathered per rendered `key` for `window` seconds (or until `max`) and sent as one delivery. Null: none. */
+            digest: {
+                /** @description Seconds. */
+                window: number;
+                key: string;
+                max: number;
+                bypassPriority?: number;
+            } | null;
             /** @description Null while its destination takes deliveries. Cleared by a success, a new destination, or enabling it again. */
             health: {
                 /** @enum {string} */
@@ -2592,6 +2819,43 @@ export interface components {
             response: string | null;
             error: string | null;
             event: unknown;
+        };
+        ScheduledEvent: {
+            /** Format: uuid */
+            eventId: string;
+            workspace: string;
+            channel: string;
+            event: string | null;
+            title: string | null;
+            message: string;
+            link: string | null;
+            tags: string[];
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description How urgent the event is: 1 (min) to 5 (urgent); 3 when it was not given. */
+            priority: number;
+            /** @description Seconds the notification was worth sending, when given. */
+            ttl: number | null;
+            /** @description A newer event with the same key replaced it on devices. */
+            collapseKey: string | null;
+            /**
+             * Format: uuid
+             * @description Its receipt, when it must be acknowledged.
+             */
+            receipt: string | null;
+            /** @description When it was sent `to` people: the user ids of its recipients (the members its `to` resolved to). Only they and the workspace's owners and admins see it. null: sent to the channel. */
+            to: string[] | null;
+            scheduledFor: string;
+            /** @constant */
+            status: "scheduled";
+        };
+        ScheduledPage: {
+            events: components["schemas"]["ScheduledEvent"][];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
         };
         Session: {
             /** Format: uuid */
@@ -2706,6 +2970,11 @@ export interface components {
              * @description Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).
              */
             receipt?: string;
+            /**
+             * Format: date-time
+             * @description Present when the event is scheduled (`deliverAt` or `delay`): when it goes out. Cancel it with DELETE /events/{eventId} until then.
+             */
+            scheduledFor?: string;
             /**
              * @description Present only when Herald changed the event: each truncation, each dropped property and each recipient of `to` dropped for not being a member.
              * @example [
@@ -2834,6 +3103,43 @@ export interface components {
             minPriority?: number;
             /** @description Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false. */
             receipts?: boolean;
+            /** @description At most `limit` deliveries per `per` and rendered `key`; the rest end `throttled`: recorded, visible, never sent. Null: no throttle. */
+            throttle?: {
+                /**
+                 * @description At most this many deliveries per window and key (1-10000).
+                 * @example 5
+                 */
+                limit: number;
+                /**
+                 * @description The window: seconds or a duration, 1s to 1d. It starts with the first event of its key. Read back as seconds.
+                 * @example 1h
+                 * @example 3600
+                 */
+                per: number | string;
+                /**
+                 * @description A template over the event (`{{data.host}}`, `{{channel}}`…), up to 200 characters: each rendered value counts apart (cut to 200 characters). Omitted or "": one key for every event.
+                 * @example {{data.host}}
+                 */
+                key?: string;
+            } | null;
+            /** @description Gathers the matching events per rendered `key` and sends them as one delivery when the window ends or `max` is reached (webhooks: `{"type": "events.digest", "timestamp", "data": {"key", "count", "events"}}`; templates see `{{count}}` and `{{#events}}…{{/events}}`). Null: every event goes on its own. */
+            digest?: {
+                /**
+                 * @description How long events are gathered: seconds or a duration, 10s to 1d, from the first event of its key. Read back as seconds.
+                 * @example 10m
+                 * @example 600
+                 */
+                window: number | string;
+                /**
+                 * @description A template over the event (`{{data.host}}`, `{{channel}}`…), up to 200 characters: each rendered value counts apart (cut to 200 characters). Omitted or "": one key for every event.
+                 * @example {{data.host}}
+                 */
+                key?: string;
+                /** @description A digest goes at once when it holds this many events (1-1000, default 100). */
+                max?: number;
+                /** @description Events at or above this priority are not gathered: they go at once, on their own. Absent: every event is gathered. */
+                bypassPriority?: number;
+            } | null;
         };
         UpdateWorkspaceBody: {
             /**
@@ -3015,7 +3321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type. */
+            /** @description Rate limit or monthly quota hit (see Retry-After); for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); for a scheduled event, its most scheduled events (`schedule-limit`). See the problem type. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3027,6 +3333,59 @@ export interface operations {
                 };
             };
             /** @description Database unavailable; nothing was stored. Retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                status?: "scheduled";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledPage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3129,7 +3488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventWithDeliveries"];
+                    "application/json": components["schemas"]["ProducerEvent"];
                 };
             };
             /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
@@ -3152,6 +3511,75 @@ export interface operations {
             };
             /** @description No event of this id in the workspace of this key. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteEventsByEventId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledEvent"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No scheduled event of this id in the workspace of this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The event already went out (`event-sent`, saying when). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4240,7 +4668,7 @@ export interface operations {
     getAdminWorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "failed" | "pending" | "succeeded" | "cancelled" | "expired" | "suppressed" | "all";
+                state?: "failed" | "pending" | "succeeded" | "cancelled" | "expired" | "suppressed" | "throttled" | "digested" | "all";
                 limit?: number;
             };
             header?: never;
@@ -8679,6 +9107,157 @@ export interface operations {
             };
         };
     };
+    getV1WorkspacesByWorkspaceScheduled: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                workspace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledPage"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteV1WorkspacesByWorkspaceScheduledByEventId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledEvent"];
+                };
+            };
+            /** @description The request is invalid: a field, a parameter, or the JSON itself. `errors` names each field at fault. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or wrong credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed: a role that may not do this, or a change from a web session without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The event already went out (`event-sent`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postV1WorkspacesByWorkspaceReceiptsByReceiptAck: {
         parameters: {
             query?: never;
@@ -8912,7 +9491,7 @@ export interface operations {
     getV1WorkspacesByWorkspaceDeliveries: {
         parameters: {
             query?: {
-                state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed";
+                state?: "pending" | "succeeded" | "failed" | "cancelled" | "expired" | "suppressed" | "throttled" | "digested";
                 router?: string;
                 device?: string;
                 since?: string;

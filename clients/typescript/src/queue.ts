@@ -37,9 +37,10 @@ export interface QueueContext {
  * The warning a client gives the first time the workspace's rate limit holds
  * its events back (from `send` or the batches): the events are not lost,
  * they are paced, and the setting that paces them is the operator's.
+ * `limit` is RateLimit-Limit: the bucket's size (the burst), not the rate.
  */
 export function rateLimitWarning(limit?: number): string {
-  return `herald-client: the workspace's rate limit${limit ? ` (${limit} events)` : ''} holds events back; they wait their turn and are sent later (stats.rateLimited counts them). An operator raises it with \`herald workspace set <workspace> --rate <events/s> --burst <n>\` (\`npx herald …\` in a clone of Herald).`
+  return `herald-client: the workspace's rate limit${limit ? ` (bursts of up to ${limit} events, then its rate per second)` : ''} holds events back; they wait their turn and are sent later (stats.rateLimited counts them). An operator raises it with \`herald workspace set <workspace> --rate <events/s> --burst <n>\` (\`npx herald …\` in a clone of Herald).`
 }
 
 interface Item {
@@ -180,16 +181,18 @@ export class BatchQueue {
     const body = `{"events":[${batch.map((i) => i.json).join(',')}]}`
     for (let attempt = 1; ; attempt++) {
       let err: HeraldError
+      let limit: number | undefined
       try {
         const res = await this.ctx.post('/events', body, {})
         if (res.ok) return await this.results(batch, res)
+        limit = Number(res.headers.get('ratelimit-limit')) || undefined
         err = await answerError(res)
       } catch (e) {
         if (!(e instanceof HeraldError)) throw e
         err = e
       }
       // The rate limit refused the whole batch and stored nothing: it waits its turn, and the tries are not used up.
-      if (err.status === 429 && err.kind !== 'quota-exceeded') return this.holdBack(batch, err.retryAfterMs ?? RATE_LIMIT_PAUSE_MS, err)
+      if (err.status === 429 && err.kind !== 'quota-exceeded') return this.holdBack(batch, err.retryAfterMs ?? RATE_LIMIT_PAUSE_MS, err, limit)
       const delayMs = retryDelayMs(this.ctx.retry, attempt, err)
       if (delayMs === undefined) return batch.forEach((item) => this.fail(item, err))
       this.ctx.stats.retried += batch.length

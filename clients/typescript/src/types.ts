@@ -1,15 +1,23 @@
 // The shapes of POST /event and POST /events, taken from the generated
 // OpenAPI types (src/openapi.ts) so that they follow the server's schemas.
 import type { FieldError, HeraldError } from './errors.js'
-import type { operations, paths } from './openapi.js'
+import type { components, operations, paths } from './openapi.js'
 
 export type { FieldError }
 
 type PostEvent = operations['postEvent']
 type PostEvents = operations['postEvents']
 
-/** The body of POST /event: `message` is required; see docs/events.md for each field's rules. */
-export type HeraldEvent = PostEvent['requestBody']['content']['application/json']
+type EventBody = PostEvent['requestBody']['content']['application/json']
+
+/**
+ * The body of POST /event: `message` is required; see docs/events.md for each
+ * field's rules. `deliverAt` may be a Date (sent as its ISO string) or an RFC
+ * 3339 string; `delay` whole seconds or a duration (`30m`). Not both.
+ */
+export type HeraldEvent = Omit<NamedFields<EventBody>, 'deliverAt'> & { deliverAt?: string | Date | null; [key: string]: unknown }
+// Omit on a type with an index signature (the body's `data`-like extra keys) would keep only the signature.
+type NamedFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] }
 
 /**
  * POST /event's 200 body: the event is committed. `errors` lists what Herald
@@ -20,6 +28,15 @@ export type Accepted = PostEvent['responses'][200]['content']['application/json'
 
 /** An event's priority: 1 to 5, or its name (`min`, `low`, `default`, `high`, `urgent`). */
 export type Priority = NonNullable<HeraldEvent['priority']>
+
+/** A scheduled event that has not gone out, as GET /events?status=scheduled lists it (`scheduledFor`, `status: 'scheduled'`). */
+export type ScheduledEvent = components['schemas']['ScheduledEvent']
+
+/** A page of scheduled events, soonest first; pass `nextCursor` as `cursor` for the next one (null at the end). */
+export type ScheduledPage = components['schemas']['ScheduledPage']
+
+/** DELETE /events/{eventId}'s answer: the event will never go out. */
+export type Cancelled = components['schemas']['CancelledEvent']
 
 /** A receipt, as GET /receipts/{receipt} answers it: its status, who acknowledged it and how, its pushes so far. */
 export type Receipt = paths['/receipts/{receipt}']['get']['responses'][200]['content']['application/json']

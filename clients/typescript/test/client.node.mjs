@@ -72,3 +72,18 @@ test('no answer under Node says why: a refused connection and a host that does n
   const dns = new Herald({ apiKey: 'hrld_x', url: 'http://herald-no-such-host.invalid', retry: { maxAttempts: 1 } })
   await assert.rejects(dns.send({ message: 'x' }), (err) => err instanceof HeraldError && err.kind === 'dns-failed' && /ENOTFOUND/.test(err.detail))
 })
+
+test('a scheduled event: send with delay or a Date, list it, cancel it', async () => {
+  const herald = new Herald({ apiKey: server.apiKey, url: server.url })
+  const at = new Date(Date.now() + 3600_000)
+  const a = await herald.send({ message: 'later', deliverAt: at })
+  assert.equal(Date.parse(a.scheduledFor), at.getTime())
+  const b = await herald.send({ message: 'sooner', delay: '30m' })
+  const page = await herald.scheduled({ limit: 1 })
+  assert.deepEqual(page.events.map((e) => e.eventId), [b.eventId])
+  const ids = []
+  for await (const e of herald.allScheduled()) ids.push(e.eventId)
+  assert.deepEqual(ids, [b.eventId, a.eventId])
+  assert.deepEqual(await herald.cancel(a.eventId), { eventId: a.eventId, status: 'cancelled', scheduledFor: a.scheduledFor })
+  await assert.rejects(herald.cancel('0197a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b'), (err) => err instanceof HeraldError && err.status === 404)
+})

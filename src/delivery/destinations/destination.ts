@@ -32,6 +32,15 @@ export interface DestinationJob {
   endpoints: Endpoints
   /** A receipt of the event ended (a router with `receipts: true`): a webhook sends it as its body; other types get the notice's line as the event. */
   receipt?: ReceiptNotice
+  /** A router's digest (kind `digest`): its gathered events, in order; `event` is the first of them. */
+  digest?: DigestBatch
+}
+
+/** A digest as a destination sends it: its rendered key and its events (at most the router's `max`, ≤ 1,000). */
+export interface DigestBatch {
+  key: string
+  count: number
+  events: EventView[]
 }
 
 /** What a destination would receive, shown rather than sent (the dashboard's preview). */
@@ -74,7 +83,14 @@ export interface Field {
   hint?: string
   placeholder?: string
   required?: boolean
+  /**
+   * The hosts a URL field's service answers on: another host is not refused
+   * (compatible servers exist) but noted, in the dashboard's form and by the
+   * CLI (hostNote).
+   */
+  hosts?: string[]
 }
+
 
 /** The name a schema gives its destinations in `type`. */
 export type TypeName<S extends TObject> = Static<S> extends { type: infer T extends string } ? T : string

@@ -5,7 +5,8 @@ import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
 import { markedTitle } from '../priority'
-import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType, type DigestBatch } from './destination'
+import { digestMessage, digestTitle, markdownLine } from './digest_message'
 
 const schema = Type.Object({
   type: Type.Literal('discord'),
@@ -22,7 +23,16 @@ const LIMITS = { title: 256, description: 4096, fieldValue: 1024, footer: 2048, 
 // A router's template keeps its own Markdown: only the values are escaped.
 export const escapeDiscord = (s: string) => escapeMarkdown(s).replace(/@(everyone|here)/g, '@\u200b$1')
 
+/** A digest: one embed, its title how many and the key, its description the events listed (Markdown links). */
+function discordDigest(job: DestinationJob & { digest: DigestBatch }): Record<string, unknown> {
+  const title = clip(digestTitle(job.digest), LIMITS.title)
+  const m = digestMessage(job, LIMITS.description, markdownLine, escapeDiscord)
+  const embed = { title: clipEscaped(m.title, LIMITS.title) || title, description: clipEscaped(m.body, LIMITS.description), timestamp: job.event.createdAt, footer: { text: clip(job.event.workspace, LIMITS.footer) } }
+  return { embeds: [embed], allowed_mentions: { parse: [] } }
+}
+
 export function discordPayload(job: DestinationJob): Record<string, unknown> {
+  if (job.digest) return discordDigest({ ...job, digest: job.digest })
   const { event } = job
   const m = renderMessage(event, job.router.template, escapeDiscord)
   const fields: { name: string; value: string; inline: boolean }[] = []
@@ -57,7 +67,7 @@ export const discord: DestinationType<typeof schema> = {
   label: 'Discord',
   description: 'One embed to a webhook `url`: title, description, link, timestamp, fields, footer; event text Markdown-escaped, mentions disabled; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
-  fields: [{ key: 'url', label: 'Webhook URL', kind: 'url', required: true, placeholder: 'https://discord.com/api/webhooks/…' }],
+  fields: [{ key: 'url', label: 'Webhook URL', kind: 'url', required: true, placeholder: 'https://discord.com/api/webhooks/…', hosts: ['discord.com', 'discordapp.com'] }],
   flag: 'post to a Discord webhook',
   previewDefaults: { url: 'https://discord.com/api/webhooks/1/x' },
   ...urlDestination,

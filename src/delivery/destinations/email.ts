@@ -10,6 +10,7 @@ import { ackUrlOf } from '../ack_link'
 import { checkHost, preview, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
+import { digestMessage, plainLine } from './digest_message'
 import { priorityOf } from '../priority'
 
 const schema = Type.Object({
@@ -93,8 +94,11 @@ export function closeTransports(): void {
   transports.clear()
 }
 
+// A digest's e-mail lists its events up to this many characters (at most 1,000 events of ~300).
+const DIGEST_TEXT_MAX = 300_000
+
 export function emailMessage(job: DestinationJob, destination: EmailDestination, from: string) {
-  const m = renderMessage(job.event, job.router.template)
+  const m = job.digest ? digestMessage({ ...job, digest: job.digest }, DIGEST_TEXT_MAX, plainLine) : renderMessage(job.event, job.router.template)
   return {
     from,
     to: destination.to,

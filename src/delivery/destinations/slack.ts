@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox'
 import { ackUrlOf } from '../ack_link'
 import { clip, isWebLink, renderMessage } from '../template'
 import { markedTitle } from '../priority'
-import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType, type DigestBatch } from './destination'
+import { digestMessage, type DigestLine } from './digest_message'
 
 const schema = Type.Object({
   type: Type.Literal('slack'),
@@ -24,7 +25,21 @@ const escapeMrkdwn = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '
 /** Escapes, then clips without leaving half an entity (`&am…`) behind. */
 const mrkdwn = (s: string, max: number) => clip(escapeMrkdwn(s), max).replace(/&[a-z]*…$/, '…')
 
+/** A digest: a header (how many, the key) and the events listed, each a line with its link. */
+function slackDigest(job: DestinationJob & { digest: DigestBatch }): Record<string, unknown> {
+  const line: DigestLine = (e, esc) => `• ${isWebLink(e.link) ? `<${e.link}|${esc(e.title ?? e.event ?? 'Event')}>` : esc(e.title ?? e.event ?? 'Event')}: ${esc(clip(e.message.replace(/\s+/g, ' '), 200))}`
+  const m = digestMessage(job, SECTION_MAX, line, escapeMrkdwn)
+  return {
+    text: mrkdwn(m.title, SECTION_MAX),
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: clip(m.title, HEADER_MAX), emoji: true } },
+      { type: 'section', text: { type: 'mrkdwn', text: clip(m.body, SECTION_MAX) } },
+    ],
+  }
+}
+
 export function slackPayload(job: DestinationJob): Record<string, unknown> {
+  if (job.digest) return slackDigest({ ...job, digest: job.digest })
   const { event } = job
   const m = renderMessage(event, job.router.template)
   const title = markedTitle(event, m.title) // ⚠️ HIGH / 🚨 URGENT for priorities 4 and 5
@@ -50,7 +65,7 @@ export const slack: DestinationType<typeof schema> = {
   label: 'Slack',
   description: 'Block Kit to an incoming-webhook `url`: header (title), section (body, mrkdwn-escaped), context (channel, event, tags), a link button; ⚠️ HIGH or 🚨 URGENT before the title for priority 4 or 5.',
   schema,
-  fields: [{ key: 'url', label: 'Incoming-webhook URL', kind: 'url', required: true, placeholder: 'https://hooks.slack.com/services/…' }],
+  fields: [{ key: 'url', label: 'Incoming-webhook URL', kind: 'url', required: true, placeholder: 'https://hooks.slack.com/services/…', hosts: ['hooks.slack.com'] }],
   flag: 'post to a Slack incoming webhook',
   previewDefaults: { url: 'https://hooks.slack.com/services/T/B/X' },
   ...urlDestination,

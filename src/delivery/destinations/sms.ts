@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
+import { digestMessage } from './digest_message'
 
 const schema = Type.Object({
   type: Type.Literal('sms'),
@@ -18,6 +19,11 @@ type SmsDestination = Static<typeof schema>
 const BODY_MAX = 1600
 
 export function smsBody(job: DestinationJob): string {
+  if (job.digest) {
+    // Titles only: an SMS has room for few lines.
+    const m = digestMessage({ ...job, digest: job.digest }, BODY_MAX - 120, (e, esc) => `• ${esc(e.title ?? e.event ?? clip(e.message, 80))}`)
+    return clip(`${m.title}\n${m.body}`, BODY_MAX)
+  }
   const m = renderMessage(job.event, job.router.template)
   return clip(`${m.title}\n${m.body}`, BODY_MAX)
 }

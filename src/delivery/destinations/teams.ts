@@ -6,7 +6,8 @@ import { ackUrlOf } from '../ack_link'
 import { isWebLink, renderMessage } from '../template'
 import { clipEscaped, escapeMarkdown } from '../markdown'
 import { markedTitle } from '../priority'
-import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType } from './destination'
+import { HttpUrl, jsonPreview, postJson, urlDestination, type DestinationJob, type DestinationType, type DigestBatch } from './destination'
+import { digestMessage, markdownLine } from './digest_message'
 
 const schema = Type.Object({
   type: Type.Literal('teams'),
@@ -22,7 +23,24 @@ const BODY_MAX = 8000
 // lists and `[text](url)` links. Event text is escaped so that it cannot
 // make a link that hides where it goes, or restyle the card; a router's
 // template keeps its own Markdown, only the values it shows are escaped.
+/** A digest: a card with its title (how many, the key) and the events listed (Markdown links; a blank line between, which Teams needs for a break). */
+function teamsDigest(job: DestinationJob & { digest: DigestBatch }): Record<string, unknown> {
+  const m = digestMessage(job, BODY_MAX, markdownLine, escapeMarkdown, '\n\n')
+  return teamsCard([
+    { type: 'TextBlock', text: clipEscaped(m.title, TITLE_MAX), weight: 'Bolder', size: 'Medium', wrap: true },
+    { type: 'TextBlock', text: clipEscaped(m.body, BODY_MAX), wrap: true },
+  ], [])
+}
+
+const teamsCard = (body: Record<string, unknown>[], actions: Record<string, unknown>[]) => ({
+  type: 'message',
+  attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4', body, ...(actions.length ? { actions } : {}),
+  } }],
+})
+
 export function teamsPayload(job: DestinationJob): Record<string, unknown> {
+  if (job.digest) return teamsDigest({ ...job, digest: job.digest })
   const { event } = job
   const m = renderMessage(event, job.router.template, escapeMarkdown)
   const facts = [{ title: 'Channel', value: `#${escapeMarkdown(event.channel)}` }]

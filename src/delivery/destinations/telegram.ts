@@ -6,6 +6,7 @@ import { classify, send, type DeliveryResult } from '../outbound'
 import { clip, renderMessage } from '../template'
 import { markedTitle } from '../priority'
 import { hostOf, type DestinationJob, type DestinationType } from './destination'
+import { digestMessage, plainLine } from './digest_message'
 
 const schema = Type.Object({
   type: Type.Literal('telegram'),
@@ -18,6 +19,10 @@ type TelegramDestination = Static<typeof schema>
 const TEXT_MAX = 4096
 
 export function telegramText(job: DestinationJob): string {
+  if (job.digest) {
+    const m = digestMessage({ ...job, digest: job.digest }, TEXT_MAX - 400, plainLine)
+    return clip(`${m.title}\n\n${m.body}`, TEXT_MAX)
+  }
   const m = renderMessage(job.event, job.router.template)
   const ack = ackUrlOf(job)
   const link = (m.link ? `\n\n${m.link}` : '') + (ack ? `\n\nAcknowledge: ${ack}` : '')

@@ -42,11 +42,16 @@ const RESERVED = /^(webhook-.*|content-type|content-length|transfer-encoding|hos
 export function webhookPayload(job: DestinationJob, now: Date): { body: string; contentType: string } {
   if (job.receipt) return { body: receiptWebhookBody(job.receipt, now), contentType: 'application/json' }
   const template = job.router.template?.body
+  if (job.digest && template === undefined) {
+    // A digest: {"type":"events.digest","timestamp","data":{"key","count","events":[…]}}.
+    const { key, count, events } = job.digest
+    return { body: JSON.stringify({ type: 'events.digest', timestamp: now.toISOString(), data: { key, count, events } }), contentType: 'application/json' }
+  }
   if (template === undefined) {
     const body = JSON.stringify({ type: 'event.created', timestamp: now.toISOString(), data: job.event })
     return { body, contentType: 'application/json' }
   }
-  const body = renderTemplate(template, job.event, 'json')
+  const body = renderTemplate(template, job.event, 'json', job.digest)
   // RFC 8259 defines no charset for JSON (it is UTF-8); text needs one.
   return { body, contentType: isJson(body) ? 'application/json' : 'text/plain; charset=utf-8' }
 }
@@ -92,7 +97,7 @@ async function sendWebhook(job: DestinationJob, destination: WebhookDestination)
 export const webhook: DestinationType<typeof schema> = {
   type: 'webhook',
   label: 'Webhook',
-  description: '`POST` JSON to `url`, signed per Standard Webhooks (below), with any extra `headers` (names are tokens, values printable ASCII without line breaks). Default body: `{"type":"event.created","timestamp":"<ISO 8601>","data":<the event as GET /events/{id} shows it>}`.',
+  description: '`POST` JSON to `url`, signed per Standard Webhooks (below), with any extra `headers` (names are tokens, values printable ASCII without line breaks). Default body: `{"type":"event.created","timestamp":"<ISO 8601>","data":<the event as GET /events/{id} shows it>}`; a digest\'s: `{"type":"events.digest","timestamp","data":{"key","count","events":[…]}}`.',
   schema,
   fields: [
     { key: 'url', label: 'URL', kind: 'url', required: true, placeholder: 'https://example.com/hooks/herald', hint: 'Receives a POST of JSON, signed per Standard Webhooks.' },

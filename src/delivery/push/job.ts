@@ -44,6 +44,8 @@ export interface WebPushConfig {
   privateKey: string // its 32-byte private scalar
   subject: string // the JWT's `sub`: mailto: or https: contact for the push services
   ttlSeconds: number // how long a push service keeps a push for a browser that is offline
+  /** Sends under way to one push service that speaks HTTP/1.1 only, in this thread: WEB_PUSH_CONNECTIONS_PER_ORIGIN's share (send_config.ts); absent, 32. */
+  connectionsPerOrigin?: number
 }
 
 /** A device to push: what a push needs of a `devices` row. */

@@ -70,13 +70,28 @@ function pairInFile(file: string, dir: string): { publicKey: string; privateKey:
 /**
  * The JWT's `sub`: WEB_PUSH_SUBJECT, else HERALD_PUBLIC_URL when it is https.
  * Apple's service refuses a subject it cannot use to reach the sender, so the
- * fallback is said once at start.
+ * fallback is said once at start: as a warning when Herald has a public
+ * address, at debug level on this machine's own (no public address, or a
+ * loopback one), where no phone can subscribe without https anyway and the
+ * warning was noise on every local start.
  */
 function subjectOf(config: VapidSettings, log?: Logger): string {
   if (config.WEB_PUSH_SUBJECT) return config.WEB_PUSH_SUBJECT
   if (config.HERALD_PUBLIC_URL?.startsWith('https://')) return config.HERALD_PUBLIC_URL
-  log?.warn('WEB_PUSH_SUBJECT is unset (and HERALD_PUBLIC_URL is not https): pushes name mailto:herald@localhost as their contact, which Apple\'s push service refuses; set WEB_PUSH_SUBJECT to mailto:you@example.com')
+  const say = isLocal(config.HERALD_PUBLIC_URL) ? log?.debug.bind(log) : log?.warn.bind(log)
+  say?.('WEB_PUSH_SUBJECT is unset (and HERALD_PUBLIC_URL is not https): pushes name mailto:herald@localhost as their contact, which Apple\'s push service refuses; set WEB_PUSH_SUBJECT to mailto:you@example.com')
   return 'mailto:herald@localhost'
+}
+
+/** No public address, or one of this machine's own (localhost, a loopback address). */
+function isLocal(publicUrl: string | undefined): boolean {
+  if (!publicUrl) return true
+  try {
+    const host = new URL(publicUrl).hostname.replace(/^\[|\]$/g, '')
+    return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host)
+  } catch {
+    return false
+  }
 }
 
 export function loadWebPushConfig(config: VapidSettings, log?: Logger): WebPushConfig {

@@ -1,11 +1,15 @@
 // Web Push (RFC 8030): one POST to the subscription's endpoint per push, its
 // payload encrypted for that browser alone (aes128gcm, RFC 8291: ece.ts, an
 // ECDH key pair, an ECDH and an AES-GCM per push) and signed for with VAPID
-// (RFC 8292: vapid.ts, one JWT per push service and hour). It is sent through the SSRF-hardened client of webhooks, since the endpoint is a
-// URL a browser chose: https only, no private or loopback address unless
-// HERALD_OUTBOUND_ALLOW lets it.
+// (RFC 8292: vapid.ts, one JWT per push service and hour). It is sent
+// through the SSRF-hardened client of webhooks, since the endpoint is a URL a
+// browser chose: https only, no private or loopback address unless
+// HERALD_OUTBOUND_ALLOW lets it. It goes over HTTP/2 where the push service
+// speaks it, else over at most WEB_PUSH_CONNECTIONS_PER_ORIGIN kept-alive
+// HTTP/1.1 connections (webpush_origins.ts).
 import type { EventView } from '../event_view'
-import { classify, send, type OutboundOptions } from '../outbound'
+import { classify, send, type OutboundOptions, type OutboundResult } from '../outbound'
+import { connectionsOf, viaOrigin } from './webpush_origins'
 import { ELLIPSIS, fitText, jsonBytes } from './payload'
 import { encryptPush, OVERHEAD_BYTES, type Receiver } from './ece'
 import type { PushJob, PushResult, PushTarget, WebPushConfig } from './job'
@@ -86,6 +90,15 @@ export function webPushEventHeaders(event: EventView, defaultTtlSeconds: number,
   }
 }
 
+// An event's payload is the same for every browser it goes to, and a send
+// task's deliveries share its event object: made once per event and task.
+const payloads = new WeakMap<EventView, Buffer>()
+function payloadOf(event: EventView): Buffer {
+  let payload = payloads.get(event)
+  if (!payload) payloads.set(event, (payload = Buffer.from(webPushPayload(event))))
+  return payload
+}
+
 // The keys of the subscriptions this thread pushed to lately, decoded once:
 // a channel's browsers are pushed event after event.
 const RECEIVERS_MAX = 50_000
@@ -125,7 +138,7 @@ export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Prom
   if (typeof to === 'string') return { ok: false, retryable: false, durationMs: 0, error: `cannot encrypt for this subscription: ${to}` }
   let body: Buffer
   try {
-    body = encryptPush(Buffer.from(webPushPayload(event)), to)
+    body = encryptPush(payloadOf(event), to)
   } catch (err) {
     return { ok: false, retryable: false, durationMs: 0, error: `cannot encrypt for this subscription: ${(err as Error).message}` }
   }
@@ -135,7 +148,7 @@ export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Prom
     'content-type': 'application/octet-stream',
     ...webPushEventHeaders(event, job.webpush.ttlSeconds),
   }
-  const outcome = await send({ method: 'POST', url: device.token, headers, body }, { ...outbound, timeoutMs: job.timeoutMs ?? outbound.timeoutMs })
+  const outcome = await post(url, headers, body, job.webpush, { ...outbound, timeoutMs: job.timeoutMs ?? outbound.timeoutMs })
   const result = classify(outcome)
   const gone = outcome.ok && (outcome.status === 404 || outcome.status === 410)
   return {
@@ -147,6 +160,23 @@ export async function sendWebPush(job: PushJob, outbound: OutboundOptions): Prom
     ...(gone ? { unregistered: true, reason: outcome.status === 410 ? 'Gone' : 'NotFound' } : {}),
     ...(result.ok ? {} : { error: result.error + (outcome.ok && outcome.body ? `: ${result.response}` : '') }),
   }
+}
+
+/**
+ * POSTs a push to its endpoint once its push service has a place for it
+ * (webpush_origins.ts), over HTTP/2 or HTTP/1.1 as the service speaks. The
+ * wait for a place counts toward the time limit.
+ */
+async function post(url: URL, headers: Record<string, string>, body: Buffer, webpush: WebPushConfig, outbound: OutboundOptions): Promise<OutboundResult> {
+  const timedOut = (): OutboundResult => ({ ok: false, kind: 'timeout', error: `timed out after ${outbound.timeoutMs} ms waiting for a connection to ${url.host}`, durationMs: outbound.timeoutMs })
+  return viaOrigin(url.origin, connectionsOf(webpush), outbound.timeoutMs, async (protocol, waitedMs) => {
+    const timeoutMs = Math.max(1, Math.round(outbound.timeoutMs - waitedMs))
+    const outcome = await send({ method: 'POST', url: url.href, headers, body, protocol }, { ...outbound, timeoutMs })
+    const waited = Math.round(waitedMs)
+    const result = outcome.ok || !waited ? outcome
+      : { ...outcome, durationMs: outcome.durationMs + waited, ...(outcome.kind === 'timeout' ? { error: `timed out after ${outbound.timeoutMs} ms, ${waited} of them waiting for a connection` } : {}) }
+    return { result, outcome: outcome.ok ? 'answered' : outcome.http2Refused ? 'http2-refused' : 'failed' }
+  }, timedOut)
 }
 
 /**
@@ -166,7 +196,7 @@ export async function sendWebPushMessage(device: PushTarget, message: Record<str
   if (url.protocol !== 'https:' || typeof to === 'string') return { ok: false, gone: false, error: typeof to === 'string' ? to : 'not https' }
   const body = encryptPush(Buffer.from(JSON.stringify(message).slice(0, MAX_PAYLOAD_BYTES)), to)
   const headers = { authorization: vapidAuthorization(webpush, url.origin), 'content-encoding': 'aes128gcm', 'content-type': 'application/octet-stream', ttl: String(ttlSeconds), urgency: 'normal' }
-  const outcome = await send({ method: 'POST', url: device.token, headers, body }, outbound)
+  const outcome = await post(url, headers, body, webpush, outbound)
   const result = classify(outcome)
   return { ok: result.ok, gone: outcome.ok && (outcome.status === 404 || outcome.status === 410), ...(result.ok ? {} : { error: result.error }) }
 }

@@ -16,10 +16,10 @@ export const StatusSchema = Type.Object({
   jetstream: Type.Union(
     [
       Type.Object({
-        stream: Type.Object({ name: Type.String(), messages: Count('Messages in the stream.'), bytes: Count('Their size.'), firstSeq: Type.Integer(), lastSeq: Type.Integer(), consumers: Count('Consumers of the stream.') }),
+        stream: Type.Object({ name: Type.String(), messages: Count('Messages in the stream: each a committed batch of events, or part of a large one.'), events: Count('Events those messages carry.'), bytes: Count('Their size.'), firstSeq: Type.Integer(), lastSeq: Type.Integer(), consumers: Count('Consumers of the stream.') }),
         consumer: Type.Union(
           [Type.Object({
-            name: Type.String(), pending: Count('num_pending'), ackPending: Count('num_ack_pending'), redelivered: Count('num_redelivered'), waiting: Count('Pull requests waiting.'),
+            name: Type.String(), pending: Count('num_pending: messages (batches) not yet handed to a worker.'), ackPending: Count('num_ack_pending: messages handed to workers, not yet acknowledged.'), redelivered: Count('num_redelivered: messages redelivered, not yet acknowledged.'), waiting: Count('Pull requests waiting.'),
             delivered: Count('Deliveries to workers so far, redeliveries included (the delivered consumer sequence): it stands still while no worker takes anything.'),
           }), Type.Null()],
           { description: 'The delivery workers\' consumer: null while no worker has made it.' },

@@ -13,19 +13,29 @@ import type { Handled, Side } from './side'
 import { Limit, Uuid, WorkspaceParam, WorkspaceParams } from './input'
 import { BODY_PROBLEMS, done, problem, problems } from '../openapi'
 
+/** What a digest's delivery carried (kind digest). */
+export const DigestInfo = Type.Object({
+  key: Type.String({ description: 'The rendered key its events were gathered under ("" for one key).' }),
+  count: Type.Integer({ description: 'Events in it.' }),
+  eventIds: Type.Array(Type.String({ format: 'uuid' }), { description: 'Its events, oldest first.' }),
+}, { $id: 'DigestInfo', description: 'A digest (kind digest): its key and its events.' })
+
 export const DeliverySummary = Type.Object({
   id: Type.String({ format: 'uuid' }),
   eventId: Type.String({ format: 'uuid' }),
-  kind: Type.String({ description: 'router, or push (to a device).' }),
+  kind: Type.String({ description: 'router, push (to a device), receipt, or digest (a router\'s gathered events, as one delivery).' }),
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   deviceId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The device of a push; absent from the failed list.' })),
   lastStatus: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; absent from the failed list.' })),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed'), Type.Literal('throttled'), Type.Literal('digested')]),
   lastError: Type.Union([Type.String(), Type.Null()]),
   attemptCount: Type.Integer(),
   nextAttemptAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next; absent from the failed list.' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time', description: 'When it last changed: for a failed one, when it failed.' }),
+  digestId: Type.Optional(Type.String({ format: 'uuid', description: 'A digested delivery: the id of the digest delivery that carried its event.' })),
+  digestEventId: Type.Optional(Type.String({ format: 'uuid', description: "A digested delivery: the id of the digest's first event, whose page (`GET /events/{eventId}`) lists the digest's delivery." })),
+  digest: Type.Optional(DigestInfo),
   event: Type.Optional(
     Type.Union(
       [Type.Object({ title: Type.Union([Type.String(), Type.Null()]), message: Type.String({ description: 'Its first 200 characters.' }), event: Type.Union([Type.String(), Type.Null()]), channel: Type.String(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
@@ -36,10 +46,10 @@ export const DeliverySummary = Type.Object({
 
 export type DeliverySummary = Static<typeof DeliverySummary>
 
-const OperatorState = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed'), Type.Literal('all')], {
+const OperatorState = Type.Union([Type.Literal('failed'), Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed'), Type.Literal('throttled'), Type.Literal('digested'), Type.Literal('all')], {
   default: 'failed',
-  description: 'failed (the default): failed for good, newest failure first. pending, succeeded, cancelled (ended by an owner), expired (not sent: the event outlived its ttl), suppressed (pushes a member\'s preferences held back: muted, channel level, quiet hours) or all: newest event first.',
-  error: 'state must be failed, pending, succeeded, cancelled, expired, suppressed or all',
+  description: 'failed (the default): failed for good, newest failure first. pending, succeeded, cancelled (ended by an owner), expired (not sent: the event outlived its ttl), suppressed (pushes a member\'s preferences held back: muted, channel level, quiet hours), throttled (a router\'s throttle held it back: never sent), digested (its event went out inside a digest) or all: newest event first.',
+  error: 'state must be failed, pending, succeeded, cancelled, expired, suppressed, throttled, digested or all',
 })
 
 const PAGE_MAX = 100
@@ -60,13 +70,15 @@ export const DeliveryCountsSchema = Type.Object(
     failed: Type.Integer({ description: 'Deliveries that failed for good; owners and admins can replay them.' }),
     expired: Type.Optional(Type.Integer({ description: 'Deliveries not sent because the event was older than its `ttl` when their turn came; present only when some expired.' })),
     suppressed: Type.Optional(Type.Integer({ description: "Pushes not sent because of members' preferences (a muted channel, a channel level above the event's priority, quiet hours); present only when some were." })),
+    throttled: Type.Optional(Type.Integer({ description: "Router deliveries not sent because the router's throttle was reached for their key; present only when some were." })),
+    digested: Type.Optional(Type.Integer({ description: 'Router deliveries whose event went out inside a digest; present only when some were.' })),
   },
   { $id: 'DeliveryCounts', description: 'The event\'s deliveries (one per matching router and pushed device) by state; all zero when nothing was delivered, or not yet.' },
 )
 
-const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')], {
-  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came; suppressed: a push not sent because of the member\'s preferences (last error says which).',
-  error: 'state must be pending, succeeded, failed, cancelled, expired or suppressed',
+const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed'), Type.Literal('throttled'), Type.Literal('digested')], {
+  description: 'Only deliveries in this state. pending: due, or waiting for a retry; failed: failed for good (replayable); cancelled: ended by an owner; expired: not sent, the event being older than its ttl when its turn came; suppressed: a push not sent because of the member\'s preferences (last error says which); throttled: not sent, its router\'s throttle was reached for its key; digested: its event went out inside a digest (the digest\'s own delivery has kind digest).',
+  error: 'state must be pending, succeeded, failed, cancelled, expired, suppressed, throttled or digested',
 })
 
 const FilterFields = {
@@ -80,16 +92,19 @@ const FilterFields = {
 export const DeliveryListItemSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Stable across attempts and replays; sent to webhooks as `webhook-id`.' }),
   eventId: Type.String({ format: 'uuid' }),
-  kind: Type.Union([Type.Literal('router'), Type.Literal('push'), Type.Literal('receipt')], { description: 'A router delivery, a push to one device (a receipt\'s repeats too), or a router told that a receipt ended.' }),
+  kind: Type.Union([Type.Literal('router'), Type.Literal('push'), Type.Literal('receipt'), Type.Literal('digest')], { description: 'A router delivery, a push to one device (a receipt\'s repeats too), or a router told that a receipt ended.' }),
   routerId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a router delivery.' }),
   deviceId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'For a push: the device.' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('suppressed'), Type.Literal('throttled'), Type.Literal('digested')]),
   attemptCount: Type.Integer({ description: 'Attempts made, those before a replay included; attempts are numbered on across replays.' }),
   lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status (or SMTP reply code) of the last attempt, if one came back.' }),
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed; for a suppressed push, which preference held it back.' }),
   nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next.' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  digestId: Type.Optional(Type.String({ format: 'uuid', description: 'A digested delivery: the id of the digest delivery that carried its event.' })),
+  digestEventId: Type.Optional(Type.String({ format: 'uuid', description: "A digested delivery: the id of the digest's first event, whose page (`GET /events/{eventId}`) lists the digest's delivery." })),
+  digest: Type.Optional(DigestInfo),
   event: Type.Union(
     [Type.Object({ title: Type.Union([Type.String(), Type.Null()]), message: Type.String({ description: 'The first 200 characters.' }), event: Type.Union([Type.String(), Type.Null()]), channel: Type.String(), createdAt: Type.String({ format: 'date-time' }) }), Type.Null()],
     { description: 'What the event was; null once it is past retention.' },

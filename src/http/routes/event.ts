@@ -5,13 +5,13 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
 import type { ApiKeyAuth } from '../../ingest/auth'
-import { EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
+import { EventBody, newEventId, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { ResolveRecipients } from '../../ingest/recipients'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { HeraldError, problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
-import { apiKeyRequired, escalationChannelMissing, receiptLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, scheduleLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
@@ -22,6 +22,7 @@ export const SubmitResultSchema = Type.Object({
   eventId: Type.String({ format: 'uuid', description: 'UUIDv7 of the event; sortable by time.' }),
   remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
   receipt: Type.Optional(Type.String({ format: 'uuid', description: 'Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).' })),
+  scheduledFor: Type.Optional(Type.String({ format: 'date-time', description: 'Present when the event is scheduled (`deliverAt` or `delay`): when it goes out. Cancel it with DELETE /events/{eventId} until then.' })),
   errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation, each dropped property and each recipient of `to` dropped for not being a member.', examples: [['title was truncated to 128 characters']] })),
 }, { $id: 'SubmitResult' })
 
@@ -60,6 +61,8 @@ function respond(o: Outcome): Response {
       return problemResponse(receiptLimit(o.max))
     case 'escalation-channel':
       return problemResponse(escalationChannelMissing(o.index, o.channel))
+    case 'schedule-limit':
+      return problemResponse(scheduleLimit(o.max))
   }
 }
 
@@ -89,7 +92,7 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRule
     to = resolved!.recipients
     changes.push(...resolved!.changes)
   }
-  const id = Bun.randomUUIDv7()
+  const id = newEventId(event.scheduledFor)
   return batcher
     .submit({ principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency: idem, receipt: event.ack ? Bun.randomUUIDv7() : null, recipients: to })
     .then(respond)
@@ -108,7 +111,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules
       detail: {
         summary: 'Submit an event',
         description:
-          'Stores the event, pushes it to the devices of its channel (only its recipients\' with `to`) and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours.',
+          'Stores the event, pushes it to the devices of its channel (only its recipients\' with `to`) and hands it to every router whose pattern matches its `event` key. A 200 means the event is committed. Checks run in this order: 401, 413, 400, 429. Send `Idempotency-Key` to make a retry safe for 24 hours. With `deliverAt` or `delay` the event is stored and counted now and goes out (feed, pushes, routers) at its time, not before.',
         tags: ['Events'],
         security: [{ apiKey: [] }],
         parameters: [
@@ -121,7 +124,7 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules
           401: problem(401, 'Missing or invalid API key.'),
           413: problem(413, 'Body over 262,144 bytes.'),
           422: problem(422, 'Idempotency-Key reused with another body, or a new channel past the workspace\'s limit of channels.'),
-          429: problem(429, 'Rate limit or monthly quota hit (see Retry-After), or, for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); see the problem type.'),
+          429: problem(429, 'Rate limit or monthly quota hit (see Retry-After); for an event with `ack`, the workspace has its most pending receipts (`receipt-limit`); for a scheduled event, its most scheduled events (`schedule-limit`). See the problem type.'),
           503: problem(503, 'Database unavailable; nothing was stored. Retry after Retry-After.'),
         },
       },

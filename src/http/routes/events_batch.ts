@@ -9,7 +9,7 @@ import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { createHash } from 'node:crypto'
 import type { ApiKeyAuth, Principal } from '../../ingest/auth'
-import { DEFAULT_RULES, EventBody, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
+import { DEFAULT_RULES, EventBody, newEventId, normalizeEvent, uuidv7Time, type EventRules } from '../../ingest/event'
 import type { Batcher } from '../../ingest/batcher'
 import type { ResolveRecipients } from '../../ingest/recipients'
 import type { Outcome, RateState, Submission } from '../../ingest/submission'
@@ -17,7 +17,7 @@ import { HeraldError, problemBody, problemResponse, validationError, type FieldE
 import { MAX_JSON_DEPTH, readBody } from '../body'
 import { storable, STRING_RULE } from '../../core/storable'
 import { limitedProblem, MAX_BODY_BYTES, parseJsonBody, rateHeaders, SubmitResultSchema } from './event'
-import { apiKeyRequired, escalationChannelMissing, receiptLimit, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, scheduleLimit, batchKeyReused, eventChannelLimit, eventTooLarge } from '../../core/errors'
 import { problem } from '../openapi'
 
 export const MAX_BATCH_BYTES = 4_194_304
@@ -112,7 +112,7 @@ function judge(item: unknown, principal: Principal, sized: boolean, rules: Event
   // wherever the key stood in it.
   const idempotency = taken ? { key: taken.key, hash: createHash('sha256').update(JSON.stringify(item)).digest('hex') } : undefined
   const { event, changes } = normalized
-  const id = Bun.randomUUIDv7()
+  const id = newEventId(event.scheduledFor)
   return { principal, id, createdAt: uuidv7Time(id), channel: event.channel ?? principal.defaultChannel, event, changes, idempotency, receipt: event.ack ? Bun.randomUUIDv7() : null }
 }
 
@@ -165,6 +165,8 @@ function answer(slots: (number | HeraldError)[], outcomes: Outcome[]): Response 
         return itemProblem(receiptLimit(o.max), i)
       case 'escalation-channel':
         return itemProblem(escalationChannelMissing(o.index, o.channel), i)
+      case 'schedule-limit':
+        return itemProblem(scheduleLimit(o.max), i)
       default:
         return problemBody(batchKeyReused())
     }

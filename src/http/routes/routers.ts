@@ -9,6 +9,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { PATTERN_MAX_LENGTH } from '../../delivery/pattern'
 import { Template } from '../../delivery/template'
+import { DigestInput, DigestView, ThrottleInput, ThrottleView } from '../../delivery/router_windows'
 import { Destination, DESTINATION_TYPES } from '../../delivery/destinations'
 import { changeRouter, createRouter, listRoutersOf, previewRouter, readRouter, removeRouter, settleRouterPending, testRouter, type RouterTools } from '../../delivery/router_ops'
 import type { Side } from './side'
@@ -48,10 +49,14 @@ const MinPriority = Type.Integer({
   error: 'minPriority must be an integer from 1 to 5',
 })
 
+// Shape only: the durations' bounds and the key templates are checked by the operation (router_windows.ts), naming the field.
+const ThrottleField = checkedInHandler(Type.Union([ThrottleInput, Type.Null()]), { description: ThrottleInput.description })
+const DigestField = checkedInHandler(Type.Union([DigestInput, Type.Null()]), { description: DigestInput.description })
+
 const Receipts = Type.Boolean({ description: 'Also send this router a delivery when a receipt of an event it forwarded ends: webhooks get `{"type": "receipt.acknowledged"|"receipt.expired"|"receipt.cancelled", "timestamp", "data": <the receipt>}`, chat destinations one line. Default false.' })
 
 export const CreateRouterBody = Type.Object(
-  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), minPriority: Type.Optional(MinPriority), receipts: Type.Optional(Receipts) },
+  { name: RouterName, pattern: Pattern, destination: DestinationInput, template: Type.Optional(TemplateInput), enabled: Type.Optional({ ...Enabled, description: 'Default true. A disabled router matches nothing.' }), minPriority: Type.Optional(MinPriority), receipts: Type.Optional(Receipts), throttle: Type.Optional(ThrottleField), digest: Type.Optional(DigestField) },
   { $id: 'CreateRouterBody', additionalProperties: false },
 )
 
@@ -64,8 +69,10 @@ export const UpdateRouterBody = Type.Object(
     enabled: Type.Optional(Enabled),
     minPriority: Type.Optional(MinPriority),
     receipts: Type.Optional(Receipts),
+    throttle: Type.Optional(ThrottleField),
+    digest: Type.Optional(DigestField),
   },
-  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, minPriority, receipts' },
+  { $id: 'UpdateRouterBody', additionalProperties: false, minProperties: 1, error: 'the body must be an object naming at least one of name, pattern, destination, template, enabled, minPriority, receipts, throttle, digest' },
 )
 
 export const CreatedRouter = Type.Object({
@@ -88,6 +95,8 @@ export const RouterSchema = Type.Object({
   enabled: Type.Boolean(),
   minPriority: Type.Integer({ minimum: 1, maximum: 5, description: 'Only events at or above this priority are forwarded; 1: every event.' }),
   receipts: Type.Boolean({ description: 'Whether it gets a delivery when a receipt of an event it forwarded ends.' }),
+  throttle: Type.Union([ThrottleView, Type.Null()], { description: 'At most `limit` deliveries per `per` seconds and rendered `key`; the rest end `throttled`. Null: none.' }),
+  digest: Type.Union([DigestView, Type.Null()], { description: 'Matching events gathered per rendered `key` for `window` seconds (or until `max`) and sent as one delivery. Null: none.' }),
   health: Type.Union([Type.Object({
     state: Type.Union([Type.Literal('circuit-open'), Type.Literal('failing'), Type.Literal('disabled')], {
       description: '`circuit-open`: its destination failed and its deliveries are held, with a trial send now and then; `failing`: so for `ROUTER_FAILING_AFTER_MS` or more (its owners and admins were e-mailed); `disabled`: so for `ROUTER_DISABLE_AFTER_MS`, and Herald disabled it.',

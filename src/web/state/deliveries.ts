@@ -67,10 +67,18 @@ export function replayedMessage(done: BulkReplay): string {
   return `${plural(done.replayed, 'delivery', 'deliveries')} replayed.${taken}${done.more ? ' More failed deliveries match: replay again for the rest.' : ''}`
 }
 
+/** A router as the delivery log names it: its name, and whether and how its destination fails. */
+export type RouterInfo = Pick<Schemas['Router'], 'name' | 'enabled' | 'health'>
+
+/** The workspace's routers by id; none when they cannot be read (the log then says "deleted router"). */
+export async function routersById(api: Api, workspace: string): Promise<Map<string, RouterInfo>> {
+  const routers = await api.get('/v1/workspaces/{workspace}/routers', { path: { workspace } }).catch(() => [])
+  return new Map(routers.map((r) => [r.id, { name: r.name, enabled: r.enabled, health: r.health }]))
+}
+
 /** The names of the workspace's routers by id; none when they cannot be read (the list then says "Deleted router"). */
 export async function routerNames(api: Api, workspace: string): Promise<Map<string, string>> {
-  const routers = await api.get('/v1/workspaces/{workspace}/routers', { path: { workspace } }).catch(() => [])
-  return new Map(routers.map((r) => [r.id, r.name]))
+  return new Map([...(await routersById(api, workspace))].map(([id, r]) => [id, r.name]))
 }
 
 /** The deliveries of `workspace` under the filters `f`. */

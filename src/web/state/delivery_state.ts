@@ -5,9 +5,10 @@
 // them when the tab comes back into view. The badges are drawn in page_feed.ts.
 import type { Api, Schemas } from '../api'
 
-export type DeliveryCounts = Schemas['DeliveryCounts']
+// throttled (a router's throttle held it back) and digested (sent inside a digest) come with the digest engine; absent means none.
+export type DeliveryCounts = Schemas['DeliveryCounts'] & { throttled?: number; digested?: number }
 
-export type DeliveryState = 'failed' | 'pending' | 'expired' | 'delivered' | 'suppressed' | 'none' | 'waiting'
+export type DeliveryState = 'failed' | 'pending' | 'expired' | 'delivered' | 'throttled' | 'suppressed' | 'none' | 'waiting'
 
 // A new event has no deliveries until the worker fans it out: until then it
 // is "waiting", not "nothing to deliver" (the event page waits as long).
@@ -25,7 +26,10 @@ export function stateOf(c: DeliveryCounts, createdAt: string, now = Date.now()):
   if (c.failed > 0) return 'failed'
   if (c.pending > 0) return 'pending'
   if ((c.expired ?? 0) > 0) return 'expired' // not sent in time: the event's ttl ran out first
-  if (c.succeeded > 0) return 'delivered'
+  // Sent on its own or inside a digest: delivered either way.
+  if (c.succeeded > 0 || (c.digested ?? 0) > 0) return 'delivered'
+  // Every router delivery held back by a throttle (pushes perhaps by preferences): nothing failed, nothing sent.
+  if ((c.throttled ?? 0) > 0) return 'throttled'
   // Every push held back by members' preferences (and nothing else): nothing failed, nothing sent.
   if ((c.suppressed ?? 0) > 0) return 'suppressed'
   return now - Date.parse(createdAt) < FANOUT_GRACE_MS ? 'waiting' : 'none'
@@ -36,8 +40,10 @@ const underWay = (state: DeliveryState) => state === 'pending' || state === 'wai
 
 /** The state in words: the counts that matter, the total beside them. */
 export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
-  const total = c.pending + c.succeeded + c.failed + (c.expired ?? 0) + (c.suppressed ?? 0)
-  const held = c.suppressed ? `, ${c.suppressed.toLocaleString()} suppressed` : ''
+  const total = c.pending + c.succeeded + c.failed + (c.expired ?? 0) + (c.suppressed ?? 0) + (c.throttled ?? 0) + (c.digested ?? 0)
+  const sent = c.succeeded + (c.digested ?? 0)
+  const inDigest = c.digested ? ` (${c.digested.toLocaleString()} in a digest)` : ''
+  const held = `${c.throttled ? `, ${c.throttled.toLocaleString()} throttled` : ''}${c.suppressed ? `, ${c.suppressed.toLocaleString()} suppressed` : ''}`
   switch (state) {
     case 'failed':
       return `${c.failed.toLocaleString()} of ${total.toLocaleString()} failed${c.pending ? `, ${c.pending.toLocaleString()} pending` : ''}`
@@ -46,7 +52,11 @@ export function stateLabel(c: DeliveryCounts, state: DeliveryState): string {
     case 'expired':
       return `${(c.expired ?? 0).toLocaleString()} of ${total.toLocaleString()} expired`
     case 'delivered':
-      return held ? `${c.succeeded.toLocaleString()} of ${total.toLocaleString()} delivered${held}` : total === 1 ? 'Delivered' : `All ${total.toLocaleString()} delivered`
+      if (held) return `${sent.toLocaleString()} of ${total.toLocaleString()} delivered${inDigest}${held}`
+      if (c.digested && !c.succeeded) return total === 1 ? 'Sent in a digest' : `All ${total.toLocaleString()} sent in digests`
+      return total === 1 ? 'Delivered' : `All ${total.toLocaleString()} delivered${inDigest}`
+    case 'throttled':
+      return `${(c.throttled ?? 0).toLocaleString()} of ${total.toLocaleString()} throttled${c.suppressed ? `, ${c.suppressed.toLocaleString()} suppressed` : ''}`
     case 'suppressed':
       return `${(c.suppressed ?? 0).toLocaleString()} suppressed by preferences`
     case 'none':

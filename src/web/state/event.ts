@@ -3,7 +3,7 @@
 // so read again), and replaying a failed delivery.
 import type { Api, Schemas } from '../api'
 import { FANOUT_GRACE_MS } from './delivery_state'
-import { routerNames } from './deliveries'
+import { routersById } from './deliveries'
 
 export type EventWithDeliveries = Schemas['EventWithDeliveries']
 export type Delivery = Schemas['Delivery']
@@ -13,9 +13,9 @@ export const POLL_MS = 2000
 
 export const readEvent = (api: Api, workspace: string, eventId: string) => api.get('/v1/workspaces/{workspace}/events/{eventId}', { path: { workspace, eventId } })
 
-/** The event and the names of the workspace's routers by id. */
+/** The event and the workspace's routers by id (their names and health). */
 export async function loadEvent(api: Api, workspace: string, eventId: string) {
-  const [event, routers] = await Promise.all([readEvent(api, workspace, eventId), routerNames(api, workspace)])
+  const [event, routers] = await Promise.all([readEvent(api, workspace, eventId), routersById(api, workspace)])
   return { event, routers }
 }
 

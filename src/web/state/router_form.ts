@@ -5,6 +5,7 @@
 // page_router_form.ts and router_fields.ts.
 import { ApiError, type Api, type Schemas } from '../api'
 import type { RouterView } from './routers'
+import type { Pacing } from './router_pacing'
 
 export type Template = NonNullable<Schemas['RouterPreviewBody']['template']>
 // The fields are the registry's, so the destination has the API's shape; the API checks it.
@@ -20,6 +21,7 @@ export interface RouterDraft {
   destination: Record<string, unknown> & { type: string }
   filled: boolean
   template: Template | null
+  pacing?: Pacing // a throttle, a digest or neither (state/router_pacing.ts); left out, a saved router keeps its own
 }
 
 /** The name, pattern, enabled and minPriority of a submitted form, trimmed. */
@@ -71,19 +73,23 @@ export function routerPreviews(api: Api, workspace: string) {
 export const createRouter = (api: Api, workspace: string, d: RouterDraft): Promise<CreatedRouter> =>
   api.post('/v1/workspaces/{workspace}/routers', {
     path: { workspace },
-    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, minPriority: d.minPriority, destination: d.destination as Destination, ...(d.template ? { template: d.template } : {}) },
+    body: {
+      name: d.name, pattern: d.pattern, enabled: d.enabled, minPriority: d.minPriority, destination: d.destination as Destination, ...(d.template ? { template: d.template } : {}),
+      ...(d.pacing?.throttle ? { throttle: d.pacing.throttle } : {}), ...(d.pacing?.digest ? { digest: d.pacing.digest } : {}),
+    },
   })
 
 /**
  * Saves the form's changes to `router`. Its destination's settings are secret
  * and never shown, so the fields start empty: it is replaced only when one of
  * them was filled in or its type changed, and kept otherwise. An empty
- * template is sent as null, which clears the one it had.
+ * template is sent as null, which clears the one it had; so are the throttle
+ * and digest the form does not choose (a router has at most one).
  */
 export async function updateRouter(api: Api, workspace: string, router: Pick<RouterView, 'id' | 'destination'>, d: RouterDraft): Promise<void> {
   const replace = d.filled || d.destination.type !== router.destination.type
   await api.patch('/v1/workspaces/{workspace}/routers/{id}', {
     path: { workspace, id: router.id },
-    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, minPriority: d.minPriority, template: d.template, ...(replace ? { destination: d.destination as Destination } : {}) },
+    body: { name: d.name, pattern: d.pattern, enabled: d.enabled, minPriority: d.minPriority, template: d.template, ...(replace ? { destination: d.destination as Destination } : {}), ...(d.pacing ?? {}) },
   })
 }
