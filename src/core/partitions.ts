@@ -59,13 +59,51 @@ export async function ensurePartitions(sql: Sql, now = new Date()): Promise<stri
   for (let k = 0; k <= MONTHS_AHEAD; k++) {
     const from = monthStart(now.getUTCFullYear(), now.getUTCMonth() + k)
     if (TABLES.every((t) => existing.has(partitionName(t.table, from)))) continue
-    await sql.begin(async (tx) => {
-      const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS ok`
-      if (!lock?.ok) return
-      created.push(...(await createMonth(tx, from)))
-    })
+    created.push(...(await partitionChange(sql, CREATE_LOCKS, (tx) => createMonth(tx, from))))
   }
   return created
+}
+
+/** How long a change of partitions waits for a lock before it gives up and tries again. */
+const LOCK_TIMEOUT = '5s'
+const ATTEMPTS = 3
+/**
+ * The locks a change takes first, in the order ingest takes them. Ingest's
+ * statement locks events, then workspaces (the quota), then the event's
+ * partition. Attaching a month of deliveries locks workspaces for its foreign
+ * key after the change has locked the month's and the default partitions,
+ * and dropping a month locks each parent whole: taken in their own order,
+ * the change and ingest once deadlocked (the change failed, or waited for
+ * the deadlock detector's second). Taken first, in ingest's order, they make
+ * ingest wait for the change (tens of milliseconds, once a month) instead.
+ */
+const CREATE_LOCKS = ['LOCK TABLE workspaces IN SHARE ROW EXCLUSIVE MODE']
+const DROP_LOCKS = ['LOCK TABLE events IN ACCESS EXCLUSIVE MODE', 'LOCK TABLE workspaces IN SHARE ROW EXCLUSIVE MODE']
+
+/**
+ * Runs a change of partitions in one transaction, by one instance at a time
+ * (another instance at it skips), while events flow: its locks first (see
+ * CREATE_LOCKS). A change that waits longer than LOCK_TIMEOUT (a long
+ * transaction holds a table) or still meets a deadlock is rolled back whole
+ * and tried again; if every try fails, the next maintenance takes it up.
+ */
+async function partitionChange(sql: Sql, locks: string[], change: (tx: Tx) => Promise<string[]>): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sql.begin(async (tx) => {
+        const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS ok`
+        if (!lock?.ok) return [] // another instance is at it
+        await tx.unsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`)
+        for (const lock of locks) await tx.unsafe(lock)
+        return await change(tx)
+      })
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      const retryable = code === '40P01' /* deadlock */ || code === '55P03' /* lock_timeout */
+      if (!retryable || attempt >= ATTEMPTS) throw err
+      await Bun.sleep(100 * attempt + Math.random() * 100)
+    }
+  }
 }
 
 /**
@@ -113,11 +151,7 @@ export async function dropExpiredPartitions(sql: Sql, months: number, now = new 
   const expired = (await monthlyPartitions(sql)).filter((p) => p.start < cutoff)
   const dropped: string[] = []
   for (const start of new Set(expired.map((p) => p.start.getTime()))) {
-    await sql.begin(async (tx) => {
-      const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS ok`
-      if (!lock?.ok) return // another instance is at it
-      dropped.push(...(await dropMonth(tx, expired.filter((p) => p.start.getTime() === start))))
-    })
+    dropped.push(...(await partitionChange(sql, DROP_LOCKS, (tx) => dropMonth(tx, expired.filter((p) => p.start.getTime() === start)))))
   }
   // An outbox row is written after the events it lists, so one older than the
   // cutoff lists only events that are gone.
