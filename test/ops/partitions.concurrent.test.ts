@@ -68,7 +68,7 @@ describePg('partitions changed while events flow (postgres)', () => {
     expect(receiver.received.length).toBeGreaterThan(0)
     expect(statuses.length).toBeGreaterThan(50)
     expect(statuses.filter((s) => s !== 200)).toEqual([])
-    const [{ n }] = await h.db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE event = 'part.flow'`
-    expect(n).toBe(statuses.length)
+    const [stored] = await h.db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE event = 'part.flow'`
+    expect(stored!.n).toBe(statuses.length)
   })
 })
