@@ -22,7 +22,8 @@ export function browserSuite(file: string): typeof describe | typeof describe.sk
   return haveChromium ? describe : describe.skip
 }
 
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+/** Chromium, with `args` after the usual ones (a host resolver rule, say). */
+export const launchChromium = (args: string[] = []): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...args] })
 
 /**
  * Chromium with a profile on disk, in a fresh temporary directory: every

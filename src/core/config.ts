@@ -3,6 +3,7 @@
 // working directory, or HERALD_CONFIG / `--config`) with the same keys. A
 // wrong value stops the process with the name of the key at fault. Every key
 // here is in docs/configuration.md's table, generated from this schema.
+import { closest, distance } from './spelling'
 import { existsSync, readFileSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -314,19 +315,6 @@ const OURS = /^(HERALD|NATS|APNS|FCM|WEB_PUSH)_/
 const CLIENT_SETTINGS = ['HERALD_URL', 'HERALD_KEY']
 const nearMiss = (key: string, known: string) => key.length >= 8 && distance(known, key) <= 2
 
-/** Edit distance (insertions, deletions, substitutions, adjacent swaps). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
-    }
-  }
-  return d[a.length]![b.length]!
-}
 
 /**
  * Warnings for variables that look like Herald's but are not
@@ -335,19 +323,19 @@ function distance(a: string, b: string): number {
  */
 export function unknownSettings(env: Record<string, string | undefined> = process.env): string[] {
   const known = [...Object.keys(ConfigSchema.properties), ...CLIENT_SETTINGS]
-  const closest = (key: string) => {
-    const [best] = known.map((k) => ({ k, d: distance(k, key) })).sort((a, b) => a.d - b.d)
-    return best && best.d <= Math.max(2, Math.floor(key.length / 4)) ? `: did you mean ${best.k}?` : ''
+  const suggestion = (key: string) => {
+    const best = closest(key, known)
+    return best ? `: did you mean ${best}?` : ''
   }
   const out: string[] = []
   for (const key of Object.keys(env).sort()) {
     if (known.includes(key) || !(OURS.test(key) || known.some((k) => nearMiss(key, k)))) continue
-    out.push(`${key} is not a Herald setting${closest(key)}`)
+    out.push(`${key} is not a Herald setting${suggestion(key)}`)
   }
   // Every key of the file is meant as a setting: all of them are checked.
   const file = readConfigFile(env)
   for (const key of Object.keys(file?.values ?? {}).sort()) {
-    if (!known.includes(key) || key === 'HERALD_CONFIG') out.push(`${key} in ${file!.path} is not a Herald setting${key === 'HERALD_CONFIG' ? ' there: name the file with --config or HERALD_CONFIG' : closest(key)}`)
+    if (!known.includes(key) || key === 'HERALD_CONFIG') out.push(`${key} in ${file!.path} is not a Herald setting${key === 'HERALD_CONFIG' ? ' there: name the file with --config or HERALD_CONFIG' : suggestion(key)}`)
   }
   return out
 }

@@ -82,6 +82,12 @@ export const apiKeyRequired = () =>
   new HeraldError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API key>".', undefined, { 'www-authenticate': 'Bearer' })
 /** POST /event's body is JSON or a 400 (docs/events.md), not the 415 of other routes. */
 export const eventNotJson = () => new HeraldError('invalid-content-type', 'Content-Type must be application/json.')
+/** POST /event also takes a message alone as text (src/ingest/plain_event.ts). */
+export const eventTypeUnknown = () =>
+  new HeraldError('invalid-content-type', 'Content-Type must be application/json, or text/plain for a message alone (with Title, Priority, Tags, Channel, Event and Click headers).')
+export const eventTextNotUtf8 = () => new HeraldError('validation-failed', 'The body is not UTF-8 text.', [{ pointer: '', detail: 'the message (the body) must be UTF-8 text' }])
+export const eventTextIsJson = () =>
+  new HeraldError('invalid-content-type', 'The body is a JSON object sent as text: send it with Content-Type: application/json (as text/plain it would be the message, JSON and all).')
 /** One event of a batch past the size of one event (`max` bytes, POST /event's limit). */
 export const eventTooLarge = (max: number) =>
   new HeraldError('payload-too-large', `The event is larger than ${max} bytes (256 KiB), the limit of one event (POST /event's).`)
@@ -141,6 +147,9 @@ export const bodyNotJson = (why: string) => new HeraldError('malformed-json', `T
 export const bodyUnparsed = () => new HeraldError('malformed-json', 'The body could not be parsed: send JSON with Content-Type: application/json.')
 export const bodyNotJsonType = () => new HeraldError('unsupported-media-type', 'Send the body as JSON, with Content-Type: application/json.')
 export const nothingHere = () => new HeraldError('not-found', 'There is nothing at this path.')
+/** A path that exists, asked with a method it does not take (GET /event): 405 with `Allow`. */
+export const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
+  new HeraldError('method-not-allowed', `${method} is not allowed on ${path}: it takes ${allowed.join(', ')}.`, undefined, { allow: allowed.join(', ') })
 export const unexpected = () => new HeraldError('internal', 'An unexpected error occurred.')
 export const requestInvalid = (errors: FieldError[]) => new HeraldError('validation-failed', errors.map((e) => e.detail).join('; ') || 'The request is invalid.', errors)
 export const noHost = () => new HeraldError('bad-request', 'The request has no Host header: HTTP/1.1 requires one.')

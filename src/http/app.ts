@@ -38,7 +38,7 @@ import { readOps } from '../ingest/read_ops'
 import { workspaceEventRoute } from './routes/workspace_events'
 import { deliveriesRoute } from './routes/deliveries'
 import { HeraldError, problemResponse, type FieldError } from '../core/problems'
-import { DATABASE_DOWN, bodyUnparsed, nothingHere, requestInvalid, unexpected } from '../core/errors'
+import { DATABASE_DOWN, bodyUnparsed, methodNotAllowed, nothingHere, requestInvalid, unexpected } from '../core/errors'
 import { adminGroup } from './routes/admin_auth'
 import { adminStatusRoute } from './routes/admin_status'
 import { devicesRoute } from './routes/devices'
@@ -137,6 +137,23 @@ function validationProblem(error: ValidationError): HeraldError {
   return requestInvalid(errors)
 }
 
+/**
+ * The methods the routes take at a path, for a 405 instead of a 404 when a
+ * path exists under other methods (GET /event). Built from the app's routes
+ * on first use; the dashboard's catch-all (`/w/*`) is left out, or every
+ * unknown path under it would be a 405.
+ */
+export function routeMethods(routes: () => { method: string; path: string }[]): (pathname: string) => string[] {
+  let table: { method: string; re: RegExp }[] | undefined
+  const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+  return (pathname) => {
+    table ??= routes()
+      .filter((r) => !r.path.includes('*') && r.method !== 'ALL')
+      .map((r) => ({ method: r.method, re: new RegExp(`^${r.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : escape(seg))).join('/')}/?$`) }))
+    return [...new Set(table.filter((r) => r.re.test(pathname)).map((r) => r.method))].sort()
+  }
+}
+
 /** The one place where an error becomes an HTTP response. `outage`: where a database outage is counted, and what its 503 says. */
 export function toProblem(code: string | number, error: unknown, outage: Outage): HeraldError {
   if (error instanceof HeraldError) return error
@@ -174,6 +191,8 @@ export function createApp(deps: AppDeps) {
   const audienceChanged = () => changed({ kind: 'audience' })
   // What router operations use besides their context (src/delivery/router_ops.ts).
   const routerTools = { box: secrets, send, smtpFrom: config.SMTP_FROM }
+  // A path asked with a method it does not take: 405 with Allow, not 404.
+  const methodsAt = routeMethods(() => app.routes)
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({
     name: 'herald',
     // Paths are read from the URL after "http://", not after its 11th
@@ -185,7 +204,12 @@ export function createApp(deps: AppDeps) {
     normalize: false,
   })
     .onError({ as: 'global' }, ({ code, error, request, route }) => {
-      const problem = toProblem(code, error, outage)
+      let problem = toProblem(code, error, outage)
+      if (code === 'NOT_FOUND') {
+        const path = new URL(request.url).pathname
+        const allowed = methodsAt(path)
+        if (allowed.length) problem = methodNotAllowed(request.method, path, allowed)
+      }
       // Answered before routing (an unknown path): no response mapping
       // follows, so the request is counted here.
       if (!route) requestFinished(request, undefined, problem.status)

@@ -22,7 +22,7 @@ type Json = any
 export const FieldErrorSchema = Type.Object(
   {
     pointer: Type.Optional(Type.String({ description: 'A JSON pointer into the request body (RFC 6901); "" is the whole body.', examples: ['/message'] })),
-    parameter: Type.Optional(Type.String({ description: 'The path or query parameter at fault.', examples: ['limit'] })),
+    parameter: Type.Optional(Type.String({ description: 'The path or query parameter, or the request header, at fault.', examples: ['limit'] })),
     detail: Type.String({ description: 'What is wrong with it, in words.', examples: ['message must not be empty'] }),
   },
   { $id: 'FieldError', additionalProperties: false, description: 'One thing wrong with the request: a field of the body or a parameter.' },

@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { type FieldError, validationError } from '../core/problems'
 import { STRING_RULE, storable } from '../core/storable'
+import { closest } from '../core/spelling'
 import { formatDuration, parseDuration } from '../core/duration'
 
 export const LIMITS = { message: 500, event: 128, channel: 64, title: 128, link: 1000, tags: 10, tag: 50, dataDepth: 64 } as const
@@ -85,6 +86,17 @@ export type EventBodyType = Static<typeof EventBody>
 const NOTIFY = ['priority', 'ttl', 'collapseKey', 'ack', 'to', 'deliverAt', 'delay'] as const
 const checker = TypeCompiler.Compile(Type.Omit(EventBody, [...NOTIFY], { additionalProperties: true }))
 const KNOWN = new Set(Object.keys(EventBody.properties))
+/**
+ * How far a property may be from a field's name to be taken for a misspelling
+ * of it: one edit for a short one (`tag`, `tp`; but `x` is not `to`), two or a
+ * quarter of its length for a longer one (`mesage`, `chanel`).
+ */
+const NEAR_FIELD = (key: string) => (key.length <= 4 ? 1 : Math.max(2, Math.floor(key.length / 4)))
+/** `: did you mean "message"?` for a property that is a misspelling of a field (`mesage`, `Title`), else nothing. */
+const meant = (key: string) => {
+  const field = closest(key.slice(0, 64), KNOWN, true, NEAR_FIELD)
+  return field && field !== key ? `: did you mean ${JSON.stringify(field)}?` : ''
+}
 
 export interface NormalizedEvent {
   message: string
@@ -168,6 +180,12 @@ function checkData(value: unknown, path: Path, depth: number, errors: FieldError
   }
 }
 
+/** ` (the body has "mesage")` when a property of `body` is a misspelling of `field`. */
+function misspelt(body: unknown, field: string): string {
+  const near = Object.keys(body as object).find((key) => !KNOWN.has(key) && closest(key.slice(0, 64), [field], true, NEAR_FIELD) === field)
+  return near === undefined ? '' : ` (the body has ${JSON.stringify(near.slice(0, 64))}: did you mean ${JSON.stringify(field)}?)`
+}
+
 function typeErrors(body: unknown): FieldError[] {
   const errors: FieldError[] = []
   for (const e of checker.Errors(body)) {
@@ -175,7 +193,7 @@ function typeErrors(body: unknown): FieldError[] {
     if (!field) continue
     if (errors.some((x) => x.pointer === `/${field}`)) continue
     const detail =
-      field === 'message' && e.value === undefined ? 'message is required'
+      field === 'message' && e.value === undefined ? `message is required${misspelt(body, 'message')}`
       : field === 'tags' ? 'tags must be an array of strings'
       : field === 'data' ? 'data must be a JSON object'
       : `${field} must be a string`
@@ -376,7 +394,7 @@ export function normalizeEvent(body: unknown, rules: EventRules = DEFAULT_RULES)
   const notify = notifyFields(b, rules, errors)
 
   for (const key of Object.keys(b)) {
-    if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped`)
+    if (!KNOWN.has(key)) changes.push(`unknown property ${JSON.stringify(key.slice(0, 64))} was dropped${meant(key)}`)
   }
   if (errors.length) throw validationError(errors)
   return { event: { message, event, channel, title, link, tags, data, ...notify }, changes }

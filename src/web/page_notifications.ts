@@ -14,8 +14,7 @@ import { browserTimeZone } from './page_preferences'
 
 const IOS_STEPS = html`Tap <strong>Share</strong>, then <strong>Add to Home Screen</strong>, and open Herald from there (iOS 16.4 or later).`
 
-const STATES: Record<PushState, { text: Html; button?: 'on' | 'off' }> = {
-  insecure: { text: html`This page is not on https, and browsers give notifications only to secure sites. Ask whoever runs this Herald to serve it over https.` },
+const STATES: Record<Exclude<PushState, 'insecure'>, { text: Html; button?: 'on' | 'off' }> = {
   'ios-install': { text: html`Add Herald to your Home Screen first: on iPhone and iPad, only the app on the Home Screen can notify. ${IOS_STEPS}` },
   unsupported: { text: html`This browser cannot show notifications from a web app. Try a current Chrome, Edge, Firefox or Safari.` },
   denied: { text: html`Blocked by the browser: allow notifications for this site in its settings, then reload this page.` },
@@ -23,7 +22,29 @@ const STATES: Record<PushState, { text: Html; button?: 'on' | 'off' }> = {
   on: { text: html`On: events of your workspaces arrive on this device as notifications, except those of channels you muted.`, button: 'off' },
 }
 
+/**
+ * Why a page on plain http (a phone opening http://192.168.1.20:8080) cannot
+ * notify, and the three ways to give Herald https (docs/push.md, "https for a
+ * phone"), so the person can act or pass it on instead of meeting a bare
+ * "permission denied".
+ */
+function insecureSection() {
+  return html`<div class="state callout" data-push-state="insecure">
+      <p>This page is on plain http (<code>${location.origin}</code>), and browsers give notifications, and installing the app, only to https sites and to <code>localhost</code> on the machine itself. Open Herald at an https address to turn them on here.</p>
+      <details data-https-recipes><summary>How to give Herald an https address</summary>
+        <p>Whoever runs this Herald can set one up in a few minutes, then sets <code>HERALD_PUBLIC_URL</code> to it and <code>HERALD_TRUST_PROXY=true</code>:</p>
+        <ul>
+          <li><strong>A domain:</strong> Caddy in front, with <code>reverse_proxy 127.0.0.1:8080</code> under the domain's name, gets and renews a certificate by itself.</li>
+          <li><strong>Tailscale:</strong> <code>tailscale serve --bg 8080</code> gives <code>https://&lt;machine&gt;.&lt;tailnet&gt;.ts.net</code> to the devices of your tailnet.</li>
+          <li><strong>A home or office network:</strong> a certificate from mkcert for the machine's address, and its root certificate trusted on this phone (iPhone: install the profile, then turn on full trust in Certificate Trust Settings; Android: Encryption &amp; credentials, Install a certificate, CA certificate).</li>
+        </ul>
+        <p>Each recipe, step by step, is in Herald's <code>docs/push.md</code>, under "https for a phone".</p>
+      </details>
+    </div>`
+}
+
 function deviceSection(state: PushState) {
+  if (state === 'insecure') return insecureSection()
   const s = STATES[state]
   return html`<p data-push-state="${state}" class="${state === 'on' ? 'state on' : state === 'off' ? 'state' : 'state callout'}">${s.text}</p>
     ${s.button ? html`<button type="button" data-push="${s.button}">${s.button === 'on' ? 'Turn on notifications' : 'Turn off notifications'}</button>` : ''}
@@ -32,6 +53,7 @@ function deviceSection(state: PushState) {
 
 function installSection() {
   if (isInstalled()) return html`<p>Herald is installed on this device.</p>`
+  if (!window.isSecureContext) return html`<p data-install-insecure>Installing Herald needs https too (see above).</p>`
   if (canPromptInstall()) return html`<p>Install Herald to open it from your home screen or dock, in a window of its own.</p><button type="button" class="secondary" data-install>Install Herald</button>`
   if (isIOS()) return html`<p>Add Herald to your Home Screen: ${IOS_STEPS}</p>`
   return html`<p>Your browser offers no install button right now. Most can install Herald from their menu (<em>Install app</em>, or <em>Add to Home screen</em>); if Herald is installed already, open it from there.</p>`

@@ -14,7 +14,7 @@ import { createECDH, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
-import { browserSuite, launchChromiumProfile, SCREENSHOTS, useSignedInBrowser } from '../browser'
+import { browserSuite, launchChromium, launchChromiumProfile, SCREENSHOTS, useSignedInBrowser } from '../browser'
 import { webPushPayload } from '../../src/delivery/push/webpush'
 import type { EventView } from '../../src/delivery/event_view'
 import { backends } from '../harness'
@@ -366,6 +366,38 @@ for (const backend of backends) {
       expect(await blocked.getByRole('button', { name: 'Turn on notifications' }).count()).toBe(0)
       await cdp.detach()
       await other.close()
+    }, STEP_MS)
+
+    test('on plain http from another machine, the page says why notifications cannot be turned on, and how to get https', async () => {
+      // A phone opening http://<the machine>:8080: herald.test is mapped to
+      // this machine, so the origin is neither https nor localhost, and
+      // Chromium makes it an insecure context as a phone's browser would.
+      const port = new URL(herald.url).port
+      const remote = await launchChromium([`--host-resolver-rules=MAP herald.test 127.0.0.1`])
+      try {
+        for (const viewport of [{ width: 1280, height: 860 }, { width: 390, height: 844 }]) {
+          const other = await remote.newContext({ viewport })
+          // The session cookie is not Secure on plain http, so it serves this origin as it is.
+          await other.addCookies((await context.cookies()).map(({ name, value }) => ({ name, value, url: `http://herald.test:${port}` })))
+          const p = watch(await other.newPage())
+          await p.goto(`http://herald.test:${port}/w/${ws}/notifications`)
+          await p.locator('main h1').first().waitFor()
+          expect(await p.evaluate(() => window.isSecureContext)).toBe(false)
+          const why = p.locator('[data-push-state="insecure"]')
+          await why.getByText(/This page is on plain http/).waitFor()
+          expect(await why.locator('code').first().textContent()).toBe(`http://herald.test:${port}`)
+          expect(await p.getByRole('button', { name: 'Turn on notifications' }).count()).toBe(0)
+          await why.getByText('How to give Herald an https address').click()
+          for (const recipe of [/Caddy in front/, /tailscale serve --bg 8080/, /mkcert/, /https for a phone/]) await why.getByText(recipe).first().waitFor()
+          await p.locator('[data-install-insecure]').getByText(/Installing Herald needs https too/).waitFor()
+          // Nothing runs off the side of a phone's screen.
+          expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width)
+          if (backend === backends[0]) await p.screenshot({ path: join(SHOTS, `pwa-notifications-insecure-${viewport.width}.png`), fullPage: true })
+          await other.close()
+        }
+      } finally {
+        await remote.close()
+      }
     }, STEP_MS)
 
     test('sign-out removes the device and the saved events from this browser', async () => {

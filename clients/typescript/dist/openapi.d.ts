@@ -2230,7 +2230,7 @@ export interface components {
              */
             pointer?: string;
             /**
-             * @description The path or query parameter at fault.
+             * @description The path or query parameter, or the request header, at fault.
              * @example limit
              */
             parameter?: string;
@@ -2974,7 +2974,7 @@ export interface components {
              */
             scheduledFor?: string;
             /**
-             * @description Present only when Herald changed the event: each truncation, each dropped property and each recipient of `to` dropped for not being a member.
+             * @description Present only when Herald changed the event: each truncation, each dropped property (with the field it may have meant: `did you mean "message"?`), each recipient of `to` dropped for not being a member, and each text header a JSON body ignored.
              * @example [
              *       "title was truncated to 128 characters"
              *     ]
@@ -3264,6 +3264,18 @@ export interface operations {
             header?: {
                 /** @description A repeat within 24 h returns the original answer; the same key with another body gets 422. */
                 "Idempotency-Key"?: string;
+                /** @description With a text/plain body only: the event's `title`. Also spelled X-Title, which wins when both are sent. A JSON body ignores it (the answer's `errors` says so). */
+                Title?: string;
+                /** @description With a text/plain body only: the event's `priority`: 1 to 5, or min, low, default, high, urgent (or max). Also spelled X-Priority, which wins when both are sent. A JSON body ignores it (the answer's `errors` says so). */
+                Priority?: string;
+                /** @description With a text/plain body only: the event's `tags`, comma-separated. Also spelled X-Tags, which wins when both are sent. A JSON body ignores it (the answer's `errors` says so). */
+                Tags?: string;
+                /** @description With a text/plain body only: the event's `channel`. Also spelled X-Channel, which wins when both are sent. A JSON body ignores it (the answer's `errors` says so). */
+                Channel?: string;
+                /** @description With a text/plain body only: the event's `event`. Also spelled X-Event, which wins when both are sent. A JSON body ignores it (the answer's `errors` says so). */
+                Event?: string;
+                /** @description With a text/plain body only: the event's `link` (ntfy's Click header). Also spelled X-Click, which wins when both are sent. A JSON body ignores it (the answer's `errors` says so). */
+                Click?: string;
             };
             path?: never;
             cookie?: never;
@@ -3271,6 +3283,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EventBody"];
+                /** @example Backup done */
+                "text/plain": string;
             };
         };
         responses: {
@@ -3283,7 +3297,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmitResult"];
                 };
             };
-            /** @description Validation failed, the body is not JSON, or its Content-Type is not application/json. */
+            /** @description Validation failed, the body is not JSON (or, as text/plain, not UTF-8 or a JSON object), or its Content-Type is neither application/json nor text/plain. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -11,7 +11,15 @@ import type { ResolveRecipients } from '../../ingest/recipients'
 import type { Outcome, RateState } from '../../ingest/submission'
 import { HeraldError, problemResponse, validationError } from '../../core/problems'
 import { isJsonType, MAX_JSON_DEPTH, parseJson, readBody } from '../body'
-import { apiKeyRequired, escalationChannelMissing, receiptLimit, scheduleLimit, eventChannelLimit, eventNotJson, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
+import { apiKeyRequired, escalationChannelMissing, receiptLimit, scheduleLimit, eventChannelLimit, eventNotJson, eventTypeUnknown, idempotencyKeyReused, quotaExceeded, rateLimited } from '../../core/errors'
+import { ignoredHeaders, inHeaderTerms, isPlainType, PLAIN_HEADERS, plainEventBody } from '../../ingest/plain_event'
+
+/** What a text request's header takes, where the JSON field's schema does not say it. */
+const PLAIN_HEADER_NOTES: Record<string, string> = {
+  priority: ': 1 to 5, or min, low, default, high, urgent (or max)',
+  tags: ', comma-separated',
+  link: ' (ntfy\'s Click header)',
+}
 import { problem } from '../openapi'
 
 export const MAX_BODY_BYTES = 262_144
@@ -23,7 +31,7 @@ export const SubmitResultSchema = Type.Object({
   remainingQuota: Type.Integer({ description: 'Monthly quota left after this event.', examples: [9999] }),
   receipt: Type.Optional(Type.String({ format: 'uuid', description: 'Present when the event has `ack`: the id of its receipt (GET /receipts/{receipt}).' })),
   scheduledFor: Type.Optional(Type.String({ format: 'date-time', description: 'Present when the event is scheduled (`deliverAt` or `delay`): when it goes out. Cancel it with DELETE /events/{eventId} until then.' })),
-  errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation, each dropped property and each recipient of `to` dropped for not being a member.', examples: [['title was truncated to 128 characters']] })),
+  errors: Type.Optional(Type.Array(Type.String(), { description: 'Present only when Herald changed the event: each truncation, each dropped property (with the field it may have meant: `did you mean "message"?`), each recipient of `to` dropped for not being a member, and each text header a JSON body ignored.', examples: [['title was truncated to 128 characters']] })),
 }, { $id: 'SubmitResult' })
 
 /** POST /event's body: a Content-Type other than JSON is a 400 here (docs/events.md), not the 415 of other routes. */
@@ -66,13 +74,36 @@ function respond(o: Outcome): Response {
   }
 }
 
-function idempotency(req: Request, raw: Uint8Array) {
+/** `hashed`: what a retry must repeat, the body's bytes (or, for a text body, the event its headers and text make). */
+function idempotency(req: Request, hashed: Uint8Array | string) {
   const key = req.headers.get('idempotency-key')
   if (key === null) return undefined
   if (key.length < 1 || key.length > 255) {
     throw validationError([{ pointer: '', detail: 'the Idempotency-Key header must be 1 to 255 characters' }])
   }
-  return { key, hash: createHash('sha256').update(raw).digest('hex') }
+  return { key, hash: createHash('sha256').update(hashed).digest('hex') }
+}
+
+/**
+ * The event of a request and what Herald changed in it: a JSON body as the
+ * contract has it, or a text one as a message with its fields in headers
+ * (src/ingest/plain_event.ts). `hashed` is what its Idempotency-Key covers.
+ */
+function readEvent(request: Request, raw: Uint8Array, rules: EventRules) {
+  const contentType = request.headers.get('content-type')
+  if (isJsonType(contentType)) {
+    const { event, changes } = normalizeEvent(parseJson(raw, MAX_JSON_DEPTH), rules)
+    // The text headers on a JSON body are said to be ignored; most requests have none.
+    if (request.headers.has('title') || request.headers.has('priority') || request.headers.has('tags') || request.headers.has('x-title') || request.headers.has('x-priority') || request.headers.has('x-tags') || request.headers.has('channel') || request.headers.has('x-channel')) changes.push(...ignoredHeaders(request.headers))
+    return { event, changes, hashed: raw as Uint8Array | string }
+  }
+  if (!isPlainType(contentType)) throw eventTypeUnknown()
+  const { body, from } = plainEventBody(raw, request.headers)
+  try {
+    return { ...normalizeEvent(body, rules), hashed: JSON.stringify(body) }
+  } catch (err) {
+    throw inHeaderTerms(err, from)
+  }
 }
 
 
@@ -82,9 +113,8 @@ export const submitEvent = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRule
   const principal = verified instanceof Promise ? await verified : verified // a cached key needs no await
   if (!principal) throw apiKeyRequired()
   const raw = await readBody(request, MAX_BODY_BYTES)
-  const body = parseJsonBody(raw, request.headers.get('content-type'))
-  const { event, changes } = normalizeEvent(body, rules)
-  const idem = idempotency(request, raw)
+  const { event, changes, hashed } = readEvent(request, raw, rules)
+  const idem = idempotency(request, hashed)
   let to: string[] | null = null
   if (event.to) {
     const [resolved] = await recipients(principal.workspaceId, [event.to])
@@ -116,11 +146,21 @@ export const eventRoute = (auth: ApiKeyAuth, batcher: Batcher, rules: EventRules
         security: [{ apiKey: [] }],
         parameters: [
           { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'A repeat within 24 h returns the original answer; the same key with another body gets 422.' },
+          ...PLAIN_HEADERS.map(({ header, field }) => ({
+            name: header, in: 'header' as const, required: false, schema: { type: 'string' as const },
+            description: `With a text/plain body only: the event's \`${field}\`${PLAIN_HEADER_NOTES[field] ?? ''}. Also spelled X-${header}, which wins when both are sent. A JSON body ignores it (the answer's \`errors\` says so).`,
+          })),
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: EventBody as any } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: EventBody as any },
+            'text/plain': { schema: { type: 'string', description: 'The message alone, in the style of ntfy (`curl -d "Backup done" …/event`; curl\'s default application/x-www-form-urlencoded is read the same way). The other fields come from the Title, Priority, Tags, Channel, Event and Click headers. Trailing whitespace is dropped; a JSON object sent as text is a 400.' } as any, example: 'Backup done' },
+          },
+        },
         responses: {
           200: { description: 'Accepted and durable. Carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.', content: { 'application/json': { schema: SubmitResultSchema as any } } },
-          400: problem(400, 'Validation failed, the body is not JSON, or its Content-Type is not application/json.'),
+          400: problem(400, 'Validation failed, the body is not JSON (or, as text/plain, not UTF-8 or a JSON object), or its Content-Type is neither application/json nor text/plain.'),
           401: problem(401, 'Missing or invalid API key.'),
           413: problem(413, 'Body over 262,144 bytes.'),
           422: problem(422, 'Idempotency-Key reused with another body, or a new channel past the workspace\'s limit of channels.'),
