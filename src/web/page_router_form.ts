@@ -104,7 +104,10 @@ async function livePreview(ctx: PageContext, form: HTMLFormElement) {
     const outcome = await previews(readDestination(form, typeSelect.value).destination, readTemplate(form))
     if (!outcome || gone()) return
     if ('problem' in outcome) {
-      errorBox.textContent = outcome.problem
+      // The last good rendering would pass for this one: it goes, and the error says why.
+      errorBox.textContent = `Not rendered: ${outcome.problem}`
+      ctx.root.querySelector('[data-preview-type]')!.textContent = ''
+      ctx.root.querySelector('[data-preview-body]')!.textContent = '…'
       return
     }
     errorBox.textContent = ''

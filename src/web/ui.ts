@@ -30,25 +30,55 @@ export function clearErrors(form: HTMLFormElement) {
   if (box) box.textContent = ''
 }
 
-/** Shows an API error on a form: the detail in its alert box, and each field error next to its field. */
-export function showError(form: HTMLFormElement, err: unknown) {
-  const e = err instanceof ApiError ? err : new ApiError(0, 'Something went wrong; try again.')
-  const fields = fieldsOf(form)
-  let first: HTMLElement | undefined
-  for (const fe of e.errors) {
-    const el = fields.find((f) => pointerOf(f) === fe.pointer) ?? fields.find((f) => fe.pointer?.startsWith(pointerOf(f) + '/'))
-    if (!el) continue
-    const id = `${el.id || (el.id = `f-${Math.random().toString(36).slice(2, 8)}`)}-error`
-    if (document.getElementById(id)) continue
-    const p = document.createElement('p')
-    p.className = 'field-error'
-    p.id = id
-    p.textContent = fe.detail
-    el.closest('.field')?.append(p) ?? el.after(p)
-    el.setAttribute('aria-invalid', 'true')
-    el.setAttribute('aria-describedby', [el.getAttribute('aria-describedby'), id].filter(Boolean).join(' '))
-    first ??= el
+/** The words on the screen for a field: its label, without "(optional)"; its name when it has none. */
+function labelOf(el: HTMLElement): string {
+  const label = (el as HTMLInputElement).labels?.[0]
+  const text = label ? [...label.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('').trim() : ''
+  return text || el.getAttribute('aria-label') || el.getAttribute('name') || 'This field'
+}
+
+/**
+ * A field's error in the words on the screen: the API names a field by its
+ * property ("name: must not be empty", "email must be…"), the person sees
+ * its label ("Name must not be empty").
+ */
+function worded(detail: string, el: HTMLElement): string {
+  const key = pointerOf(el).split('/').pop() ?? ''
+  const m = /^([\w.[\]/-]+)(:\s*|\s+)(.*)$/s.exec(detail)
+  if (!m || !key || (m[1] !== key && !m[1]!.endsWith(`.${key}`) && !m[1]!.endsWith(`/${key}`))) return detail
+  return `${labelOf(el)} ${m[3]}`
+}
+
+/** Marks one field with its error, below it, tied to it for screen readers; false when it has one already. */
+function markField(el: HTMLElement, detail: string): boolean {
+  const id = `${el.id || (el.id = `f-${Math.random().toString(36).slice(2, 8)}`)}-error`
+  if (document.getElementById(id)) return false
+  const p = document.createElement('p')
+  p.className = 'field-error'
+  p.id = id
+  p.textContent = detail
+  el.closest('.field')?.append(p) ?? el.after(p)
+  el.setAttribute('aria-invalid', 'true')
+  el.setAttribute('aria-describedby', [el.getAttribute('aria-describedby'), id].filter(Boolean).join(' '))
+  return true
+}
+
+/** Clears one field's error (as the person edits it), and the form's message once no field has one. */
+function clearField(form: HTMLFormElement, el: HTMLElement) {
+  if (el.getAttribute('aria-invalid') !== 'true') return
+  el.removeAttribute('aria-invalid')
+  document.getElementById(`${el.id}-error`)?.remove()
+  const described = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && id !== `${el.id}-error`)
+  if (described.length) el.setAttribute('aria-describedby', described.join(' '))
+  else el.removeAttribute('aria-describedby')
+  if (!form.querySelector('[aria-invalid="true"]')) {
+    const box = form.querySelector('.form-error')
+    if (box) box.textContent = ''
   }
+}
+
+/** The form's alert box, made on first use. */
+function formBox(form: HTMLFormElement): Element {
   let box = form.querySelector('.form-error')
   if (!box) {
     box = document.createElement('p')
@@ -56,19 +86,83 @@ export function showError(form: HTMLFormElement, err: unknown) {
     box.setAttribute('role', 'alert')
     form.prepend(box)
   }
-  box.textContent = e.detail
+  return box
+}
+
+/** What the box says when the fields carry the errors: their count, and any error no field shows. */
+const summary = (marked: number, rest: string[]) =>
+  [marked === 1 ? 'Check the field marked below.' : marked > 1 ? `Check the ${marked} fields marked below.` : '', ...rest].filter(Boolean).join(' ')
+
+/** Shows an API error on a form: each field error next to its field, in the words on the screen, and the rest in its alert box. */
+export function showError(form: HTMLFormElement, err: unknown) {
+  const e = err instanceof ApiError ? err : new ApiError(0, 'Something went wrong; try again.')
+  const fields = fieldsOf(form)
+  let first: HTMLElement | undefined
+  let marked = 0
+  const rest: string[] = []
+  for (const fe of e.errors) {
+    const el = fields.find((f) => pointerOf(f) === fe.pointer) ?? fields.find((f) => fe.pointer?.startsWith(pointerOf(f) + '/'))
+    if (!el) {
+      rest.push(fe.detail)
+      continue
+    }
+    if (markField(el, worded(fe.detail, el))) marked++
+    first ??= el
+  }
+  formBox(form).textContent = marked ? summary(marked, rest) : e.detail
   first?.focus()
 }
 
 /**
- * Handles a form's submit: clears old errors, marks the submit button busy,
- * runs `handler`, and shows what went wrong. A 401 sends the visitor to sign in.
+ * What the browser can check of a form before it is sent (required, lengths,
+ * e-mail and URL fields, numbers' bounds), every field at once: each error
+ * next to its field, in the words on the screen. False when one failed.
+ */
+export function checkFields(form: HTMLFormElement): boolean {
+  let first: HTMLElement | undefined
+  let marked = 0
+  for (const el of fieldsOf(form) as (HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement)[]) {
+    // A field of another choice (a destination type not chosen) is not rendered: not checked.
+    if (!el.willValidate || el.validity.valid || !el.getClientRects().length) continue
+    const label = labelOf(el)
+    const v = el.validity
+    const input = el as HTMLInputElement
+    const detail = v.valueMissing ? `${label} is required.`
+      : v.typeMismatch && input.type === 'email' ? `${label} must be an e-mail address, such as jane@example.com.`
+      : v.typeMismatch && input.type === 'url' ? `${label} must be a URL, such as https://example.com/hook.`
+      : v.tooShort ? `${label} must be at least ${input.minLength} characters.`
+      : v.tooLong ? `${label} must be at most ${input.maxLength} characters.`
+      : v.rangeUnderflow ? `${label} must be at least ${input.min}.`
+      : v.rangeOverflow ? `${label} must be at most ${input.max}.`
+      : v.stepMismatch || v.badInput ? `${label} must be a whole number.`
+      : v.patternMismatch && input.title ? `${label}: ${input.title}`
+      : `${label}: ${el.validationMessage}`
+    if (markField(el, detail)) marked++
+    first ??= el
+  }
+  if (!marked) return true
+  formBox(form).textContent = summary(marked, [])
+  first?.focus()
+  return false
+}
+
+/**
+ * Handles a form's submit: clears old errors, checks every field the browser
+ * can (checkFields), marks the submit button busy, runs `handler`, and shows
+ * what went wrong. A field's error goes as it is edited. A 401 sends the
+ * visitor to sign in.
  */
 export function onSubmit(form: HTMLFormElement, handler: (data: FormData, form: HTMLFormElement) => Promise<void>) {
+  // The browser's own checks show one bubble at a time: checkFields shows them all.
+  form.noValidate = true
+  form.addEventListener('input', (e) => {
+    if (e.target instanceof HTMLElement) clearField(form, e.target)
+  })
   form.addEventListener('submit', async (e) => {
     e.preventDefault()
     if (form.getAttribute('aria-busy') === 'true') return
     clearErrors(form)
+    if (!checkFields(form)) return
     const button = (e.submitter as HTMLButtonElement | null) ?? form.querySelector('button[type=submit], button:not([type])')
     form.setAttribute('aria-busy', 'true')
     button?.setAttribute('disabled', '')

@@ -33,16 +33,16 @@ for (const backend of backends) {
       expect(await page.locator('#t-per-hint').textContent()).toContain('from 1s to 1d')
       expect(await page.locator('#t-key-hint').textContent()).toContain('Up to 200 characters')
       expect(await page.getByLabel('Window').isVisible()).toBe(false)
-      // A slip is named at its field before anything is sent.
+      // A slip is named at its field, by its label, before anything is sent.
       await page.getByLabel('Per').fill('1 h')
       await page.getByRole('button', { name: 'Create router' }).click()
-      await page.locator('#t-per-error').filter({ hasText: 'throttle.per: must be whole seconds or a duration' }).waitFor()
-      expect(await page.locator('#t-limit-error').textContent()).toContain('throttle.limit: is required')
+      await page.locator('#t-per-error').filter({ hasText: 'Per must be whole seconds or a duration' }).waitFor()
+      expect(await page.locator('#t-limit-error').textContent()).toContain('Limit is required')
       // A bound the API checks is named at its field as the API says it.
       await page.getByLabel('Limit').fill('5')
       await page.getByLabel('Per').fill('2d')
       await page.getByRole('button', { name: 'Create router' }).click()
-      await page.locator('#t-per-error').filter({ hasText: 'throttle.per: must be at most 1d' }).waitFor()
+      await page.locator('#t-per-error').filter({ hasText: 'Per must be at most 1d' }).waitFor()
       expect(await page.getByLabel('Per').getAttribute('aria-invalid')).toBe('true')
       await page.getByLabel('Per').fill('1h')
       await page.getByLabel('Throttle key').fill('{{data.host}}')
