@@ -93,14 +93,14 @@ export async function checkPassword(sql: Sql, email: string, password: string): 
  * The account's row is locked first, so two sign-ins at once cannot both
  * count the others without their own and leave one too many.
  */
-export async function createSession(sql: Sql, userId: string, kind: SessionKind, max: number) {
+export async function createSession(sql: Sql, userId: string, kind: SessionKind, max: number, userAgent: string | null = null) {
   const token = generateSecret(kind === 'web' ? SESSION_PREFIX : USER_TOKEN_PREFIX)
   const csrf = kind === 'web' ? randomBytes(24).toString('base64url') : null
   const expiresAt = kind === 'web' ? new Date(Date.now() + WEB_SESSION_MS) : null
   const ended = await sql.begin(async (tx) => {
     await tx`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
-    await tx`INSERT INTO user_tokens (user_id, hash, prefix, kind, csrf, expires_at, last_used_at)
-      VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)}, ${kind}, ${csrf}, ${expiresAt}, now())`
+    await tx`INSERT INTO user_tokens (user_id, hash, prefix, kind, csrf, expires_at, last_used_at, user_agent)
+      VALUES (${userId}, ${hashSecret(token)}, ${keyPrefix(token)}, ${kind}, ${csrf}, ${expiresAt}, now(), ${userAgent === null ? null : [...userAgent].slice(0, USER_AGENT_MAX).join('')})`
     return tx<{ id: number }[]>`
       UPDATE user_tokens SET revoked_at = now() WHERE id IN (
         SELECT id FROM user_tokens
@@ -141,6 +141,53 @@ export const touchSession = (sql: Sql, tokenId: number) => sql`
   WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`
 
 export const revokeSession = (sql: Tx, tokenId: number) => sql`UPDATE user_tokens SET revoked_at = now() WHERE id = ${tokenId} AND revoked_at IS NULL`
+
+/** The most of a session's User-Agent kept, in characters. */
+export const USER_AGENT_MAX = 200
+
+/** A live session of a person as their account page lists it: never its secret. */
+export interface SessionView {
+  id: number
+  kind: SessionKind
+  userAgent: string | null
+  createdAt: Date
+  lastUsedAt: Date | null
+  expiresAt: Date | null
+}
+
+/** A page of a person's live sessions, the newest first (by id, which a session's use does not move); `after` is the last id of the page before. */
+export const listSessions = (sql: Tx, userId: string, limit: number, after: number | null) => sql<SessionView[]>`
+  SELECT id::int AS id, kind, user_agent AS "userAgent", created_at AS "createdAt", last_used_at AS "lastUsedAt", expires_at AS "expiresAt"
+  FROM user_tokens
+  WHERE user_id = ${userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+    ${after === null ? sql`` : sql`AND id < ${after}`}
+  ORDER BY id DESC
+  LIMIT ${limit}`
+
+/** Ends one of a person's own live sessions; false when they have no such live session. */
+export const revokeOwnSession = async (sql: Tx, userId: string, tokenId: number) =>
+  (await sql`UPDATE user_tokens SET revoked_at = now() WHERE id = ${tokenId} AND user_id = ${userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`).count === 1
+
+/**
+ * Sets a person's password and ends every other session of theirs, and every
+ * reset link, in one transaction; the ids of the sessions it ended.
+ */
+export async function setPassword(sql: Sql, userId: string, passwordHash: string, keepTokenId: number): Promise<number[]> {
+  return sql.begin(async (tx) => {
+    await tx`UPDATE users SET password_hash = ${passwordHash} WHERE id = ${userId}`
+    await tx`UPDATE password_resets SET used_at = now() WHERE user_id = ${userId} AND used_at IS NULL`
+    const ended = await tx<{ id: number }[]>`
+      UPDATE user_tokens SET revoked_at = now() WHERE user_id = ${userId} AND id <> ${keepTokenId} AND revoked_at IS NULL RETURNING id::int AS id`
+    return ended.map((r) => r.id)
+  })
+}
+
+/** Whether `password` is the person's (a timing-safe argon2 check); false when they have none. */
+export async function passwordMatches(sql: Sql, userId: string, password: string): Promise<boolean> {
+  const [row] = await sql<{ hash: string | null }[]>`SELECT password_hash AS hash FROM users WHERE id = ${userId}`
+  if (!row?.hash) return false
+  return verifyPassword(password, row.hash)
+}
 
 export const revokeAllSessions = (sql: Tx, userId: string) => sql`UPDATE user_tokens SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`
 

@@ -2,14 +2,15 @@
 // any workspace (with its limits and a first API key), lists them all and
 // changes their limits; a person creates workspaces they own (at most
 // HERALD_MAX_WORKSPACES_PER_USER), lists theirs and reads a workspace's usage.
-// Both read one workspace. Each operation checks the actor's right and throws
-// its named error (src/core/operation.ts); none changes what a process caches.
+// Both read one workspace; an owner renames one. Each operation checks the
+// actor's right and throws its named error (src/core/operation.ts); only a
+// rename changes what processes cache (the name on API keys' workspace).
 // The queries are in workspaces.ts and members.ts.
 import type { AccountCtx, Ctx, Role } from '../core/operation'
 import { requireRight } from '../core/operation'
 import { noWorkspace, operatorOnly, workspaceExists, workspaceLimit, workspaceNameInvalid, workspaceNameTaken } from '../core/errors'
 import { SLUG } from '../ingest/event'
-import { createWorkspaceFor, getWorkspace, insertWorkspace, listWorkspaces, updateWorkspaceLimits, usageByDay, type WorkspaceView } from './workspaces'
+import { createWorkspaceFor, getWorkspace, insertWorkspace, listWorkspaces, renameWorkspaceRow, updateWorkspaceLimits, usageByDay, type WorkspaceView } from './workspaces'
 import { listMyWorkspaces } from './members'
 
 /** A workspace's name: lower-cased, a slug of at most 64 characters, or a 400. */
@@ -87,4 +88,20 @@ export async function setWorkspaceLimits(ctx: Ctx, patch: { monthlyQuota?: numbe
   const ws = await updateWorkspaceLimits(ctx.sql, ctx.workspace.name, patch)
   if (!ws) throw noWorkspace(ctx.workspace.name)
   return ws
+}
+
+/**
+ * Renames a workspace (its owners): its id, members, keys, channels, routers
+ * and events stay; links and API paths take the new name, and the old one is
+ * free at once. Every process forgets what it cached under the old name (the
+ * workspace of each API key, its routers and channels). 409 when taken.
+ */
+export async function renameWorkspace(ctx: Ctx, raw: string): Promise<{ workspace: string; defaultChannel: string }> {
+  requireRight(ctx, 'own')
+  const name = workspaceName(raw)
+  if (name !== ctx.workspace.name) {
+    if ((await renameWorkspaceRow(ctx.sql, ctx.workspace.id, name)) === 'taken') throw workspaceNameTaken(name)
+    for (const kind of ['keys', 'routers', 'channels'] as const) ctx.announce({ kind, workspaceId: ctx.workspace.id })
+  }
+  return { workspace: name, defaultChannel: ctx.workspace.defaultChannel }
 }

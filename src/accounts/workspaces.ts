@@ -168,6 +168,17 @@ export async function updateWorkspaceLimits(sql: Tx, name: string, patch: Partia
   return row ?? null
 }
 
+/** Renames a workspace; 'taken' when another has the name. */
+export async function renameWorkspaceRow(sql: Sql, id: number, name: string): Promise<'renamed' | 'taken'> {
+  try {
+    await sql`UPDATE workspaces SET name = ${name} WHERE id = ${id}`
+    return 'renamed'
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') return 'taken'
+    throw err
+  }
+}
+
 export const listApiKeys = (sql: Tx, workspaceId: number) => sql<ApiKeyView[]>`
   SELECT id, name, prefix, iso_time(created_at) AS "createdAt",
     iso_time(last_used_at) AS "lastUsedAt", iso_time(revoked_at) AS "revokedAt"

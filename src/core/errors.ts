@@ -55,7 +55,11 @@ export const signinThrottled = (wait: number) => throttled(wait, 'signin-throttl
 export const mailThrottled = (wait: number) => throttled(wait, 'mail-throttled', 'e-mails to this address or from this client')
 export const wrongCredentials = () => new HeraldError('invalid-credentials', 'The e-mail address or the password is wrong.')
 /** A password refused by passwordProblem, whose words say why. */
-export const passwordRefused = (why: string) => new HeraldError('validation-failed', why, [{ pointer: '/password', detail: why }])
+export const passwordRefused = (why: string, pointer = '/password') => new HeraldError('validation-failed', why, [{ pointer, detail: why }])
+/** A change of password whose current one is wrong: counted like a failed sign-in. */
+export const currentPasswordWrong = () =>
+  new HeraldError('validation-failed', 'currentPassword is wrong: it is not the password of this account.', [{ pointer: '/currentPassword', detail: 'currentPassword is not the password of this account' }])
+export const noSuchSession = () => new HeraldError('not-found', 'You have no live session with this id (it ended, or it is not yours).')
 export const resetLinkInvalid = () =>
   new HeraldError('validation-failed', 'The reset link is invalid, used or expired; ask for a new one.', [{ pointer: '/token', detail: 'invalid, used or expired' }])
 export const signupLinkInvalid = () =>

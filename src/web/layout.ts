@@ -55,7 +55,7 @@ export function renderHeader({ workspace, path: pathname }: { workspace?: MyWork
         ${me ? switcher(workspace) : ''}
         <div class="account">
           ${me
-            ? html`<span class="who" title="${me.email}">${me.email}</span><button type="button" class="link-button" data-signout>Sign out</button>`
+            ? html`<a class="who" href="/account" title="Your account: ${me.email}" ${pathname === '/account' ? html`aria-current="page"` : ''}><span class="who-email">${me.email}</span><span class="who-short">Account</span></a><button type="button" class="link-button" data-signout>Sign out</button>`
             : html`<a href="/signin">Sign in</a><a href="/signup">Sign up</a>`}
         </div>
       </div>

@@ -17,6 +17,7 @@ import { deliveriesPage } from './page_deliveries'
 import { notificationsPage } from './page_notifications'
 import { preferencesPage } from './page_preferences'
 import { scheduledPage } from './page_scheduled'
+import { accountPage } from './page_account'
 import { registerWorker, watchInstall } from './device'
 import { noteCutFields } from './ui'
 
@@ -32,6 +33,7 @@ route('/signup/confirm/:token', 'public', signupConfirmPage)
 route('/reset', 'public', resetRequestPage)
 route('/reset/:token', 'public', resetConfirmPage)
 route('/invite/:token', 'public', invitePage)
+route('/account', 'user', accountPage)
 route('/w/:workspace', 'workspace', (ctx) => navigate(`/w/${encodeURIComponent(ctx.workspace.workspace)}/feed`, true))
 route('/w/:workspace/feed', 'workspace', feedPage)
 route('/w/:workspace/events/:eventId', 'workspace', eventPage)

@@ -59,6 +59,8 @@ type Via = 'handle' | 'socket'
 /** The credentials and real values the requests use; made again when a request takes one away. */
 interface World {
   refs: Record<Ref, string>
+  /** The ids of the workspaces the fuzz may rename (PATCH /v1/workspaces/{workspace}), to give them their names back. */
+  ids: { workspace: number; victim: number }
   owner: string
   member: string
   apiKey: string
@@ -143,13 +145,33 @@ async function prepare(h: TestHerald): Promise<World> {
       invitationId: invitation.id, invitationToken: invitation.link.split('/').at(-1), deviceId: device.id, userId: owner.userId, memberId: member.userId,
       eventId: event.eventId, asset: /\/assets\/([\w.]+)/.exec(shell)![1]!,
     },
+    ids: { workspace: await workspaceId(h, ws), victim: await workspaceId(h, victim) },
     owner: owner.token, member: member.userToken, apiKey: key.apiKey, web: await signInWeb(h, owner.email), email: owner.email, signIns: 1,
     strangers: { admin: 'test-admin-token-wrong-98765', owner: generateSecret('hrlu_'), member: generateSecret('hrlu_'), apiKey: generateSecret('hrld_'), none: generateSecret('hrlu_'), web: generateSecret('hrls_'), 'web-nocsrf': generateSecret('hrls_') },
   }
 }
 
-/** Gives back what the last batch took: the owner's token and role, the member, the API key, the web session. */
+const workspaceId = async (h: TestHerald, name: string) => (await h.db.sql<{ id: number }[]>`SELECT id::int AS id FROM workspaces WHERE name = ${name}`)[0]!.id
+
+/**
+ * The workspaces under their first names again where the fuzz renamed one,
+ * and the owner's sign-in counters cleared: every fuzzed POST /v1/me/password
+ * with a wrong current password counts against the owner's account, and the
+ * set-up signs in with it.
+ */
+async function restoreNames(h: TestHerald, w: World) {
+  for (const ref of ['workspace', 'victim'] as const) {
+    const [row] = await h.db.sql<{ name: string }[]>`SELECT name FROM workspaces WHERE id = ${w.ids[ref]}`
+    if (!row || row.name === w.refs[ref]) continue
+    const back = await call(h, 'PATCH', `/v1/workspaces/${row.name}`, w.owner, { name: w.refs[ref] })
+    if (back.status !== 200) await h.db.sql`UPDATE workspaces SET name = ${w.refs[ref]} WHERE id = ${w.ids[ref]}`
+  }
+  await h.db.sql`DELETE FROM signin_failures`
+}
+
+/** Gives back what the last batch took: the workspaces' names, the owner's token and role, the member, the API key, the web session. */
 async function restoreCredentials(h: TestHerald, w: World) {
+  await restoreNames(h, w)
   const ws = w.refs.workspace
   const owner = await call(h, 'GET', `/v1/workspaces/${ws}`, w.owner)
   if (owner.status !== 200 || owner.body.role !== 'owner') {

@@ -15,14 +15,14 @@ import type { Logger } from '../../core/log'
 import { requestLog } from '../request_id'
 import type { Mailer } from '../../accounts/mailer'
 import type { Announce } from '../../core/changes'
-import { endSession, openSession, setPasswordByLink, signIn, signupState, type SessionDeps } from '../../accounts/session_ops'
+import { changePassword, endMySession, endSession, mySessions, openSession, setPasswordByLink, signIn, signupState, type SessionDeps } from '../../accounts/session_ops'
 import type { HeraldError } from '../../core/problems'
 import { accountExists, invitationFor, signupInvitationInvalid, invitedAccountExists, inviteOnly, mailThrottled, signupLinkInvalid, workspaceTaken } from '../../core/errors'
 import { SLUG } from '../../ingest/event'
 import { normalizeEmail, PASSWORD_MAX, PASSWORD_MIN } from '../../accounts/users'
 import { requestPasswordReset } from '../../accounts/password_reset'
 import { routeGroup } from './group'
-import { EmailAddress, Token } from './input'
+import { EmailAddress, Limit, NextCursor, SessionIdParam, Token } from './input'
 import { clearedSessionCookie, clientAddress, isHttps, sessionCookie, userSecurity, type UserAuth } from '../../accounts/session'
 import { createSignup, type SignupOutcome } from '../../accounts/signup'
 import { BODY_PROBLEMS, done, problem, problems, type Responses } from '../openapi'
@@ -44,6 +44,20 @@ export const MyWorkspace = Type.Object({
   role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]),
   defaultChannel: Type.String(),
 }, { $id: 'MyWorkspace' })
+
+/** The account page's list of a person's live sessions. */
+const MySessions = Type.Object({
+  sessions: Type.Array(Type.Object({
+    id: Type.Integer({ description: 'Pass to DELETE /v1/me/sessions/{sessionId} to end it.' }),
+    kind: Type.Union([Type.Literal('web'), Type.Literal('app')], { description: 'web: a browser signed in to the dashboard; app: a token (an app, the CLI, a script).' }),
+    userAgent: Type.Union([Type.String(), Type.Null()], { description: 'The User-Agent that opened it, cut to 200 characters; null when unknown.' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Recorded at most once a minute.' }),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'A web session slides 30 days from its last use; an app token has none (it ends after HERALD_APP_TOKEN_IDLE_DAYS unused).' }),
+    current: Type.Boolean({ description: 'The session of this request.' }),
+  }, { $id: 'MySession' })),
+  nextCursor: NextCursor,
+}, { $id: 'MySessions' })
 
 /** A new account, signed in: the answer of a sign-up that made one. */
 const SignedUp = Type.Composite([SessionAnswer, Type.Object({ workspace: Type.String(), role: MyWorkspace.properties.role })], { $id: 'SignedUp' })
@@ -77,7 +91,7 @@ export const authRoute = ({ sql, config, log, mailer, users, announce }: AuthRou
   const signupFor = (request: Request) => createSignup({ sql, config, log: requestLog(log, request), mailer })
 
   async function answer(request: Request, set: { headers: Record<string, string | number> }, user: { id: string; email: string }, client: 'web' | 'app') {
-    const session = await openSession(sessions, user.id, client)
+    const session = await openSession(sessions, user.id, client, request.headers.get('user-agent'))
     if (client === 'web') {
       set.headers['set-cookie'] = sessionCookie(session.token, isHttps(request, config.HERALD_TRUST_PROXY))
       return { userId: user.id, email: user.email, csrf: session.csrf! }
@@ -230,6 +244,49 @@ export const authRoute = ({ sql, config, log, mailer, users, announce }: AuthRou
         set.status = 204
       },
       { detail: detail('Sign out', 'Revokes this session or token, at once on every instance.', { 204: done('Signed out; a web session\'s cookie is cleared.'), ...problems(401, 403, 503) }, true) },
+    )
+
+    .get(
+      '/me/sessions',
+      async ({ request, query }) => mySessions(sessions, await users.authenticate(request), { limit: query.limit ?? 50, after: query.cursor === undefined ? null : Number(query.cursor) }),
+      {
+        query: Type.Object({
+          cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'nextCursor of the page before.', error: 'cursor must be the nextCursor of a page' })),
+          limit: Type.Optional(Limit(100, 50, 'Sessions per page, at most 100.')),
+        }),
+        response: { 200: MySessions },
+        detail: detail('My sessions', `Every live session of the signed-in person: web sessions and app tokens, newest first, this one marked \`current\`, never their secrets. An account has at most HERALD_MAX_SESSIONS_PER_USER (signing in past it ends the least recently used).`, problems(400, 401, 503), true),
+      },
+    )
+    .delete(
+      '/me/sessions/:sessionId',
+      async ({ request, params, set }) => {
+        await endMySession(sessions, await users.authenticate(request), params.sessionId)
+        set.status = 204
+      },
+      {
+        params: Type.Object({ sessionId: SessionIdParam }),
+        detail: detail('End one of my sessions', 'Signs that browser or app out at once, on every instance (its live streams end). Ending this very session is a sign-out, but its cookie is not cleared: use POST /v1/auth/signout for that.', { 204: done('The session has ended.'), ...problems(400, 401, 403, 404, 503) }, true),
+      },
+    )
+    .post(
+      '/me/password',
+      async ({ request, body, set }) => {
+        await changePassword(sessions, await users.authenticate(request), body, clientAddress(request, config.HERALD_TRUST_PROXY))
+        set.status = 204
+      },
+      {
+        body: Type.Object({
+          currentPassword: Type.String({ maxLength: PASSWORD_MAX, description: 'The password the account has now.' }),
+          newPassword: Type.String({ maxLength: PASSWORD_MAX, description: `At least ${PASSWORD_MIN} characters.` }),
+        }, { $id: 'ChangePasswordBody' }),
+        detail: detail(
+          'Change my password',
+          'Checks the current password (counted like a sign-in, per account and per client address: past the sign-in limit it is a 429 with Retry-After), sets the new one, and ends every other session and reset link of the account at once. This session stays signed in.',
+          { 204: done('The password is changed; every other session has ended.'), ...problems(...BODY_PROBLEMS, 401, 403, 429, 503), 400: problem(400, 'The request is invalid: the current password is wrong (at /currentPassword), or the new one is too short (at /newPassword).') },
+          true,
+        ),
+      },
     )
 
   return new Elysia({ name: 'route.auth.all' }).use(publicRoutes).use(signedInRoutes)

@@ -34,6 +34,7 @@ export const UuidV7 = (name: string, description: string) => Type.String({ patte
 // Elysia checks the numbers it coerces from the path or the query one by one,
 // without saying which parameter failed: 'x-parameter' names it for the 400.
 export const KeyIdParam = t.Integer({ 'x-parameter': 'id', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Key id, from the list.', error: 'id must be the id of an API key: a whole number from 1' })
+export const SessionIdParam = t.Integer({ 'x-parameter': 'sessionId', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Session id, from GET /v1/me/sessions.', error: 'sessionId must be the id of a session: a whole number from 1' })
 /** The secret of an e-mailed link (invitation, reset, sign-up). */
 export const Token = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The token from the link.', error: 'token must be the token of a link: letters, digits, "-" and "_"' })
 export const Limit = (max: number, def: number, description: string) =>

@@ -236,6 +236,7 @@ export const webRoute = (log: Logger, users: Pick<UserAuth, 'liveCookie'>, trust
     .get('/reset/:token', shell, hide)
     .get('/invite/:token', shell, hide)
     .get('/feed', shell, hide)
+    .get('/account', shell, hide)
     .get('/w/*', shell, hide)
     // Browsers ask for /favicon.ico by themselves, link or not: the PNG
     // icon, which every browser reads whatever the name says.

@@ -6,7 +6,7 @@
 import { Elysia } from 'elysia'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { SLUG } from '../../ingest/event'
-import { createWorkspace, listWorkspacesOf, readWorkspace, setWorkspaceLimits, workspaceUsage } from '../../accounts/workspace_ops'
+import { createWorkspace, listWorkspacesOf, readWorkspace, renameWorkspace, setWorkspaceLimits, workspaceUsage } from '../../accounts/workspace_ops'
 import type { Side } from './side'
 import { MyWorkspace } from './auth'
 import { WorkspaceParams } from './input'
@@ -155,11 +155,28 @@ export function workspacesRoute(side: Side) {
   // Each API lists its routes in its own order (the OpenAPI document keeps it).
   const group = side.group({ name: 'route.workspaces', prefix: side.says({ person: '/v1/workspaces', operator: '/admin/workspaces' }) }) as Group
   if (person) {
-    return read(create(list(group))).get(
-      '/:workspace/usage',
-      async ({ request, params }) => workspaceUsage(await side.ctx(request, params.workspace)),
-      { params: WorkspaceParams, response: { 200: Usage }, detail: detail('Usage: this month against the quota, and events per day over the last 30 days', 'What the dashboard charts; every member may read it.', ONE) },
-    )
+    return read(create(list(group)))
+      .get(
+        '/:workspace/usage',
+        async ({ request, params }) => workspaceUsage(await side.ctx(request, params.workspace)),
+        { params: WorkspaceParams, response: { 200: Usage }, detail: detail('Usage: this month against the quota, and events per day over the last 30 days', 'What the dashboard charts; every member may read it.', ONE) },
+      )
+      .patch(
+        '/:workspace',
+        async ({ request, params, body }) => {
+          const ctx = await side.ctx(request, params.workspace)
+          return { ...(await renameWorkspace(ctx, body.name)), role: 'owner' as const }
+        },
+        {
+          params: WorkspaceParams,
+          body: Type.Object({ name: Type.String({ maxLength: 64, pattern: SLUG.source, description: 'The new name: a lower-case slug, unique on this Herald.', examples: ['acme-prod'] }) }, { $id: 'RenameWorkspaceBody', additionalProperties: false }),
+          response: { 200: MyWorkspace },
+          detail: detail('Rename a workspace', 'Owners only. Its members, keys, channels, routers and events stay; dashboard links and API paths use the new name from now on, and the old name is free at once.', {
+            ...problems(...BODY_PROBLEMS, 401, 403, 404, 503),
+            409: problem(409, 'The name is taken.'),
+          }),
+        },
+      )
   }
   return read(list(create(group))).patch(
     '/:workspace',
