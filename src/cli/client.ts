@@ -5,9 +5,17 @@
 import { adminTokenPath, readLocalAdminToken } from '../core/admin_token'
 import { readConfigFile } from '../core/config'
 import { CliError, usageError, type CliErrorCode } from './output'
+import { Herald } from '../../clients/typescript/src/index'
 
 // An operator call is one small query; 30 s only guards against a hung server.
-const REQUEST_TIMEOUT_MS = 30_000
+export const REQUEST_TIMEOUT_MS = 30_000
+
+/** The flags of a command that acts with a workspace's API key (herald scheduled, herald receipt show|cancel). */
+export interface KeyOptions {
+  key?: string
+  url?: string
+  json?: boolean
+}
 
 export interface AdminClient {
   baseUrl: string
@@ -116,4 +124,10 @@ export function adminClient(opts: ClientOptions, processEnv: Env = process.env):
       }
     },
   }
+}
+
+/** The TypeScript client with the API key of --key or HERALD_KEY, at the URL of --url or the settings, and that URL for errors. */
+export function keyClient(opts: KeyOptions, env: Env): { herald: Herald; baseUrl: string } {
+  const baseUrl = resolveBaseUrl(opts.url, localSettings(env))
+  return { herald: new Herald({ apiKey: resolveApiKey(opts.key, env), url: baseUrl, timeoutMs: REQUEST_TIMEOUT_MS }), baseUrl }
 }

@@ -5,21 +5,13 @@
 // with their user token (hrlu_…, from signing in with client "app" or from the
 // operator), in a workspace they belong to: --workspace, or the only one.
 import type { Command } from 'commander'
-import { Herald, HeraldError, type Receipt } from '../../clients/typescript/src/index'
-import { localSettings, resolveApiKey, problemOf, resolveBaseUrl, transportError } from './client'
+import { HeraldError, type Herald, type Receipt } from '../../clients/typescript/src/index'
+import { keyClient, localSettings, problemOf, REQUEST_TIMEOUT_MS as TIMEOUT_MS, resolveBaseUrl, transportError, type KeyOptions } from './client'
 import { group, UUID, withExamples } from './command'
 import { CliError, json, record, usageError, utc } from './output'
 
 type Env = Record<string, string | undefined>
 
-// One small query each; 30 s only guards against a hung server.
-const TIMEOUT_MS = 30_000
-
-interface KeyOptions {
-  key?: string
-  url?: string
-  json?: boolean
-}
 
 interface AckOptions {
   userToken?: string
@@ -60,10 +52,9 @@ function cliError(baseUrl: string, err: unknown): unknown {
 
 /** show and cancel: the API key's client. */
 async function withKey(opts: KeyOptions, env: Env, call: (h: Herald) => Promise<Receipt>): Promise<string> {
-  const baseUrl = resolveBaseUrl(opts.url, localSettings(env))
-  const key = resolveApiKey(opts.key, env)
+  const { herald, baseUrl } = keyClient(opts, env)
   try {
-    const r = await call(new Herald({ apiKey: key, url: baseUrl, timeoutMs: TIMEOUT_MS }))
+    const r = await call(herald)
     return opts.json ? json(r) : receiptText(r)
   } catch (err) {
     throw cliError(baseUrl, err)

@@ -4,22 +4,13 @@
 // through the TypeScript client). Owners and admins see the same on the
 // dashboard's Scheduled page, with their session.
 import type { Command } from 'commander'
-import { Herald, HeraldError, type ScheduledEvent, type ScheduledPage } from '../../clients/typescript/src/index'
-import { localSettings, resolveApiKey, resolveBaseUrl } from './client'
+import { HeraldError, type ScheduledEvent, type ScheduledPage } from '../../clients/typescript/src/index'
+import { keyClient, type KeyOptions } from './client'
 import { group, UUID, wholeNumber, withExamples } from './command'
 import { cliErrorOf } from './send'
 import { json, table, timeUntil, usageError, utc } from './output'
 
 type Env = Record<string, string | undefined>
-
-// One small query each; 30 s only guards against a hung server.
-const TIMEOUT_MS = 30_000
-
-interface KeyOptions {
-  key?: string
-  url?: string
-  json?: boolean
-}
 
 interface ListOptions extends KeyOptions {
   limit?: number
@@ -37,18 +28,12 @@ export function scheduledText(events: ScheduledEvent[], nextCursor: string | nul
   return table(['GOES OUT (UTC)', 'IN', 'EVENT', 'CHANNEL', 'TO', 'MESSAGE'], rows) + more
 }
 
-function clientOf(opts: KeyOptions, env: Env): { herald: Herald; baseUrl: string } {
-  const baseUrl = resolveBaseUrl(opts.url, localSettings(env))
-  const key = resolveApiKey(opts.key, env)
-  return { herald: new Herald({ apiKey: key, url: baseUrl, timeoutMs: TIMEOUT_MS }), baseUrl }
-}
-
 const heraldError = (baseUrl: string, err: unknown) => (err instanceof HeraldError ? cliErrorOf(baseUrl, err) : err)
 
 export async function runList(opts: ListOptions, env: Env = process.env): Promise<string> {
   if (opts.cursor !== undefined && !UUID.test(opts.cursor)) throw usageError(`--cursor must be the event id a page ended with (from "More: …"), got ${JSON.stringify(opts.cursor)}`)
   if (opts.all && opts.cursor) throw usageError('--all starts from the first page: leave out --cursor')
-  const { herald, baseUrl } = clientOf(opts, env)
+  const { herald, baseUrl } = keyClient(opts, env)
   try {
     let page: ScheduledPage
     if (opts.all) {
@@ -64,7 +49,7 @@ export async function runList(opts: ListOptions, env: Env = process.env): Promis
 
 export async function runCancel(eventId: string, opts: KeyOptions, env: Env = process.env): Promise<string> {
   if (!UUID.test(eventId)) throw usageError(`the event id must be a UUID, such as 0197a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b (from herald send or herald scheduled list), got ${JSON.stringify(eventId)}`)
-  const { herald, baseUrl } = clientOf(opts, env)
+  const { herald, baseUrl } = keyClient(opts, env)
   try {
     const c = await herald.cancel(eventId)
     return opts.json ? json(c) : `Cancelled event ${c.eventId}: it was to go out at ${utc(c.scheduledFor)} UTC, and never will.`
