@@ -47,11 +47,17 @@ export function routerHealthWriter(sql: Sql, log: Logger) {
   }
   const flush = () => (writing = writing.then(write))
   return {
-    /** A router send's outcome and its circuit (as its thread reported it; absent: closed and was); `error` undefined for a held send. */
-    report(routerId: string, ok: boolean, circuit: CircuitReport | undefined, error: string | undefined) {
+    /**
+     * A router send's outcome and its circuit (as its thread reported it;
+     * absent: closed and was); `error` undefined for a held send. A retry
+     * that succeeded (`retried`) is written even from a closed circuit: it
+     * may be the trial of a router parked by another thread's or process's
+     * circuit, and only its success unparks the router.
+     */
+    report(routerId: string, ok: boolean, circuit: CircuitReport | undefined, error: string | undefined, retried = false) {
       const was = pending.get(routerId)
       if (ok) {
-        if (!circuit && !was) return // healthy, and was: nothing to write (the usual case)
+        if (!circuit && !was && !retried) return // healthy, and was: nothing to write (the usual case)
         pending.set(routerId, { ok: true })
       } else if (circuit && circuit.openUntil > 0) {
         const held = error === undefined

@@ -53,7 +53,7 @@ export function attemptOutcomes(schedule: number[], circuits: Circuits, health: 
     else deliveryAttempted(s.destination, next.status, r.durationMs)
     if (s.circuit) circuits.report(s.target, s.circuit)
     const error = r.error ?? r.reason
-    if (s.kind === 'router' && (s.circuit || (retry && r.ok))) health.report(s.target, r.ok, s.circuit, r.held ? undefined : error)
+    if (s.kind === 'router' && (s.circuit || (retry && r.ok))) health.report(s.target, r.ok, s.circuit, r.held ? undefined : error, retry)
     if (!r.ok && !r.held) {
       deliveryLog(log, { ...s, eventId }).info({ kind: s.kind, destination: s.destination, status: r.status, error, durationMs: r.durationMs, next: next.status }, 'delivery attempt failed')
     }

@@ -57,5 +57,23 @@ for (const backend of backends) {
       // One trial per open period (1 s): a few rows, not every row at every claim.
       expect(changed).toBeLessThanOrEqual(6)
     }, 60_000)
+
+    test('parked by another thread or process, whose circuit this one never saw open: its trial succeeds, the router is unparked, and the rest go at once', async () => {
+      // The state another worker leaves: router_health says open, while this
+      // worker's own circuit for the router is closed. Its trial succeeding
+      // must end the parking, or the router gets one delivery per trial period.
+      const c = await h.workspace({ rateLimit: { perSecond: 1000, burst: 1000 } })
+      const made = await h.admin('POST', `/admin/workspaces/${c.name}/routers`, { name: 'back', pattern: '*', destination: { type: 'webhook', url: `${healthy.url}/back` } })
+      const router = ((await made.json()) as { id: string }).id
+      await h.db.sql`INSERT INTO router_health (router_id, open_until, last_error) VALUES (${router}, now() + interval '1500 ms', 'timed out after 2000 ms')`
+      await Bun.sleep(600) // the fan-out's list of parked routers is fresh for 500 ms
+      for (let i = 0; i < 20; i++) expect((await h.post(c.apiKey, { message: `c${i}` })).status).toBe(200)
+      await eventually(async () => (await snapshot(h, router)).length === 20, 10_000, "C's deliveries recorded")
+      const back = () => healthy.received.filter((r) => r.path === '/back')
+      expect(back().length).toBe(0) // held while parked
+      // Open until 1.5 s; a trial period is 1 s here: one delivery per trial would take 20 s.
+      await eventually(async () => back().length === 20, 6000, 'every delivery once the trial succeeded')
+      await eventually(async () => (await h.db.sql`SELECT 1 FROM router_health WHERE router_id = ${router}`).length === 0, 3000, 'the router unparked')
+    }, 60_000)
   })
 }
