@@ -8,6 +8,11 @@ import { createLogger } from '../src/core/log'
 import type { DestinationStream } from 'pino'
 import { startHerald, type Herald } from '../src/server'
 import { startSmtp, type Mail } from './smtp'
+import { shareFreshClusters } from '../src/core/db'
+
+// Hundreds of embedded Heralds start in one test process: each starts from
+// one dump of a fresh PGlite cluster rather than running initdb again.
+shareFreshClusters()
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const PG_URL = process.env.DATABASE_URL
