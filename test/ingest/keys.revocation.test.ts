@@ -117,8 +117,10 @@ describePg('revoking an API key, across instances', () => {
       const renamed = Date.now()
       const slugs = async () => ((await (await admin(a.url, 'GET', `/admin/workspaces/${w.name}/channels`)).json()) as { channels: { slug: string }[] }).channels.map((c) => c.slug).sort()
       // b cannot hear the rename: its events land in #ops, which has no row, until it looks again.
-      await eventually(async () => (await send('ops')).status === 200 && (await slugs()).includes('ops'), TTL_MS + 5000, 'b to make #ops again')
-      expect(Date.now() - renamed).toBeLessThan(TTL_MS + 5000)
+      // Within the TTL (5 s) as a rule; once, on a loaded CI machine, 10 s.
+      // Either is far from the 10 minutes b would trust #ops while hearing.
+      await eventually(async () => (await send('ops')).status === 200 && (await slugs()).includes('ops'), 3 * TTL_MS, 'b to make #ops again')
+      expect(Date.now() - renamed).toBeLessThan(3 * TTL_MS)
       expect(await slugs()).toEqual(['general', 'ops', 'ops-old'])
     } finally {
       await nats.start()
